@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+const libs = [
+  'contracts',
+  'tasks',
+  'sandbox',
+  'rlm',
+  'rewards',
+  'tensor',
+  'model',
+  'grpo',
+  'persistence',
+  'observability',
+];
+
+export default defineConfig({
+  resolve: {
+    alias: Object.fromEntries(
+      libs.map((name) => [`@fathom/${name}`, fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url))]),
+    ),
+  },
+  test: {
+    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'apps/**/*.test.ts', 'libs/**/*.test.ts', 'tests/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
