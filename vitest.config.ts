@@ -1,18 +1,8 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
 
-const libs = [
-  'contracts',
-  'tasks',
-  'sandbox',
-  'rlm',
-  'rewards',
-  'tensor',
-  'model',
-  'grpo',
-  'persistence',
-  'observability',
-];
+const libs = readdirSync(fileURLToPath(new URL('./libs', import.meta.url)));
 
 export default defineConfig({
   resolve: {

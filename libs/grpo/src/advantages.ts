@@ -1,0 +1,32 @@
+/** Group statistics of one prompt's rewards and the group-relative advantage of each completion. */
+export interface GroupAdvantages {
+  advantages: number[];
+  mean: number;
+  /** Sample standard deviation (n - 1 in the denominator, as torch.std and TRL use). */
+  std: number;
+  /** True when every reward in the group is equal: the group carries no learning signal. */
+  zeroStd: boolean;
+}
+
+/** Rewards closer than this are treated as equal, so float noise never makes a flat group look trainable. */
+const ZERO_STD = 1e-9;
+
+/**
+ * Group-relative advantages. With scale "group": A_i = (r_i - mean) / (std + eps); with "none" (Dr. GRPO):
+ * A_i = r_i - mean. A zero-std group gets all-zero advantages either way.
+ */
+export function groupAdvantages(rewards: readonly number[], scale: 'group' | 'none', eps: number): GroupAdvantages {
+  if (rewards.length < 2) throw new Error(`a GRPO group needs at least 2 rewards, got ${rewards.length}`);
+  for (const [i, r] of rewards.entries()) {
+    if (!Number.isFinite(r)) throw new Error(`reward ${i} of the group is not a finite number: ${r}`);
+  }
+  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+  const variance = rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (rewards.length - 1);
+  const std = Math.sqrt(variance);
+  const zeroStd = std < ZERO_STD;
+  const advantages = rewards.map((r) => {
+    if (zeroStd) return 0;
+    return scale === 'group' ? (r - mean) / (std + eps) : r - mean;
+  });
+  return { advantages, mean, std, zeroStd };
+}
