@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.nx/**', 'data/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.nx/**', 'data/**', 'libs/persistence/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

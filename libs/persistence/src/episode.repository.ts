@@ -1,0 +1,94 @@
+import type { Episode, Prisma, PrismaClient } from './generated/client';
+import { assertFinite } from './finite';
+
+export type { Episode };
+
+export type EpisodeRecord = Omit<Prisma.EpisodeCreateManyInput, 'id' | 'createdAt'> & {
+  transcript: Prisma.InputJsonValue;
+  recursionTree: Prisma.InputJsonValue;
+};
+
+export interface EpisodeFilter {
+  step?: number;
+  taskType?: string;
+  minReward?: number;
+  maxReward?: number;
+  minContextTokens?: number;
+  maxContextTokens?: number;
+}
+
+/** The columns of an episode list: everything but the (large) transcript and recursion tree. */
+const SUMMARY = {
+  id: true,
+  runId: true,
+  step: true,
+  groupId: true,
+  sampleIndex: true,
+  taskId: true,
+  taskType: true,
+  contextTokens: true,
+  policyVersion: true,
+  status: true,
+  reward: true,
+  rewardCorrectness: true,
+  rewardFormat: true,
+  rewardTokenBudget: true,
+  rewardRecursionEfficiency: true,
+  llmCalls: true,
+  tokens: true,
+  turns: true,
+  answer: true,
+  goldAnswer: true,
+} as const;
+
+const REWARD_FIELDS = [
+  'reward',
+  'rewardCorrectness',
+  'rewardFormat',
+  'rewardTokenBudget',
+  'rewardRecursionEfficiency',
+] as const;
+
+/** Scored episodes, keyed by (runId, step, groupId, sampleIndex): a re-delivered group inserts nothing. */
+export class EpisodeRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Inserts the episodes not yet stored; returns how many were new. */
+  async recordMany(episodes: readonly EpisodeRecord[]): Promise<number> {
+    for (const e of episodes) {
+      assertFinite(
+        e as Record<string, unknown>,
+        REWARD_FIELDS,
+        `episode ${e.runId}:${e.step}:${e.groupId}:${e.sampleIndex}`,
+      );
+    }
+    const { count } = await this.prisma.episode.createMany({ data: [...episodes], skipDuplicates: true });
+    return count;
+  }
+
+  /** A page of episode summaries, newest step first; pass the returned cursor to get the next page. */
+  async list(runId: string, filter: EpisodeFilter = {}, page: { limit?: number; cursor?: bigint } = {}) {
+    const limit = Math.min(page.limit ?? 50, 500);
+    const where: Prisma.EpisodeWhereInput = {
+      runId,
+      step: filter.step,
+      taskType: filter.taskType,
+      reward: { gte: filter.minReward, lte: filter.maxReward },
+      contextTokens: { gte: filter.minContextTokens, lte: filter.maxContextTokens },
+      id: page.cursor === undefined ? undefined : { lt: page.cursor },
+    };
+    const items = await this.prisma.episode.findMany({
+      where,
+      select: SUMMARY,
+      orderBy: { id: 'desc' },
+      take: limit + 1,
+    });
+    const hasMore = items.length > limit;
+    const pageItems = hasMore ? items.slice(0, limit) : items;
+    return { items: pageItems, nextCursor: hasMore ? pageItems[pageItems.length - 1].id : null };
+  }
+
+  get(id: bigint): Promise<Episode | null> {
+    return this.prisma.episode.findUnique({ where: { id } });
+  }
+}

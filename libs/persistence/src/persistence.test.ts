@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, appendFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import {
+  applyMigrations,
+  createPrismaClient,
+  ensureDatabase,
+  EpisodeRepository,
+  EvalRepository,
+  MIGRATIONS_DIR,
+  PolicyVersionRepository,
+  RunRepository,
+  StepRepository,
+  type EpisodeRecord,
+  type PrismaClient,
+  type StepRecord,
+} from './index';
+
+const server = process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432';
+const dbName = `fathom_test_persistence_${process.pid}`;
+const url = `${server}/${dbName}`;
+let prisma: PrismaClient;
+
+async function dropDatabase(): Promise<void> {
+  const admin = new pg.Client({ connectionString: `${server}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await admin.end();
+}
+
+beforeAll(async () => {
+  await dropDatabase();
+  expect(await ensureDatabase(url)).toBe(true);
+  prisma = createPrismaClient(url);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await dropDatabase();
+});
+
+describe('migrations', () => {
+  it('apply once, concurrently safe, then are no-ops', async () => {
+    const names = readdirSync(MIGRATIONS_DIR).filter((n) => /^\d+_/.test(n));
+    const [a, b] = await Promise.all([applyMigrations(url), applyMigrations(url)]);
+    expect([...a.applied, ...b.applied].sort()).toEqual(names.sort());
+    const again = await applyMigrations(url);
+    expect(again.applied).toEqual([]);
+    expect(again.alreadyApplied).toEqual(names.sort());
+    expect(await ensureDatabase(url)).toBe(false);
+  });
+
+  it('refuse a migration edited after it was applied', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fathom-migrations-'));
+    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+    const first = readdirSync(dir).filter((n) => /^\d+_/.test(n))[0];
+    appendFileSync(join(dir, first, 'migration.sql'), '\n-- edited\n');
+    await expect(applyMigrations(url, dir)).rejects.toThrow(new RegExp(`migration ${first} was changed after`));
+  });
+});
+
+describe('repositories', () => {
+  const runId = 'run-1';
+
+  it('RunRepository: create is idempotent, status follows the state machine', async () => {
+    const runs = new RunRepository(prisma);
+    const created = await runs.create({ id: runId, name: 'demo', config: { lr: 1e-3 } });
+    const again = await runs.create({ id: runId, name: 'other', config: {} });
+    expect(again.name).toBe('demo');
+    expect(created.status).toBe('pending');
+    const running = await runs.setStatus(runId, 'running');
+    expect(running.startedAt).toBeInstanceOf(Date);
+    expect((await runs.setStatus(runId, 'running')).updatedAt).toEqual(running.updatedAt);
+    await expect(runs.setStatus(runId, 'pending')).rejects.toThrow(/cannot go from running to pending/);
+    await expect(runs.setStatus('nope', 'running')).rejects.toThrow(/run nope does not exist/);
+    await runs.advance(runId, 2, 2);
+    await runs.advance(runId, 1, 1);
+    expect(await runs.get(runId)).toMatchObject({ step: 2, policyVersion: 2 });
+    expect((await runs.list({ status: 'running' })).map((r) => r.id)).toEqual([runId]);
+  });
+
+  it('PolicyVersionRepository: one row per version', async () => {
+    const versions = new PolicyVersionRepository(prisma);
+    await versions.record({ runId, version: 0, step: 0 });
+    await versions.record({ runId, version: 1, step: 1, checkpointPath: '/ckpt/1' });
+    await versions.record({ runId, version: 1, step: 1, checkpointPath: '/other' });
+    expect(await versions.latest(runId)).toMatchObject({ version: 1, checkpointPath: '/ckpt/1' });
+    expect(await versions.list(runId)).toHaveLength(2);
+  });
+
+  it('StepRepository: a step and its components are written once, NaN is refused', async () => {
+    const steps = new StepRepository(prisma);
+    const record: StepRecord = {
+      runId,
+      step: 1,
+      policyVersion: 0,
+      loss: 0.12,
+      kl: 0.003,
+      clipRatio: 0.01,
+      rewardMean: 0.4,
+      rewardStd: 0.2,
+      fracRewardZeroStd: 0.25,
+      groupsSubmitted: 4,
+      groupsTrainable: 3,
+      tokens: 1234,
+      timings: { generation: 1.5, update: 0.3 },
+      metrics: { entropy: 1.1 },
+      components: [
+        { component: 'correctness', mean: 0.5, std: 0.5 },
+        { component: 'format', mean: 0.9, std: 0.1 },
+      ],
+    };
+    expect(await steps.record(record)).toBe(true);
+    expect(await steps.record({ ...record, loss: 99 })).toBe(false);
+    await expect(steps.record({ ...record, step: 2, kl: Number.NaN })).rejects.toThrow(
+      /step 2 of run run-1: kl must be a finite number/,
+    );
+    const rows = await steps.list(runId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].loss).toBe(0.12);
+    expect(rows[0].components.map((c) => c.component).sort()).toEqual(['correctness', 'format']);
+  });
+
+  it('EpisodeRepository: a re-delivered group inserts nothing; filters and pagination', async () => {
+    const episodes = new EpisodeRepository(prisma);
+    const make = (sampleIndex: number, reward: number, taskType = 'niah'): EpisodeRecord => ({
+      runId,
+      step: 1,
+      groupId: 'g0',
+      sampleIndex,
+      taskId: 'train-000001',
+      taskType,
+      contextTokens: 4096 * (sampleIndex + 1),
+      policyVersion: 0,
+      status: 'ok',
+      reward,
+      rewardCorrectness: reward > 0.5 ? 1 : 0,
+      rewardFormat: 1,
+      rewardTokenBudget: 0.8,
+      rewardRecursionEfficiency: 1,
+      llmCalls: sampleIndex,
+      tokens: 100,
+      turns: 2,
+      answer: 'blue',
+      goldAnswer: 'blue',
+      transcript: { turns: [{ completion: 'x', observation: 'y' }] },
+      recursionTree: { children: [] },
+    });
+    const group = [make(0, 1.0), make(1, 0.2), make(2, 0.9, 'counting'), make(3, 0.1)];
+    expect(await episodes.recordMany(group)).toBe(4);
+    expect(await episodes.recordMany(group)).toBe(0);
+    const high = await episodes.list(runId, { minReward: 0.5 });
+    expect(high.items.map((e) => e.sampleIndex).sort()).toEqual([0, 2]);
+    expect((await episodes.list(runId, { taskType: 'counting' })).items).toHaveLength(1);
+    expect((await episodes.list(runId, { maxContextTokens: 8192 })).items).toHaveLength(2);
+    const first = await episodes.list(runId, {}, { limit: 3 });
+    expect(first.items).toHaveLength(3);
+    const second = await episodes.list(runId, {}, { limit: 3, cursor: first.nextCursor! });
+    expect(second.items).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    const full = await episodes.get(first.items[0].id);
+    expect(full?.transcript).toEqual({ turns: [{ completion: 'x', observation: 'y' }] });
+    await expect(episodes.recordMany([{ ...make(9, Number.POSITIVE_INFINITY) }])).rejects.toThrow(
+      /reward must be a finite/,
+    );
+  });
+
+  it('EvalRepository: rows keyed by (evalId, taskType, lengthBucket)', async () => {
+    const evals = new EvalRepository(prisma);
+    const row = {
+      evalId: 'e1',
+      runId,
+      checkpoint: 'data/sft',
+      split: 'heldout',
+      taskType: 'all',
+      lengthBucket: 'all',
+      n: 50,
+      accuracy: 0.42,
+      meanTokens: 300,
+      meanLlmCalls: 0.5,
+    };
+    expect(await evals.recordMany([row, { ...row, taskType: 'niah', n: 20 }])).toBe(2);
+    expect(await evals.recordMany([row])).toBe(0);
+    expect(await evals.list({ checkpoint: 'data/sft' })).toHaveLength(2);
+  });
+});
