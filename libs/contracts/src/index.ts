@@ -1,0 +1,3 @@
+export * from './task';
+export * from './trajectory';
+export * from './reward';

@@ -1,0 +1,160 @@
+import { z } from 'zod';
+
+/** Reward components, in the order they are reported. Every result carries all of them. */
+export const REWARD_COMPONENTS = ['format', 'correctness', 'token_budget', 'recursion_efficiency'] as const;
+export const RewardComponentSchema = z.enum(REWARD_COMPONENTS);
+export type RewardComponent = z.infer<typeof RewardComponentSchema>;
+
+/** Shapes of the token-budget curve; the formulas are in `libs/rewards/src/components/token-budget.ts`. */
+export const TOKEN_BUDGET_VARIANTS = ['capped_linear', 'exponential'] as const;
+export const TokenBudgetVariantSchema = z.enum(TOKEN_BUDGET_VARIANTS);
+export type TokenBudgetVariant = z.infer<typeof TokenBudgetVariantSchema>;
+
+/** How an answer is read when the final turn has no `<answer>` tag. */
+export const UNTAGGED_ANSWER_POLICIES = ['last_line', 'none'] as const;
+export const UntaggedAnswerPolicySchema = z.enum(UNTAGGED_ANSWER_POLICIES);
+export type UntaggedAnswerPolicy = z.infer<typeof UntaggedAnswerPolicySchema>;
+
+/** Tolerance for "the weights sum to 1", so that 0.7 + 0.15 + 0.15 in floating point passes. */
+export const REWARD_WEIGHT_SUM_TOLERANCE = 1e-6;
+
+const weight = z.number().min(0).max(1);
+
+/**
+ * Reward configuration: part of a run's config (embed this schema) and stored with the run.
+ * Every field has a default; `RewardConfigSchema.parse({})` gives FATHOM's reward v3.
+ * Unknown keys are rejected.
+ *
+ * total = min(cap, w.correctness·correctness + w.token_budget·token_budget
+ *                  + w.recursion_efficiency·recursion_efficiency + formatBonus·format)
+ * where cap = wrongAnswerCap when the answer is wrong and 1 + formatBonus otherwise.
+ */
+export const RewardConfigSchema = z
+  .strictObject({
+    /** Weights of the three weighted components; must sum to 1. */
+    weights: z
+      .strictObject({
+        correctness: weight.default(0.7),
+        token_budget: weight.default(0.15),
+        recursion_efficiency: weight.default(0.15),
+      })
+      .prefault({}),
+    /** Additive bonus for a well-formed `<answer>` tag. A bonus, never a multiplicative gate. */
+    formatBonus: z.number().min(0).max(1).default(0.1),
+    /** A wrong (or missing) answer never scores above this total, whatever the other components say. */
+    wrongAnswerCap: z.number().min(0).max(1).default(0.25),
+    tokenBudget: z
+      .strictObject({
+        /** Fraction of the context's tokens the episode may spend (root completion + sub-calls) before the score hits 0 (capped_linear) or 1/e (exponential). */
+        alpha: z.number().positive().default(0.2),
+        variant: TokenBudgetVariantSchema.default('capped_linear'),
+      })
+      .prefault({}),
+    recursion: z
+      .strictObject({
+        /** Efficiency decays linearly from 1 at 0 calls to 0 at this many `llm()` calls: max(0, 1 − calls / zeroAtCalls). */
+        zeroAtCalls: z.number().int().positive().default(4),
+      })
+      .prefault({}),
+    answer: z
+      .strictObject({
+        /** Answers longer than this (characters, before normalisation) are rejected: gold answers are short, and this stops context dumps. */
+        maxChars: z.number().int().positive().default(256),
+        /** Without an `<answer>` tag: 'last_line' grades the final turn's last non-empty line (no format bonus); 'none' grades nothing. */
+        untagged: UntaggedAnswerPolicySchema.default('last_line'),
+      })
+      .prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const { correctness, token_budget, recursion_efficiency } = config.weights;
+    const sum = correctness + token_budget + recursion_efficiency;
+    if (Math.abs(sum - 1) > REWARD_WEIGHT_SUM_TOLERANCE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['weights'],
+        message:
+          `reward weights must sum to 1, got correctness ${correctness} + token_budget ${token_budget} + ` +
+          `recursion_efficiency ${recursion_efficiency} = ${sum}`,
+      });
+    }
+  });
+export type RewardConfig = z.infer<typeof RewardConfigSchema>;
+export type RewardConfigInput = z.input<typeof RewardConfigSchema>;
+
+/** Each component's value in [0, 1]. `recursion_efficiency` is 0 unless the answer is correct. */
+export const RewardComponentsSchema = z.strictObject({
+  format: z.number().min(0).max(1),
+  correctness: z.number().min(0).max(1),
+  token_budget: z.number().min(0).max(1),
+  recursion_efficiency: z.number().min(0).max(1),
+});
+export type RewardComponents = z.infer<typeof RewardComponentsSchema>;
+
+/** Where the graded answer came from. */
+export const ANSWER_SOURCES = ['tag', 'last_line', 'none'] as const;
+/** Why an answer was not graded as given (null when it was). */
+export const ANSWER_REJECTIONS = ['no_answer', 'empty', 'too_long', 'copied_question'] as const;
+export const CALL_COUNT_SOURCES = ['executed', 'static'] as const;
+
+/** Why the reward came out as it did; logged per episode and stored with it. */
+export const RewardDiagnosticsSchema = z.strictObject({
+  /** The graded answer as extracted (cut to the configured maxChars), or null. */
+  answer: z.string().nullable(),
+  answerSource: z.enum(ANSWER_SOURCES),
+  /** Number of `<answer>` opening tags in the final turn. */
+  tagCount: z.number().int().nonnegative(),
+  rejection: z.enum(ANSWER_REJECTIONS).nullable(),
+  /** The gold answer or alias that matched, or null. */
+  matched: z.string().nullable(),
+  matchKind: z.enum(['numeric', 'text']).nullable(),
+  /** `llm()` calls counted for recursion efficiency. */
+  llmCalls: z.number().int().nonnegative(),
+  callCountSource: z.enum(CALL_COUNT_SOURCES),
+  /** Code blocks that acorn could not parse, counted by the tolerant fallback instead (static counting only). */
+  unparsedCodeBlocks: z.number().int().nonnegative(),
+  /** Root completion plus sub-call tokens. */
+  tokensSpent: z.number().nonnegative(),
+  /** alpha · context_tokens. */
+  tokenBudget: z.number().nonnegative(),
+  /** Recursion efficiency before the "paid only when correct" rule. */
+  recursionEfficiencyRaw: z.number().min(0).max(1),
+  /** The weighted sum before the cap. */
+  uncappedTotal: z.number().nonnegative(),
+  /** True when the cap lowered the total. */
+  capped: z.boolean(),
+});
+export type RewardDiagnostics = z.infer<typeof RewardDiagnosticsSchema>;
+
+/** The score of one trajectory. */
+export const RewardResultSchema = z.strictObject({
+  total: z.number().min(0),
+  components: RewardComponentsSchema,
+  diagnostics: RewardDiagnosticsSchema,
+});
+export type RewardResult = z.infer<typeof RewardResultSchema>;
+
+export const MeanStdSchema = z.strictObject({ mean: z.number(), std: z.number().nonnegative() });
+export type MeanStd = z.infer<typeof MeanStdSchema>;
+
+/** The score of a GRPO group: what the reward-service hands on and the learner logs. */
+export const GroupRewardSchema = z.strictObject({
+  /** Total reward per trajectory, in input order. */
+  rewards: z.array(z.number()),
+  results: z.array(RewardResultSchema),
+  /** Statistics of the totals; std is the population standard deviation. */
+  totals: z.strictObject({
+    mean: z.number(),
+    std: z.number().nonnegative(),
+    min: z.number(),
+    max: z.number(),
+  }),
+  perComponent: z.strictObject({
+    format: MeanStdSchema,
+    correctness: MeanStdSchema,
+    token_budget: MeanStdSchema,
+    recursion_efficiency: MeanStdSchema,
+  }),
+  /** True when every total in the group is the same: the group carries no GRPO advantage. */
+  zeroStd: z.boolean(),
+});
+export type GroupReward = z.infer<typeof GroupRewardSchema>;

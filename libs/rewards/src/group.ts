@@ -1,0 +1,54 @@
+import {
+  REWARD_COMPONENTS,
+  type GroupReward,
+  type MeanStd,
+  type RewardConfigInput,
+  type RewardTrajectory,
+} from '@fathom/contracts';
+import type { RewardTask } from './components/correctness';
+import { resolveRewardConfig } from './config';
+import { RewardError, RewardErrorCode } from './errors';
+import { scoreTrajectory } from './score';
+
+/** Below this, a group's reward std counts as zero: the group carries no GRPO advantage. */
+export const ZERO_STD_EPSILON = 1e-9;
+
+/** Mean and population standard deviation. */
+export function meanStd(values: readonly number[]): MeanStd {
+  let sum = 0;
+  for (const v of values) sum += v;
+  const mean = sum / values.length;
+  let squares = 0;
+  for (const v of values) squares += (v - mean) * (v - mean);
+  return { mean, std: Math.sqrt(squares / values.length) };
+}
+
+/**
+ * Score a GRPO group: G trajectories of one task. Returns each reward (input order), each full result,
+ * statistics of the totals (population std), per-component mean/std, and `zeroStd`, which flags a
+ * group whose rewards are all equal (std < 1e-9) and so teaches GRPO nothing.
+ * Throws `RewardError` EMPTY_GROUP for no trajectories, and what `scoreTrajectory` throws.
+ */
+export function scoreGroup(
+  trajectories: readonly RewardTrajectory[],
+  task: RewardTask,
+  config?: RewardConfigInput,
+): GroupReward {
+  if (trajectories.length === 0) {
+    throw new RewardError(RewardErrorCode.EmptyGroup, `no trajectories for task "${task.question.slice(0, 80)}"`);
+  }
+  const cfg = resolveRewardConfig(config);
+  const results = trajectories.map((trajectory) => scoreTrajectory(trajectory, task, cfg));
+  const rewards = results.map((result) => result.total);
+  const { mean, std } = meanStd(rewards);
+  const perComponent = Object.fromEntries(
+    REWARD_COMPONENTS.map((component) => [component, meanStd(results.map((r) => r.components[component]))]),
+  ) as GroupReward['perComponent'];
+  return {
+    rewards,
+    results,
+    totals: { mean, std, min: Math.min(...rewards), max: Math.max(...rewards) },
+    perComponent,
+    zeroStd: std < ZERO_STD_EPSILON,
+  };
+}

@@ -1,0 +1,111 @@
+import {
+  RewardTrajectorySchema,
+  type RewardConfigInput,
+  type RewardResult,
+  type RewardTrajectory,
+} from '@fathom/contracts';
+import { z } from 'zod';
+import { gradeAnswer, type RewardTask } from './components/correctness';
+import { formatScore } from './components/format';
+import { recursionEfficiency } from './components/recursion';
+import { tokenBudgetScore } from './components/token-budget';
+import { resolveRewardConfig } from './config';
+import { RewardError, RewardErrorCode } from './errors';
+import { extractAnswer, extractCodeBlocks, lastLineAnswer } from './extract';
+import { countLlmCallsStatic } from './llm-calls';
+
+/** `llm()` calls of a trajectory: the executed record when there is one, else a static count of its code. */
+export function countTrajectoryLlmCalls(trajectory: RewardTrajectory): {
+  calls: number;
+  source: 'executed' | 'static';
+  unparsedCodeBlocks: number;
+} {
+  if (trajectory.llmCalls !== null) {
+    return { calls: trajectory.llmCalls.length, source: 'executed', unparsedCodeBlocks: 0 };
+  }
+  let calls = 0;
+  let unparsedCodeBlocks = 0;
+  for (const turn of trajectory.turns) {
+    for (const block of extractCodeBlocks(turn.completion)) {
+      const count = countLlmCallsStatic(block);
+      calls += count.calls;
+      if (count.method === 'fallback') unparsedCodeBlocks++;
+    }
+  }
+  return { calls, source: 'static', unparsedCodeBlocks };
+}
+
+/**
+ * Score one trajectory. Pure and deterministic; throws only `RewardError` (INVALID_CONFIG for a bad config,
+ * INVALID_TRAJECTORY for a trajectory that fails `RewardTrajectorySchema`), never because of what the
+ * model wrote.
+ *
+ *   total = min(cap, Σ weight_i · component_i + formatBonus · format)
+ *   cap   = wrongAnswerCap if the answer is wrong, else 1 + formatBonus   → total ∈ [0, 1 + formatBonus]
+ *
+ * The answer is read from the final turn only: the last `<answer>` tag, or without one the final
+ * turn's last line (per `config.answer.untagged`), which can be correct but never earns the format bonus.
+ * `recursion_efficiency` is paid only for a correct answer. Every component is always reported.
+ *
+ * @param config partial reward config, defaults filled in (`RewardConfigSchema`); validated once per object.
+ */
+export function scoreTrajectory(
+  trajectory: RewardTrajectory,
+  task: RewardTask,
+  config?: RewardConfigInput,
+): RewardResult {
+  const cfg = resolveRewardConfig(config);
+  const parsed = RewardTrajectorySchema.safeParse(trajectory);
+  if (!parsed.success) throw new RewardError(RewardErrorCode.InvalidTrajectory, z.prettifyError(parsed.error));
+  const traj = parsed.data;
+
+  const finalText = traj.turns.length > 0 ? traj.turns[traj.turns.length - 1].completion : '';
+  const extracted = extractAnswer(finalText);
+  let answer = extracted.answer;
+  let answerSource: RewardResult['diagnostics']['answerSource'] = answer === null ? 'none' : 'tag';
+  if (extracted.tagCount === 0 && cfg.answer.untagged === 'last_line') {
+    answer = lastLineAnswer(finalText);
+    if (answer !== null) answerSource = 'last_line';
+  }
+  const grade = gradeAnswer(answer, task, cfg.answer.maxChars);
+
+  const budget = tokenBudgetScore(traj.tokens, task.context_tokens, cfg.tokenBudget);
+  const calls = countTrajectoryLlmCalls(traj);
+  const recursionRaw = recursionEfficiency(calls.calls, cfg.recursion);
+
+  const components = {
+    format: formatScore(extracted, grade),
+    correctness: grade.correct ? 1 : 0,
+    token_budget: budget.score,
+    recursion_efficiency: grade.correct ? recursionRaw : 0,
+  };
+  const { weights } = cfg;
+  const uncappedTotal =
+    weights.correctness * components.correctness +
+    weights.token_budget * components.token_budget +
+    weights.recursion_efficiency * components.recursion_efficiency +
+    cfg.formatBonus * components.format;
+  const cap = grade.correct ? 1 + cfg.formatBonus : cfg.wrongAnswerCap;
+  const total = Math.max(0, Math.min(uncappedTotal, cap));
+
+  return {
+    total,
+    components,
+    diagnostics: {
+      answer: answer === null ? null : answer.slice(0, cfg.answer.maxChars),
+      answerSource,
+      tagCount: extracted.tagCount,
+      rejection: grade.rejection,
+      matched: grade.matched,
+      matchKind: grade.matchKind,
+      llmCalls: calls.calls,
+      callCountSource: calls.source,
+      unparsedCodeBlocks: calls.unparsedCodeBlocks,
+      tokensSpent: budget.spent,
+      tokenBudget: budget.budget,
+      recursionEfficiencyRaw: recursionRaw,
+      uncappedTotal,
+      capped: total < uncappedTotal,
+    },
+  };
+}
