@@ -1,0 +1,143 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { SPLITS, type Split } from '@fathom/contracts';
+import {
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MIN_TOKENS,
+  DEFAULT_SPLIT_SIZES,
+  DatasetStatsAccumulator,
+  generateTasks,
+  parseMix,
+  parseVariantRates,
+  readTasksJsonl,
+  validateTasksFile,
+  writeTasksJsonl,
+  type LengthDistribution,
+} from '@fathom/tasks';
+import { formatStats } from './data/format-stats';
+
+function integer(name: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed))
+      throw new InvalidArgumentError(`${name} must be an integer, got "${value}"`);
+    return parsed;
+  };
+}
+
+interface GenerateFlags {
+  split: Split;
+  n?: number;
+  seed: number;
+  minTokens: number;
+  maxTokens: number;
+  lengthDist: LengthDistribution;
+  mix?: string;
+  variantRates?: string;
+  out: string;
+  progress: boolean;
+}
+
+async function generate(flags: GenerateFlags): Promise<void> {
+  const n = flags.n ?? DEFAULT_SPLIT_SIZES[flags.split];
+  // Options are checked (and bad ones rejected) before the output file is created.
+  const tasks = generateTasks({
+    split: flags.split,
+    n,
+    seed: flags.seed,
+    minTokens: flags.minTokens,
+    maxTokens: flags.maxTokens,
+    lengthDistribution: flags.lengthDist,
+    mix: flags.mix === undefined ? undefined : parseMix(flags.mix),
+    variantRates: flags.variantRates === undefined ? undefined : parseVariantRates(flags.variantRates),
+  });
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: `generate ${flags.split} [{bar}] {value}/{total} tasks | {mb} MB of context | {duration}s`,
+    hideCursor: true,
+  });
+  if (flags.progress) bar.start(n, 0, { mb: '0.0' });
+  let chars = 0;
+  const started = performance.now();
+  const { count, bytes } = await writeTasksJsonl(flags.out, tasks, (task) => {
+    chars += task.context.length;
+    if (flags.progress) bar.increment({ mb: (chars / 1e6).toFixed(1) });
+  });
+  if (flags.progress) bar.stop();
+  const seconds = (performance.now() - started) / 1000;
+  console.error(
+    `wrote ${count} ${flags.split} tasks to ${flags.out} (${(bytes / 1e6).toFixed(1)} MB, ` +
+      `${(chars / 1e6).toFixed(1)} MB of context) in ${seconds.toFixed(1)} s`,
+  );
+}
+
+async function stats(file: string, flags: { json: boolean }): Promise<void> {
+  const acc = new DatasetStatsAccumulator();
+  for await (const task of readTasksJsonl(file)) acc.add(task);
+  const result = acc.result();
+  console.log(flags.json ? JSON.stringify(result, null, 2) : formatStats(file, result));
+}
+
+async function validate(file: string, flags: { derive: boolean }): Promise<void> {
+  const report = await validateTasksFile(file, { derive: flags.derive }, (issue) =>
+    console.log(`${file}:${issue.line}: ${issue.reasons.join('; ')}`),
+  );
+  const derived = flags.derive ? `, answer re-derived from the context for ${report.derived}` : '';
+  console.log(`${file}: ${report.lines} lines, ${report.valid} valid, ${report.issues.length} bad${derived}`);
+  if (report.issues.length > 0) process.exitCode = 1;
+}
+
+/** `fathom data …`: generate, summarise and validate long-context QA datasets (docs/DATASETS.md). */
+export function dataCommand(): Command {
+  const data = new Command('data').description('Generate, summarise and validate long-context QA datasets (JSONL).');
+
+  data
+    .command('generate')
+    .description('Generate a split of synthetic long-context QA tasks as JSONL.')
+    .addOption(new Option('--split <split>', 'which split').choices(SPLITS).makeOptionMandatory())
+    .option('--n <n>', 'number of tasks (default: 1000 train, 200 eval, 500 heldout)', integer('--n'))
+    .option(
+      '--seed <seed>',
+      'random seed; the same arguments and seed give a byte-identical file',
+      integer('--seed'),
+      0,
+    )
+    .option(
+      '--min-tokens <tokens>',
+      'shortest context, in estimated tokens',
+      integer('--min-tokens'),
+      DEFAULT_MIN_TOKENS,
+    )
+    .option(
+      '--max-tokens <tokens>',
+      'longest context, in estimated tokens',
+      integer('--max-tokens'),
+      DEFAULT_MAX_TOKENS,
+    )
+    .addOption(
+      new Option('--length-dist <dist>', 'how context lengths are drawn')
+        .choices(['log-uniform', 'uniform'])
+        .default('log-uniform'),
+    )
+    .option('--mix <weights>', 'task-type weights, e.g. niah=0.4,extractive=0.2,multi_needle=0.3,counting=0.1')
+    .option('--variant-rates <rates>', 'override distractor rates, e.g. niah.near_miss=0.8,counting.case_trap=0')
+    .requiredOption('--out <file>', 'output JSONL file')
+    .option('--no-progress', 'do not draw the progress bar')
+    .action(generate);
+
+  data
+    .command('stats')
+    .description('Counts per type, context-token distribution, variant rates and answer statistics of a dataset.')
+    .argument('<file>', 'JSONL dataset')
+    .option('--json', 'print JSON instead of a table', false)
+    .action(stats);
+
+  data
+    .command('validate')
+    .description('Report every bad line of a dataset (exit code 1 if any); never stops at the first.')
+    .argument('<file>', 'JSONL dataset')
+    .option('--no-derive', 'skip re-deriving answers of generator-form questions from their context')
+    .action(validate);
+
+  return data;
+}

@@ -1,0 +1,202 @@
+import { SPLITS, TASK_TYPES, type Split, type Task, type TaskType } from '@fathom/contracts';
+import { buildDocument } from './document';
+import { TasksError, TasksErrorCode } from './errors';
+import { Rng, deriveSeed } from './rng';
+import { BUILDERS, type VariantRates } from './task-types';
+import { CHARS_PER_TOKEN, estimateTokens } from './tokens';
+
+/** The original FATHOM dataset sizes. */
+export const DEFAULT_SPLIT_SIZES: Readonly<Record<Split, number>> = { train: 1000, eval: 200, heldout: 500 };
+
+/** The original FATHOM train mix. */
+export const DEFAULT_MIX: Readonly<Record<TaskType, number>> = {
+  niah: 0.4,
+  extractive: 0.2,
+  multi_needle: 0.3,
+  counting: 0.1,
+};
+
+export const DEFAULT_MIN_TOKENS = 4096;
+export const DEFAULT_MAX_TOKENS = 200_000;
+/** Below this a document cannot hold the largest task's needles and distractors with filler around them. */
+export const MIN_CONTEXT_TOKENS = 512;
+
+export type LengthDistribution = 'log-uniform' | 'uniform';
+
+/** Default distractor-variant rates per task type (documented in docs/DATASETS.md). */
+export const DEFAULT_VARIANT_RATES: Readonly<Record<TaskType, VariantRates>> = Object.fromEntries(
+  TASK_TYPES.map((type) => [type, BUILDERS[type].defaultRates]),
+) as Record<TaskType, VariantRates>;
+
+export interface GenerateOptions {
+  split: Split;
+  /** Number of tasks; default DEFAULT_SPLIT_SIZES[split]. */
+  n?: number;
+  /** Any integer; default 0. */
+  seed?: number;
+  /** Context length bounds in estimated tokens (see `estimateTokens`); defaults 4096 and 200000. */
+  minTokens?: number;
+  maxTokens?: number;
+  /** How context lengths are drawn between the bounds; default 'log-uniform'. */
+  lengthDistribution?: LengthDistribution;
+  /** Relative weights per type (normalised; missing types get 0); default DEFAULT_MIX. */
+  mix?: Partial<Record<TaskType, number>>;
+  /** Overrides of single variant rates, e.g. `{ niah: { near_miss: 0.8 } }`. */
+  variantRates?: Partial<Record<TaskType, Partial<Record<string, number>>>>;
+}
+
+export interface ResolvedGenerateOptions {
+  split: Split;
+  n: number;
+  seed: number;
+  minTokens: number;
+  maxTokens: number;
+  lengthDistribution: LengthDistribution;
+  mix: Record<TaskType, number>;
+  variantRates: Record<TaskType, VariantRates>;
+}
+
+function invalid(detail: string): TasksError {
+  return new TasksError(TasksErrorCode.InvalidOptions, detail);
+}
+
+/** Fills in defaults and rejects options that cannot produce a dataset. */
+export function resolveGenerateOptions(options: GenerateOptions): ResolvedGenerateOptions {
+  const { split } = options;
+  if (!SPLITS.includes(split)) throw invalid(`split must be one of ${SPLITS.join(', ')}, got "${String(split)}"`);
+  const n = options.n ?? DEFAULT_SPLIT_SIZES[split];
+  const seed = options.seed ?? 0;
+  const minTokens = options.minTokens ?? DEFAULT_MIN_TOKENS;
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  if (!Number.isSafeInteger(n) || n < 0) throw invalid(`n must be a non-negative integer, got ${n}`);
+  if (!Number.isSafeInteger(seed)) throw invalid(`seed must be an integer, got ${seed}`);
+  if (!Number.isInteger(minTokens) || minTokens < MIN_CONTEXT_TOKENS)
+    throw invalid(`min tokens must be an integer >= ${MIN_CONTEXT_TOKENS}, got ${minTokens}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < minTokens)
+    throw invalid(`max tokens must be an integer >= min tokens (${minTokens}), got ${maxTokens}`);
+  const lengthDistribution = options.lengthDistribution ?? 'log-uniform';
+  if (lengthDistribution !== 'log-uniform' && lengthDistribution !== 'uniform')
+    throw invalid(`length distribution must be log-uniform or uniform, got "${String(lengthDistribution)}"`);
+
+  const weights = options.mix ?? DEFAULT_MIX;
+  for (const key of Object.keys(weights))
+    if (!TASK_TYPES.includes(key as TaskType)) throw invalid(`unknown task type in mix: "${key}"`);
+  const raw = TASK_TYPES.map((type) => weights[type] ?? 0);
+  if (raw.some((w) => !Number.isFinite(w) || w < 0)) throw invalid('mix weights must be finite and non-negative');
+  const sum = raw.reduce((a, b) => a + b, 0);
+  if (sum <= 0) throw invalid('mix weights must not all be zero');
+  const mix = Object.fromEntries(TASK_TYPES.map((type, i) => [type, raw[i] / sum])) as Record<TaskType, number>;
+
+  const variantRates = {} as Record<TaskType, VariantRates>;
+  for (const key of Object.keys(options.variantRates ?? {}))
+    if (!TASK_TYPES.includes(key as TaskType)) throw invalid(`unknown task type in variant rates: "${key}"`);
+  for (const type of TASK_TYPES) {
+    const defaults = DEFAULT_VARIANT_RATES[type];
+    const overrides = options.variantRates?.[type] ?? {};
+    for (const [name, rate] of Object.entries(overrides)) {
+      if (!(name in defaults))
+        throw invalid(`unknown variant "${name}" for ${type}; known: ${Object.keys(defaults).join(', ')}`);
+      if (rate === undefined || !(rate >= 0 && rate <= 1)) throw invalid(`rate of ${type}.${name} must be in [0, 1]`);
+    }
+    variantRates[type] = { ...defaults, ...overrides } as VariantRates;
+  }
+  return { split, n, seed, minTokens, maxTokens, lengthDistribution, mix, variantRates };
+}
+
+/**
+ * Task types for indices 0..n-1: exact counts by largest remainder (so a 1000-task split with the default mix has
+ * exactly 400/200/300/100), in a seeded shuffled order.
+ */
+export function planTaskTypes(options: ResolvedGenerateOptions): TaskType[] {
+  const { n, mix } = options;
+  const exact = TASK_TYPES.map((type) => mix[type] * n);
+  const counts = exact.map(Math.floor);
+  const byRemainder = TASK_TYPES.map((_, i) => i).sort(
+    (a, b) => exact[b] - counts[b] - (exact[a] - counts[a]) || a - b,
+  );
+  for (let k = 0, left = n - counts.reduce((a, b) => a + b, 0); left > 0; k++, left--) counts[byRemainder[k]]++;
+  const plan = TASK_TYPES.flatMap((type, i) => Array<TaskType>(counts[i]).fill(type));
+  return new Rng(deriveSeed('plan', options.seed, options.split, n)).shuffle(plan);
+}
+
+function sampleTargetTokens(rng: Rng, options: ResolvedGenerateOptions): number {
+  const { minTokens: lo, maxTokens: hi } = options;
+  const u = rng.float();
+  const value = options.lengthDistribution === 'uniform' ? lo + u * (hi - lo) : lo * Math.exp(u * Math.log(hi / lo));
+  return Math.min(hi, Math.max(lo, Math.round(value)));
+}
+
+/** The id of task `index` of a split generated with `seed`, e.g. "train-s7-42". */
+export function taskId(split: Split, seed: number, index: number): string {
+  return `${split}-s${seed}-${index}`;
+}
+
+/** Builds one task. Each task draws from its own stream, seeded by (seed, split, index). */
+export function buildTask(options: ResolvedGenerateOptions, index: number, type: TaskType): Task {
+  const rng = new Rng(deriveSeed('task', options.seed, options.split, index));
+  const draft = BUILDERS[type].build(rng, options.split, options.variantRates[type]);
+  const targetTokens = sampleTargetTokens(rng, options);
+  const { context, needlePositions } = buildDocument(rng, targetTokens * CHARS_PER_TOKEN, draft.inserts);
+  // Key order is fixed here: it is the byte order of every dataset file.
+  return {
+    id: taskId(options.split, options.seed, index),
+    split: options.split,
+    type,
+    question: draft.question,
+    context,
+    answer: draft.answer,
+    aliases: draft.aliases,
+    context_tokens: estimateTokens(context),
+    needle_positions: needlePositions,
+    variants: draft.variants,
+  };
+}
+
+/**
+ * Generates a split lazily, one task at a time, so a caller never holds more than one context in memory.
+ * Deterministic: the same options give the same tasks, in the same order, byte for byte once serialised.
+ * Throws TasksError(INVALID_OPTIONS) before yielding anything if the options are unusable.
+ */
+export function generateTasks(options: GenerateOptions): Generator<Task> {
+  const resolved = resolveGenerateOptions(options);
+  const plan = planTaskTypes(resolved);
+  return (function* () {
+    for (let index = 0; index < resolved.n; index++) yield buildTask(resolved, index, plan[index]);
+  })();
+}
+
+/** Task `index` of the split `generateTasks(options)` would produce, without generating the others. */
+export function generateTask(options: GenerateOptions, index: number): Task {
+  const resolved = resolveGenerateOptions(options);
+  if (!Number.isInteger(index) || index < 0 || index >= resolved.n)
+    throw invalid(`task index must be an integer in [0, ${resolved.n}), got ${index}`);
+  return buildTask(resolved, index, planTaskTypes(resolved)[index]);
+}
+
+/** Parses "niah=0.4,extractive=0.2,..." into mix weights. */
+export function parseMix(text: string): Partial<Record<TaskType, number>> {
+  const mix: Partial<Record<TaskType, number>> = {};
+  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
+    const [name, value, extra] = part.split('=').map((s) => s.trim());
+    const weight = Number(value);
+    if (extra !== undefined || value === undefined || value === '' || !Number.isFinite(weight))
+      throw invalid(`mix entry "${part}" is not type=weight`);
+    if (!TASK_TYPES.includes(name as TaskType))
+      throw invalid(`unknown task type in mix: "${name}"; known: ${TASK_TYPES.join(', ')}`);
+    mix[name as TaskType] = weight;
+  }
+  return mix;
+}
+
+/** Parses "niah.near_miss=0.8,counting.case_trap=0" into variant-rate overrides. */
+export function parseVariantRates(text: string): Partial<Record<TaskType, Record<string, number>>> {
+  const rates: Partial<Record<TaskType, Record<string, number>>> = {};
+  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
+    const match = /^\s*([a-z_]+)\.([a-z_]+)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
+    if (match === null) throw invalid(`variant rate "${part}" is not type.variant=rate`);
+    const [, type, variant, value] = match;
+    if (!TASK_TYPES.includes(type as TaskType)) throw invalid(`unknown task type in variant rates: "${type}"`);
+    (rates[type as TaskType] ??= {})[variant] = Number(value);
+  }
+  return rates;
+}

@@ -1,0 +1,16 @@
+import type { TaskType } from '@fathom/contracts';
+import { countingBuilder } from './counting';
+import { extractiveBuilder } from './extractive';
+import { multiNeedleBuilder } from './multi-needle';
+import { niahBuilder } from './niah';
+import type { TaskTypeBuilder } from './types';
+
+/** The builder of every task type (exhaustive over TaskType). */
+export const BUILDERS: Readonly<Record<TaskType, TaskTypeBuilder>> = {
+  niah: niahBuilder,
+  extractive: extractiveBuilder,
+  multi_needle: multiNeedleBuilder,
+  counting: countingBuilder,
+};
+
+export type { Insert, TaskDraft, TaskTypeBuilder, VariantRates } from './types';
