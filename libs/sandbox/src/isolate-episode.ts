@@ -1,0 +1,319 @@
+import ivm from 'isolated-vm';
+import { describeBreach, type StepError } from './errors';
+import { GUEST_PRELUDE } from './guest-prelude';
+import type { SandboxLimits } from './limits';
+import { rewriteTopLevel } from './rewrite';
+import type { LlmCallRecord, LlmRequest, LlmResponse, StepResult } from './types';
+
+/** Forwards an admitted `llm()` call to the supervisor; resolves with the handler's answer or rejects. */
+export type LlmForwarder = (request: LlmRequest) => Promise<LlmResponse>;
+
+type Breach = 'timeout' | 'cpu_limit' | 'episode_cpu_limit';
+const MAX_CALL_RECORDS_PER_STEP = 256;
+const WATCHDOG_TICK_MS = 2;
+
+/** A prepared isolate: context set up by the prelude, no `ctx` yet, not bound to an episode. */
+export class WarmIsolate {
+  /** The episode whose `llm()` calls the bridge currently serves; set when the isolate is taken. */
+  owner: IsolateEpisode | null = null;
+
+  private constructor(
+    readonly isolate: ivm.Isolate,
+    readonly context: ivm.Context,
+    readonly step: ivm.Reference<(code: string, maxOutputChars: number) => [number, string]>,
+    readonly drain: ivm.Reference<() => [string, number, string]>,
+  ) {}
+
+  static create(memoryMb: number): WarmIsolate {
+    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    const context = isolate.createContextSync();
+    const setup = isolate.compileScriptSync(GUEST_PRELUDE).runSync(context, { reference: true });
+    // The bridge is created before the WarmIsolate it serves, so it finds its owner through this holder.
+    const holder: { warm?: WarmIsolate } = {};
+    const bridge = new ivm.Reference(async (prompt: string, chunk: string | undefined) => {
+      const owner = holder.warm?.owner;
+      return owner ? owner.llmFromGuest(prompt, chunk) : 'ellm() is not available';
+    });
+    const entries = setup.applySync(undefined, [bridge], { result: { reference: true } }) as ivm.Reference<unknown[]>;
+    const step = entries.getSync(0, { reference: true }) as WarmIsolate['step'];
+    const drain = entries.getSync(1, { reference: true }) as WarmIsolate['drain'];
+    holder.warm = new WarmIsolate(isolate, context, step, drain);
+    return holder.warm;
+  }
+}
+
+interface ActiveStep {
+  cpuStart: bigint;
+  cpuLimitMs: number;
+  cpuBreach: Breach;
+  wallLimitMs: number;
+  wallStart: number;
+  llmWaitMs: number;
+  llmSince: number | null;
+  breach: Breach | null;
+  /** Last CPU reading of the watchdog, kept because a disposed isolate no longer reports its time. */
+  cpuMs: number;
+  calls: LlmCallRecord[];
+}
+
+/** Watches every running step of this worker; one timer for all of them. */
+class Watchdog {
+  private readonly active = new Map<IsolateEpisode, ActiveStep>();
+  private timer: NodeJS.Timeout | undefined;
+
+  add(episode: IsolateEpisode, step: ActiveStep): void {
+    this.active.set(episode, step);
+    this.timer ??= setInterval(() => this.tick(), WATCHDOG_TICK_MS);
+  }
+
+  remove(episode: IsolateEpisode): void {
+    this.active.delete(episode);
+    if (this.active.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    for (const [episode, step] of this.active) {
+      if (step.breach) continue;
+      const cpuMs = episode.cpuSince(step);
+      step.cpuMs = cpuMs;
+      const llmWait = step.llmWaitMs + (step.llmSince === null ? 0 : now - step.llmSince);
+      if (cpuMs > step.cpuLimitMs) step.breach = step.cpuBreach;
+      else if (now - step.wallStart - llmWait > step.wallLimitMs) step.breach = 'timeout';
+      if (step.breach) episode.disposeIsolate();
+    }
+  }
+}
+
+const watchdog = new Watchdog();
+
+/**
+ * The worker-side episode: one isolate, its limits and its `llm()` accounting. `run` never throws for
+ * anything the guest does.
+ */
+export class IsolateEpisode {
+  private steps = 0;
+  private cpuUsedMs = 0;
+  private llmCalls = 0;
+  private subcallTokens = 0;
+  private ended: StepError | null = null;
+  private current: ActiveStep | null = null;
+  /** Globals as of the last completed step, reported again for a cell that did not parse. */
+  private variables: string[] = [];
+
+  constructor(
+    readonly id: string,
+    readonly depth: number,
+    readonly limits: SandboxLimits,
+    private readonly warm: WarmIsolate,
+    ctx: string,
+    private readonly forward: LlmForwarder,
+  ) {
+    warm.owner = this;
+    warm.context.global.setSync('ctx', ctx);
+  }
+
+  /** CPU ms the isolate spent since the step began. */
+  cpuSince(step: ActiveStep): number {
+    return this.warm.isolate.isDisposed ? step.cpuMs : Number(this.warm.isolate.cpuTime - step.cpuStart) / 1e6;
+  }
+
+  disposeIsolate(): void {
+    if (!this.warm.isolate.isDisposed) this.warm.isolate.dispose();
+  }
+
+  close(): void {
+    this.ended ??= { code: 'closed', message: 'episode was closed' };
+    this.warm.owner = null;
+    this.disposeIsolate();
+  }
+
+  /** `wallMs` lowers this step's wall-time limit below `stepWallMs`. */
+  async run(code: string, wallMs?: number): Promise<StepResult> {
+    if (this.ended) return this.result({ error: this.ended });
+    if (this.steps >= this.limits.maxSteps) {
+      return this.end({ code: 'step_limit', message: describeBreach('step_limit', this.limits.maxSteps) });
+    }
+    const remainingCpu = this.limits.episodeCpuMs - this.cpuUsedMs;
+    if (remainingCpu <= 0) {
+      return this.end({
+        code: 'episode_cpu_limit',
+        message: describeBreach('episode_cpu_limit', this.limits.episodeCpuMs),
+      });
+    }
+    this.steps++;
+    const rewritten = rewriteTopLevel(code);
+    if (!rewritten.ok) {
+      return this.result({
+        error: { code: 'syntax', message: `SyntaxError: ${rewritten.message}` },
+        variables: this.variables,
+      });
+    }
+
+    const isolate = this.warm.isolate;
+    const byEpisode = remainingCpu < this.limits.stepCpuMs;
+    const step: ActiveStep = {
+      cpuStart: isolate.cpuTime,
+      cpuLimitMs: byEpisode ? remainingCpu : this.limits.stepCpuMs,
+      cpuBreach: byEpisode ? 'episode_cpu_limit' : 'cpu_limit',
+      wallLimitMs: Math.min(this.limits.stepWallMs, wallMs ?? Infinity),
+      wallStart: performance.now(),
+      llmWaitMs: 0,
+      llmSince: null,
+      breach: null,
+      cpuMs: 0,
+      calls: [],
+    };
+    this.current = step;
+    watchdog.add(this, step);
+    try {
+      const [kind, message] = await this.warm.step.apply(undefined, [rewritten.code, this.limits.maxOutputChars], {
+        result: { copy: true },
+      });
+      const [stdout, cut, vars] = await this.warm.drain.apply(undefined, [], { result: { copy: true } });
+      const cpuMs = this.cpuSince(step);
+      this.cpuUsedMs += cpuMs;
+      if (step.breach) return this.breach(step);
+      if (
+        typeof kind !== 'number' ||
+        typeof message !== 'string' ||
+        typeof stdout !== 'string' ||
+        typeof cut !== 'number' ||
+        typeof vars !== 'string'
+      ) {
+        return this.result({
+          error: { code: 'runtime', message: 'REPL internals returned a malformed result' },
+          step,
+          cpuMs,
+        });
+      }
+      const error: StepError | null = kind === 0 ? null : { code: kind === 2 ? 'llm_limit' : 'runtime', message };
+      this.variables = vars === '' ? [] : vars.split('\n');
+      return this.result({
+        stdout: cut > 0 ? `${stdout}…[truncated ${cut} chars]` : stdout,
+        truncatedChars: cut,
+        error,
+        variables: this.variables,
+        step,
+        cpuMs,
+      });
+    } catch (error) {
+      if (step.breach) return this.breach(step);
+      if (isolate.isDisposed) {
+        const reason = error instanceof Error ? error.message : String(error);
+        if (this.ended) return this.result({ error: this.ended, step });
+        if (/memory limit/i.test(reason)) {
+          return this.end(
+            { code: 'memory_limit', message: describeBreach('memory_limit', this.limits.memoryMb) },
+            step,
+          );
+        }
+        return this.end({ code: 'runtime', message: `the REPL stopped: ${reason}` }, step);
+      }
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return this.result({ error: { code: 'runtime', message }, step });
+    } finally {
+      watchdog.remove(this);
+      this.current = null;
+    }
+  }
+
+  /** Entry of the guest's `llm()` (via the bridge Reference); returns a tagged string (see guest-prelude). */
+  async llmFromGuest(prompt: string, chunk: string | undefined): Promise<string> {
+    const step = this.current;
+    const depth = this.depth + 1;
+    const refuse = (reason: string): string => {
+      if (step && step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
+        step.calls.push(record(depth, prompt, chunk, 0, 0, 0, reason));
+      }
+      return `l${reason}`;
+    };
+    if (!step || this.ended) return 'eepisode has ended';
+    if (depth > this.limits.maxDepth)
+      return refuse(`llm() recursion depth limit reached (max depth ${this.limits.maxDepth})`);
+    if (this.llmCalls >= this.limits.maxLlmCalls)
+      return refuse(`llm() call limit reached (${this.limits.maxLlmCalls} per episode)`);
+    const tokenBudget = this.limits.maxSubcallTokens - this.subcallTokens;
+    if (tokenBudget <= 0)
+      return refuse(`llm() token budget exhausted (${this.limits.maxSubcallTokens} tokens per episode)`);
+    this.llmCalls++;
+    const started = performance.now();
+    step.llmSince = started;
+    try {
+      const response = await this.forward({ prompt, chunk, depth, episodeId: this.id, tokenBudget });
+      this.subcallTokens += response.promptTokens + response.completionTokens;
+      const wallMs = performance.now() - started;
+      if (step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
+        step.calls.push(record(depth, prompt, chunk, response.promptTokens, response.completionTokens, wallMs));
+      }
+      return `o${response.text}`;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
+        step.calls.push(record(depth, prompt, chunk, 0, 0, performance.now() - started, message));
+      }
+      return `e${message}`;
+    } finally {
+      step.llmWaitMs += performance.now() - started;
+      step.llmSince = null;
+    }
+  }
+
+  private breach(step: ActiveStep): StepResult {
+    const code = step.breach as Breach;
+    const limit =
+      code === 'timeout' ? step.wallLimitMs : code === 'cpu_limit' ? this.limits.stepCpuMs : this.limits.episodeCpuMs;
+    return this.end({ code, message: describeBreach(code, limit) }, step);
+  }
+
+  private end(error: StepError, step?: ActiveStep): StepResult {
+    this.ended = error;
+    this.warm.owner = null;
+    this.disposeIsolate();
+    return this.result({ error, step });
+  }
+
+  private result(parts: {
+    stdout?: string;
+    truncatedChars?: number;
+    error: StepError | null;
+    variables?: string[];
+    step?: ActiveStep;
+    cpuMs?: number;
+  }): StepResult {
+    const step = parts.step;
+    return {
+      stdout: parts.stdout ?? '',
+      truncatedChars: parts.truncatedChars ?? 0,
+      error: parts.error,
+      variables: parts.variables ?? [],
+      cpuMs: parts.cpuMs ?? (step ? this.cpuSince(step) : 0),
+      wallMs: step ? performance.now() - step.wallStart : 0,
+      llmCalls: step?.calls ?? [],
+      alive: this.ended === null,
+    };
+  }
+}
+
+function record(
+  depth: number,
+  prompt: string,
+  chunk: string | undefined,
+  promptTokens: number,
+  completionTokens: number,
+  wallMs: number,
+  error?: string,
+): LlmCallRecord {
+  const base = {
+    depth,
+    promptChars: prompt.length,
+    chunkChars: chunk?.length ?? 0,
+    promptTokens,
+    completionTokens,
+    wallMs,
+  };
+  return error === undefined ? base : { ...base, error };
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { isEpisodeFatal, STEP_ERROR_CODES } from './errors';
+import { DEFAULT_LIMITS, resolveLimits } from './limits';
+
+describe('resolveLimits', () => {
+  it('merges overrides and ignores undefined ones', () => {
+    const limits = resolveLimits(DEFAULT_LIMITS, { stepCpuMs: 50, maxSteps: undefined });
+    expect(limits.stepCpuMs).toBe(50);
+    expect(limits.maxSteps).toBe(DEFAULT_LIMITS.maxSteps);
+  });
+
+  it('rejects unenforceable values and unknown keys', () => {
+    expect(() => resolveLimits(DEFAULT_LIMITS, { memoryMb: 4 })).toThrow(/memoryMb/);
+    expect(() => resolveLimits(DEFAULT_LIMITS, { stepCpuMs: 0 })).toThrow(/stepCpuMs/);
+    expect(() => resolveLimits(DEFAULT_LIMITS, { maxOutputChars: Number.NaN })).toThrow(/maxOutputChars/);
+    expect(() => resolveLimits(DEFAULT_LIMITS, { bogus: 1 } as never)).toThrow(/unknown sandbox limit "bogus"/);
+  });
+
+  it('allows maxDepth 0 (no sub-calls at all)', () => {
+    expect(resolveLimits(DEFAULT_LIMITS, { maxDepth: 0 }).maxDepth).toBe(0);
+  });
+});
+
+describe('isEpisodeFatal', () => {
+  it('keeps the episode alive only for errors the guest can recover from', () => {
+    const recoverable = STEP_ERROR_CODES.filter((code) => !isEpisodeFatal(code));
+    expect(recoverable).toEqual(['syntax', 'runtime', 'llm_limit']);
+  });
+});

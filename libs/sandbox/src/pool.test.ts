@@ -1,0 +1,274 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxPoolError } from './errors';
+import { SandboxPool } from './pool';
+import { echoLlmDouble } from './test-helpers';
+import type { LlmHandler, SandboxEpisode } from './types';
+
+let pool: SandboxPool;
+
+beforeAll(async () => {
+  pool = await SandboxPool.start({
+    workers: 2,
+    warmIsolatesPerWorker: 2,
+    defaults: { stepCpuMs: 500, maxOutputChars: 200 },
+  });
+});
+
+afterAll(() => pool.close());
+
+async function open(
+  ctx = 'the mirror is teal; the lamp is red',
+  options: Parameters<SandboxPool['openEpisode']>[0] = { ctx },
+) {
+  return pool.openEpisode({ ...options, ctx });
+}
+
+describe('REPL semantics', () => {
+  it('binds ctx and persists state across steps, with notebook redeclaration', async () => {
+    const episode = await open();
+    expect(
+      (await episode.run('const x = 1; let y = ctx.length; function f() { return x + 1 }; class C {}')).error,
+    ).toBeNull();
+    const second = await episode.run(
+      'const x = 2; let y = 3; class C { v() { return 7 } }; print(x, y, f(), new C().v())',
+    );
+    expect(second).toMatchObject({ error: null, stdout: '2 3 3 7\n', variables: ['x', 'y', 'f', 'C'], alive: true });
+    await episode.close();
+  });
+
+  it('prints strings as is, values as JSON, and console.log too', async () => {
+    const episode = await open();
+    const result = await episode.run(
+      'print("a", 1, [1, "b"], { k: null }, undefined); console.log(ctx.match(/(\\w+) is teal/)[1])',
+    );
+    expect(result.stdout).toBe('a 1 [1,"b"] {"k":null} undefined\nmirror\n');
+    await episode.close();
+  });
+
+  it('includes output printed by promise callbacks of the same step', async () => {
+    const episode = await open();
+    expect((await episode.run('(async () => { await null; print("later") })(); print("now")')).stdout).toBe(
+      'now\nlater\n',
+    );
+    await episode.close();
+  });
+
+  it('reports syntax and runtime errors and keeps the episode', async () => {
+    const episode = await open();
+    await episode.run('const kept = 1');
+    const syntax = await episode.run('const = 1');
+    expect(syntax).toMatchObject({ error: { code: 'syntax' }, variables: ['kept'] });
+    expect(syntax.error?.message).toMatch(/^SyntaxError: .*\(1:6\)/);
+    const runtime = await episode.run('print("before"); null.x');
+    expect(runtime).toMatchObject({ stdout: 'before\n', alive: true });
+    expect(runtime.error).toEqual({
+      code: 'runtime',
+      message: "TypeError: Cannot read properties of null (reading 'x')",
+    });
+    expect((await episode.run('throw "plain"')).error?.message).toBe('Uncaught plain');
+    expect((await episode.run('print("ok")')).stdout).toBe('ok\n');
+    await episode.close();
+  });
+
+  it('copies a 200K-token context in once and searches it', async () => {
+    const ctx = 'lorem ipsum dolor sit amet '.repeat(30_000) + 'the secret code is 4417. ' + 'tail text '.repeat(100);
+    const episode = await open(ctx);
+    const result = await episode.run('print(ctx.length, ctx.match(/secret code is (\\d+)/)[1])');
+    expect(result.stdout).toBe(`${ctx.length} 4417\n`);
+    await episode.close();
+  });
+});
+
+describe('ctxKey', () => {
+  it('reuses a cached document and never serves a stale one for a reused key', async () => {
+    const hitsBefore = pool.stats().totals.ctxCacheHits;
+    for (const ctx of ['first document', 'first document', 'second document', 'first document']) {
+      const episode = await pool.openEpisode({ ctx, ctxKey: 'task-1' });
+      expect((await episode.run('print(ctx)')).stdout).toBe(`${ctx}\n`);
+      await episode.close();
+    }
+    // Only the second open repeats the document its worker last saw under the key (ties go to worker 0).
+    expect(pool.stats().totals.ctxCacheHits - hitsBefore).toBe(1);
+  });
+});
+
+describe('llm()', () => {
+  it('is synchronous in the guest and reaches the handler with depth and chunk', async () => {
+    const requests: unknown[] = [];
+    const llm: LlmHandler = async (req) => {
+      requests.push(req);
+      return echoLlmDouble(req);
+    };
+    const episode = await open('abcdef', { ctx: '', llm });
+    const result = await episode.run('const a = llm("what?", ctx.slice(0, 3)); print(a.toUpperCase())');
+    expect(result.stdout).toBe('ECHO(1):WHAT?:ABC\n');
+    expect(requests).toEqual([{ prompt: 'what?', chunk: 'abc', depth: 1, episodeId: episode.id, tokenBudget: 32_000 }]);
+    expect(result.llmCalls).toEqual([
+      { depth: 1, promptChars: 5, chunkChars: 3, promptTokens: 10, completionTokens: 5, wallMs: expect.any(Number) },
+    ]);
+    await episode.close();
+  });
+
+  it('throws an LlmError the guest can catch when the handler fails or misbehaves', async () => {
+    const failing = await open('x', { ctx: '', llm: async () => Promise.reject(new Error('inference down')) });
+    const caught = await failing.run('try { llm("q") } catch (e) { print(e.name, e.message) }');
+    expect(caught).toMatchObject({ error: null, stdout: 'LlmError inference down\n' });
+    expect(caught.llmCalls[0].error).toBe('inference down');
+    const uncaught = await failing.run('llm("q")');
+    expect(uncaught.error).toEqual({ code: 'runtime', message: 'LlmError: inference down' });
+    await failing.close();
+
+    const malformed = await open('x', { ctx: '', llm: async () => ({ text: 42 }) as never });
+    expect((await malformed.run('llm("q")')).error?.message).toBe(
+      'LlmError: llm() handler returned a malformed response',
+    );
+    await malformed.close();
+
+    const none = await open('x');
+    expect((await none.run('llm("q")')).error?.message).toBe('LlmError: llm() is not available in this environment');
+    await none.close();
+  });
+
+  it('times out a hung handler', async () => {
+    const episode = await open('x', {
+      ctx: '',
+      limits: { subcallTimeoutMs: 50 },
+      llm: () => new Promise(() => undefined),
+    });
+    expect((await episode.run('llm("q")')).error?.message).toBe('LlmError: llm() sub-call timed out after 50 ms');
+    await episode.close();
+  });
+
+  it('caps sub-call tokens per episode', async () => {
+    const episode = await open('x', { ctx: '', limits: { maxSubcallTokens: 20 }, llm: echoLlmDouble });
+    const result = await episode.run('llm("a"); llm("b"); llm("c")');
+    expect(result.error).toEqual({
+      code: 'llm_limit',
+      message: 'LlmError: llm() token budget exhausted (20 tokens per episode)',
+    });
+    expect(result.llmCalls.map((c) => c.error ?? 'ok')).toEqual(['ok', 'ok', expect.stringMatching(/token budget/)]);
+    await episode.close();
+  });
+
+  it('recurses through child episodes until the depth cap', async () => {
+    const children: SandboxEpisode[] = [];
+    const recurse: LlmHandler = async (req) => {
+      const child = await pool.openEpisode({
+        ctx: req.chunk ?? '',
+        depth: req.depth,
+        limits: { maxDepth: 2 },
+        llm: recurse,
+      });
+      children.push(child);
+      const result = await child.run('print(ctx.length, llm("deeper", ctx.slice(1)))');
+      await child.close();
+      return {
+        text: result.error ? `child error: ${result.error.message}` : result.stdout.trim(),
+        promptTokens: 1,
+        completionTokens: 1,
+      };
+    };
+    const root = await open('abcd', { ctx: '', limits: { maxDepth: 2 }, llm: recurse });
+    const result = await root.run('print(llm("top", ctx))');
+    expect(result.stdout).toBe('4 child error: LlmError: llm() recursion depth limit reached (max depth 2)\n');
+    expect(children.map((c) => c.depth)).toEqual([1, 2]);
+    await root.close();
+  });
+});
+
+describe('episode limits', () => {
+  it('ends the episode after maxSteps', async () => {
+    const episode = await open('x', { ctx: '', limits: { maxSteps: 2 } });
+    await episode.run('1');
+    await episode.run('2');
+    const third = await episode.run('3');
+    expect(third.error).toEqual({ code: 'step_limit', message: expect.stringContaining('limit of 2 steps') });
+    expect(episode.alive).toBe(false);
+  });
+
+  it('ends the episode when total CPU is spent', async () => {
+    const episode = await open('x', { ctx: '', limits: { episodeCpuMs: 120, stepCpuMs: 100 } });
+    // At most 80 ms of CPU (it spins 80 ms of wall time), so at least 40 ms of the episode budget remain.
+    expect((await episode.run('const t0 = Date.now(); while (Date.now() - t0 < 80) {}')).error).toBeNull();
+    const second = await episode.run('for (;;) {}');
+    expect(second.error?.code).toBe('episode_cpu_limit');
+    expect(second.cpuMs).toBeGreaterThanOrEqual(40);
+    expect((await episode.run('1')).error?.code).toBe('episode_cpu_limit');
+  });
+
+  it('returns closed for steps after close, including a step cut short by close', async () => {
+    const episode = await open('x', { ctx: '', limits: { stepCpuMs: 10_000 } });
+    const running = episode.run('while (true) {}');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await episode.close();
+    expect((await running).error?.code).toBe('closed');
+    expect((await episode.run('1')).error?.code).toBe('closed');
+    await episode.close();
+  });
+});
+
+describe('pool', () => {
+  it('rejects misuse with SandboxPoolError', async () => {
+    const episode = await open('x', { ctx: '', id: 'fixed-id' });
+    await expect(open('y', { ctx: '', id: 'fixed-id' })).rejects.toThrow(SandboxPoolError);
+    await expect(open('y', { ctx: '', limits: { memoryMb: 1 } })).rejects.toThrow(/memoryMb/);
+    await expect(pool.openEpisode({ ctx: 5 as never })).rejects.toThrow(/ctx must be a string/);
+    await episode.close();
+  });
+
+  it('keeps warm isolates ready and reports load', async () => {
+    const episodes = await Promise.all([open(), open(), open()]);
+    const during = pool.stats();
+    expect(during.activeEpisodes).toBeGreaterThanOrEqual(3);
+    expect(during.workers.map((w) => w.ready)).toEqual([true, true]);
+    await Promise.all(episodes.map((e) => e.close()));
+    await expect.poll(() => pool.stats().warm).toBe(4);
+  });
+
+  it('restarts a worker that dies and ends only its episodes', async () => {
+    const crashPool = await SandboxPool.start({ workers: 2, warmIsolatesPerWorker: 1 });
+    try {
+      // Least-loaded placement with a tie picks the first worker, so a lands on worker 0 and b on worker 1.
+      const a = await crashPool.openEpisode({ ctx: 'a', limits: { stepCpuMs: 30_000, stepWallMs: 30_000 } });
+      const b = await crashPool.openEpisode({ ctx: 'b' });
+      const [w0, w1] = crashPool.stats().workers;
+      expect([w0.activeEpisodes, w1.activeEpisodes]).toEqual([1, 1]);
+      const running = a.run('while (true) {}');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(w0.pid!, 'SIGKILL');
+      const crashed = await running;
+      expect(crashed.error?.code).toBe('worker_crashed');
+      expect(crashed.error?.message).toMatch(/killed by SIGKILL/);
+      expect((await a.run('1')).error?.code).toBe('worker_crashed');
+      expect((await b.run('print(ctx)')).stdout).toBe('b\n');
+      await expect.poll(() => crashPool.stats().workers.every((w) => w.ready)).toBe(true);
+      expect(crashPool.stats()).toMatchObject({ restarts: 1, totals: { crashedEpisodes: 1 } });
+      const c = await crashPool.openEpisode({ ctx: 'c' });
+      expect((await c.run('print(ctx)')).stdout).toBe('c\n');
+    } finally {
+      await crashPool.close();
+    }
+  });
+
+  it('closes episodes left idle', async () => {
+    const idlePool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1, idleTimeoutMs: 300 });
+    try {
+      const episode = await idlePool.openEpisode({ ctx: 'x' });
+      await expect.poll(() => idlePool.stats().totals.idleReaped, { timeout: 3_000 }).toBe(1);
+      const result = await episode.run('1');
+      expect(result.error).toEqual({
+        code: 'closed',
+        message: expect.stringMatching(/closed after \d+ ms without a step/),
+      });
+      expect(idlePool.stats().activeEpisodes).toBe(0);
+    } finally {
+      await idlePool.close();
+    }
+  });
+
+  it('fails to open once closed', async () => {
+    const closed = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 0 });
+    await closed.close();
+    await expect(closed.openEpisode({ ctx: '' })).rejects.toThrow(/sandbox pool is closed/);
+  });
+});

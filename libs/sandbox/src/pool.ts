@@ -1,0 +1,464 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
+import { SandboxPoolError, type StepError, type StepErrorCode } from './errors';
+import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
+import type { FromWorker, ToWorker } from './protocol';
+import type {
+  LlmHandler,
+  LlmResponse,
+  OpenEpisodeOptions,
+  SandboxEpisode,
+  SandboxPoolOptions,
+  SandboxPoolStats,
+  StepOptions,
+  StepResult,
+} from './types';
+
+const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// Workers run TypeScript from source like everything else, so they load tsx by absolute URL (cwd-independent).
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+type Totals = SandboxPoolStats['totals'];
+type Pending = (msg: FromWorker | null) => void;
+type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
+
+function endedResult(error: StepError): StepResult {
+  return { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs: 0, llmCalls: [], alive: false };
+}
+
+/** One supervised worker process hosting many isolates. Respawned by the pool when it dies. */
+class WorkerProcess {
+  child: ChildProcess | undefined;
+  ready = false;
+  warm = 0;
+  readonly episodes = new Map<string, PooledEpisode>();
+  /** Mirror of the worker's DocCache; reset whenever a new process is spawned. */
+  readonly docs = new DocCache(DOC_CACHE_CAPACITY);
+  private readonly pending = new Map<number, Pending>();
+  /** Consecutive spawns that died before becoming ready; drives the restart backoff. */
+  failedStarts = 0;
+  private nextRid = 1;
+  private readyWaiters: { resolve: () => void; reject: (error: Error) => void; failFast: boolean }[] = [];
+
+  constructor(
+    readonly index: number,
+    private readonly warmIsolates: number,
+    private readonly warmMemoryMb: number,
+    private readonly onMessageFromGuest: (worker: WorkerProcess, msg: Extract<FromWorker, { type: 'llm' }>) => void,
+    private readonly onExit: (worker: WorkerProcess, reason: string) => void,
+  ) {}
+
+  spawn(): void {
+    this.ready = false;
+    this.docs.clear();
+    const child = fork(WORKER_ENTRY, [String(this.warmIsolates), String(this.warmMemoryMb)], {
+      execArgv: ['--no-node-snapshot', '--import', TSX_LOADER],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child = child;
+    child.on('message', (msg: FromWorker) => this.onMessage(msg));
+    child.once('exit', (code, signal) => {
+      if (this.child !== child) return;
+      const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      if (!this.ready) {
+        this.failedStarts++;
+        const error = new SandboxPoolError(`sandbox worker ${this.index} failed to start (${reason})`);
+        this.readyWaiters = this.readyWaiters.filter((w) => (w.failFast ? (w.reject(error), false) : true));
+      } else {
+        this.failedStarts = 0;
+      }
+      this.child = undefined;
+      this.ready = false;
+      this.warm = 0;
+      for (const [rid, resolve] of this.pending) {
+        this.pending.delete(rid);
+        resolve(null);
+      }
+      this.onExit(this, `worker process ${child.pid} ${reason}`);
+    });
+  }
+
+  /** Resolves once the worker is ready; with `failFast`, rejects if the current spawn dies first. */
+  whenReady(failFast = false): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject, failFast }));
+  }
+
+  /** Sends a request; resolves with the reply, or null if the worker died first. */
+  request(msg: Request): Promise<FromWorker | null> {
+    const child = this.child;
+    if (!child || !this.ready) return Promise.resolve(null);
+    const rid = this.nextRid++;
+    return new Promise((resolve) => {
+      this.pending.set(rid, resolve);
+      child.send({ ...msg, rid } as ToWorker);
+    });
+  }
+
+  send(msg: ToWorker): void {
+    this.child?.send(msg);
+  }
+
+  kill(): Promise<void> {
+    const child = this.child;
+    if (!child) return Promise.resolve();
+    this.child = undefined;
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
+  private onMessage(msg: FromWorker): void {
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        this.warm = msg.warm;
+        for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
+        return;
+      case 'warm':
+        this.warm = msg.warm;
+        return;
+      case 'llm':
+        this.onMessageFromGuest(this, msg);
+        return;
+      case 'opened':
+      case 'open_failed':
+        this.warm = msg.warm;
+        break;
+      case 'step':
+      case 'closed':
+        break;
+    }
+    const resolve = this.pending.get(msg.rid);
+    if (!resolve) return;
+    this.pending.delete(msg.rid);
+    resolve(msg);
+  }
+}
+
+/** The host-side handle of an episode whose isolate lives in a worker process. */
+class PooledEpisode implements SandboxEpisode {
+  steps = 0;
+  lastActivity = Date.now();
+  busy = false;
+  private ended: StepError | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    readonly depth: number,
+    readonly limits: Readonly<SandboxLimits>,
+    readonly llm: LlmHandler | undefined,
+    private readonly worker: WorkerProcess,
+    private readonly pool: SandboxPool,
+  ) {}
+
+  get alive(): boolean {
+    return this.ended === null;
+  }
+
+  run(code: string, options: StepOptions = {}): Promise<StepResult> {
+    if (typeof code !== 'string') {
+      return Promise.reject(new SandboxPoolError(`episode ${this.id}: code must be a string`));
+    }
+    const { wallMs } = options;
+    if (wallMs !== undefined && !(typeof wallMs === 'number' && wallMs > 0 && Number.isFinite(wallMs))) {
+      return Promise.reject(new SandboxPoolError(`episode ${this.id}: wallMs must be a positive number`));
+    }
+    const next = this.queue.then(() => this.runNow(code, wallMs));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Ends the episode at once, even mid-step (the running step then returns a `closed` error). */
+  close(): Promise<void> {
+    return this.closeNow({ code: 'closed', message: 'episode was closed' });
+  }
+
+  /** Ends the episode without telling the worker (it died, or the pool is shutting it down). */
+  terminate(error: StepError): void {
+    if (this.ended) return;
+    this.ended = error;
+    this.pool.forget(this, error.code === 'worker_crashed');
+  }
+
+  /** Closes an idle episode from the pool's reaper. */
+  reap(idleMs: number): Promise<void> {
+    return this.closeNow({ code: 'closed', message: `episode was closed after ${idleMs} ms without a step` });
+  }
+
+  private async runNow(code: string, wallMs: number | undefined): Promise<StepResult> {
+    if (this.ended) return endedResult(this.ended);
+    this.busy = true;
+    this.lastActivity = Date.now();
+    try {
+      const reply = await this.worker.request({ type: 'run', episodeId: this.id, code, wallMs });
+      if (!this.ended && reply?.type !== 'step') {
+        // Only reachable when the worker was restarting as the step was sent; its exit already ended us otherwise.
+        this.terminate({ code: 'worker_crashed', message: 'worker process was not running; the REPL state is lost' });
+      }
+      if (this.ended || reply?.type !== 'step') return endedResult(this.ended!);
+      this.steps++;
+      const result = reply.result;
+      this.pool.countStep(result);
+      if (!result.alive) this.terminate(result.error ?? { code: 'closed', message: 'episode has ended' });
+      return result;
+    } finally {
+      this.busy = false;
+      this.lastActivity = Date.now();
+    }
+  }
+
+  private async closeNow(reason: StepError): Promise<void> {
+    if (this.ended?.code === 'worker_crashed') return;
+    this.terminate(reason);
+    await this.worker.request({ type: 'close', episodeId: this.id });
+  }
+}
+
+/**
+ * A supervised pool of worker processes running one isolated-vm isolate per episode.
+ *
+ * Guarantees: an episode's steps run in call order; a guest can affect only its own isolate; a worker that
+ * dies (V8 may abort the process on an out-of-memory) ends only the episodes it hosted, with a
+ * `worker_crashed` error, and is restarted; `llm()` calls are forwarded to the episode's `LlmHandler` on this
+ * (the supervisor's) process. Call `close()` when done: live workers keep the process running.
+ */
+export class SandboxPool {
+  private readonly workers: WorkerProcess[] = [];
+  private readonly episodes = new Map<string, PooledEpisode>();
+  /** Ids of episodes being opened, reserved so two concurrent opens cannot take the same id. */
+  private readonly opening = new Set<string>();
+  private readonly defaults: SandboxLimits;
+  private restarts = 0;
+  private closing = false;
+  private reaper: NodeJS.Timeout | undefined;
+  private readonly totals: Totals = {
+    episodesOpened: 0,
+    ctxCacheHits: 0,
+    steps: 0,
+    timeouts: 0,
+    cpuLimits: 0,
+    memoryLimits: 0,
+    crashedEpisodes: 0,
+    llmCalls: 0,
+    idleReaped: 0,
+  };
+
+  private constructor(
+    private readonly options: Required<Omit<SandboxPoolOptions, 'defaults'>>,
+    defaults: SandboxLimits,
+  ) {
+    this.defaults = defaults;
+  }
+
+  /** Starts the workers and waits until each has its warm isolates. */
+  static async start(options: SandboxPoolOptions = {}): Promise<SandboxPool> {
+    const resolved = {
+      workers: options.workers ?? 2,
+      warmIsolatesPerWorker: options.warmIsolatesPerWorker ?? 4,
+      idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+    };
+    if (!Number.isInteger(resolved.workers) || resolved.workers < 1) {
+      throw new SandboxPoolError(`workers must be a positive integer, got ${resolved.workers}`);
+    }
+    if (!Number.isInteger(resolved.warmIsolatesPerWorker) || resolved.warmIsolatesPerWorker < 0) {
+      throw new SandboxPoolError(
+        `warmIsolatesPerWorker must be an integer >= 0, got ${resolved.warmIsolatesPerWorker}`,
+      );
+    }
+    const pool = new SandboxPool(resolved, resolveLimits(DEFAULT_LIMITS, options.defaults));
+    for (let i = 0; i < resolved.workers; i++) {
+      const worker = new WorkerProcess(
+        i,
+        resolved.warmIsolatesPerWorker,
+        pool.defaults.memoryMb,
+        (w, msg) => void pool.answerLlm(w, msg),
+        (w, reason) => pool.onWorkerExit(w, reason),
+      );
+      pool.workers.push(worker);
+      worker.spawn();
+    }
+    try {
+      await Promise.all(pool.workers.map((w) => w.whenReady(true)));
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+    const sweepEvery = Math.min(30_000, Math.max(250, resolved.idleTimeoutMs / 4));
+    pool.reaper = setInterval(() => pool.reapIdle(), sweepEvery);
+    pool.reaper.unref();
+    return pool;
+  }
+
+  /** The limits an episode gets when it overrides nothing. */
+  get defaultLimits(): Readonly<SandboxLimits> {
+    return this.defaults;
+  }
+
+  /**
+   * Opens an episode on the least-loaded worker, taking a warm isolate and copying `ctx` into it.
+   * Rejects with `SandboxPoolError` on bad options (invalid limits, duplicate id) or a closed pool.
+   */
+  async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
+    if (this.closing) throw new SandboxPoolError('sandbox pool is closed');
+    if (typeof options.ctx !== 'string') throw new SandboxPoolError('ctx must be a string');
+    const limits = resolveLimits(this.defaults, options.limits);
+    const depth = options.depth ?? 0;
+    if (!Number.isInteger(depth) || depth < 0)
+      throw new SandboxPoolError(`depth must be an integer >= 0, got ${depth}`);
+    const id = options.id ?? randomUUID();
+    if (this.episodes.has(id) || this.opening.has(id)) throw new SandboxPoolError(`episode ${id} is already open`);
+    this.opening.add(id);
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const worker = await this.pickWorker();
+        const reply = await worker.request({
+          type: 'open',
+          episodeId: id,
+          ...this.ctxFor(worker, options),
+          depth,
+          limits,
+        });
+        if (reply?.type === 'open_failed') throw new SandboxPoolError(`episode ${id}: ${reply.message}`);
+        if (reply?.type !== 'opened') continue;
+        // Registered only once the worker has it, so a worker dying mid-open just means another attempt.
+        const episode = new PooledEpisode(id, depth, limits, options.llm, worker, this);
+        this.episodes.set(id, episode);
+        worker.episodes.set(id, episode);
+        this.totals.episodesOpened++;
+        return episode;
+      }
+      throw new SandboxPoolError(`episode ${id}: worker died twice while opening the episode`);
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  stats(): SandboxPoolStats {
+    return {
+      workers: this.workers.map((w) => ({
+        index: w.index,
+        pid: w.child?.pid,
+        activeEpisodes: w.episodes.size,
+        warmIsolates: w.warm,
+        ready: w.ready,
+      })),
+      restarts: this.restarts,
+      activeEpisodes: this.episodes.size,
+      warm: this.workers.reduce((sum, w) => sum + w.warm, 0),
+      totals: { ...this.totals },
+    };
+  }
+
+  /** Closes every episode and stops the workers. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.reaper);
+    for (const episode of [...this.episodes.values()])
+      episode.terminate({ code: 'closed', message: 'sandbox pool was closed' });
+    await Promise.all(this.workers.map((w) => w.kill()));
+  }
+
+  /** @internal Called by an episode when it stops being live. */
+  forget(episode: PooledEpisode, crashed: boolean): void {
+    this.episodes.delete(episode.id);
+    for (const worker of this.workers) worker.episodes.delete(episode.id);
+    if (crashed) this.totals.crashedEpisodes++;
+  }
+
+  /** @internal Updates the cumulative counters from a finished step. */
+  countStep(result: StepResult): void {
+    this.totals.steps++;
+    this.totals.llmCalls += result.llmCalls.filter((call) => call.error === undefined).length;
+    const code: StepErrorCode | undefined = result.error?.code;
+    if (code === 'timeout') this.totals.timeouts++;
+    else if (code === 'cpu_limit' || code === 'episode_cpu_limit') this.totals.cpuLimits++;
+    else if (code === 'memory_limit') this.totals.memoryLimits++;
+  }
+
+  /** Sends only the key when the worker already holds this exact document under it. */
+  private ctxFor(worker: WorkerProcess, { ctx, ctxKey }: OpenEpisodeOptions): { ctx?: string; ctxKey?: string } {
+    if (ctxKey === undefined) return { ctx };
+    if (worker.docs.get(ctxKey) === ctx) {
+      this.totals.ctxCacheHits++;
+      return { ctxKey };
+    }
+    worker.docs.set(ctxKey, ctx);
+    return { ctx, ctxKey };
+  }
+
+  private async pickWorker(): Promise<WorkerProcess> {
+    const ready = this.workers.filter((w) => w.ready);
+    if (ready.length === 0) {
+      await Promise.race(this.workers.map((w) => w.whenReady()));
+      return this.pickWorker();
+    }
+    return ready.reduce((best, w) => (w.episodes.size < best.episodes.size ? w : best));
+  }
+
+  private onWorkerExit(worker: WorkerProcess, reason: string): void {
+    for (const episode of [...worker.episodes.values()]) {
+      episode.terminate({ code: 'worker_crashed', message: `${reason}; the REPL state of this episode is lost` });
+    }
+    worker.episodes.clear();
+    if (this.closing) return;
+    this.restarts++;
+    // A worker that keeps dying before it is ready (broken install, no memory) must not spin the CPU.
+    const delay = worker.failedStarts === 0 ? 0 : Math.min(10_000, 100 * 2 ** (worker.failedStarts - 1));
+    setTimeout(() => {
+      if (!this.closing) worker.spawn();
+    }, delay).unref();
+  }
+
+  private async answerLlm(worker: WorkerProcess, msg: Extract<FromWorker, { type: 'llm' }>): Promise<void> {
+    const episode = this.episodes.get(msg.request.episodeId);
+    const reply = (body: { ok: true; response: LlmResponse } | { ok: false; message: string }) =>
+      worker.send({ type: 'llm_reply', callId: msg.callId, ...body });
+    if (!episode) return reply({ ok: false, message: 'episode is no longer open' });
+    if (!episode.llm) return reply({ ok: false, message: 'llm() is not available in this environment' });
+    try {
+      const response = await withTimeout(episode.llm(msg.request), episode.limits.subcallTimeoutMs);
+      reply({ ok: true, response: checkResponse(response) });
+    } catch (error) {
+      reply({ ok: false, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private reapIdle(): void {
+    const now = Date.now();
+    for (const episode of [...this.episodes.values()]) {
+      if (episode.busy || now - episode.lastActivity < this.options.idleTimeoutMs) continue;
+      this.totals.idleReaped++;
+      void episode.reap(now - episode.lastActivity);
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`llm() sub-call timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A handler is host code we do not control; its answer crosses into the guest, so check its shape. */
+function checkResponse(response: LlmResponse): LlmResponse {
+  const tokens = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  if (
+    !response ||
+    typeof response.text !== 'string' ||
+    !tokens(response.promptTokens) ||
+    !tokens(response.completionTokens)
+  ) {
+    throw new Error('llm() handler returned a malformed response');
+  }
+  return { text: response.text, promptTokens: response.promptTokens, completionTokens: response.completionTokens };
+}

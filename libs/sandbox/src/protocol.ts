@@ -1,0 +1,28 @@
+import type { SandboxLimits } from './limits';
+import type { LlmRequest, LlmResponse, StepResult } from './types';
+
+/** Messages between the pool (supervisor) and one worker process, over IPC with `serialization: 'advanced'`. */
+export type ToWorker =
+  | {
+      type: 'open';
+      rid: number;
+      episodeId: string;
+      /** Absent when `ctxKey` names a document the worker already holds (see DocCache). */
+      ctx?: string;
+      ctxKey?: string;
+      depth: number;
+      limits: SandboxLimits;
+    }
+  | { type: 'run'; rid: number; episodeId: string; code: string; wallMs?: number }
+  | { type: 'close'; rid: number; episodeId: string }
+  | { type: 'llm_reply'; callId: number; ok: true; response: LlmResponse }
+  | { type: 'llm_reply'; callId: number; ok: false; message: string };
+
+export type FromWorker =
+  | { type: 'ready'; warm: number }
+  | { type: 'warm'; warm: number }
+  | { type: 'opened'; rid: number; warm: number }
+  | { type: 'open_failed'; rid: number; message: string; warm: number }
+  | { type: 'step'; rid: number; result: StepResult }
+  | { type: 'closed'; rid: number }
+  | { type: 'llm'; callId: number; request: LlmRequest };

@@ -1,0 +1,142 @@
+import type { StepError } from './errors';
+import type { SandboxLimits } from './limits';
+
+/** One `llm(prompt, chunk?)` call made by guest code, as the pluggable handler on the host receives it. */
+export interface LlmRequest {
+  prompt: string;
+  /** The slice of the document the guest passed, if any. */
+  chunk?: string;
+  /** Depth of this sub-call: the calling episode's depth + 1. */
+  depth: number;
+  /** Episode that made the call. */
+  episodeId: string;
+  /** Sub-call tokens the episode has left; a handler should cap its generation to this. */
+  tokenBudget: number;
+}
+
+export interface LlmResponse {
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Answers guest `llm()` calls. At depth `d < maxDepth` a handler may open a child episode with
+ * `depth: d` over the chunk (recursion); at `d === maxDepth` it should return a plain completion.
+ * A rejection becomes an `Error` thrown inside the guest (the model sees its message), never a host crash.
+ */
+export type LlmHandler = (req: LlmRequest) => Promise<LlmResponse>;
+
+/** One executed or refused `llm()` call, in call order; a node of the episode's recursion tree. */
+export interface LlmCallRecord {
+  depth: number;
+  promptChars: number;
+  chunkChars: number;
+  promptTokens: number;
+  completionTokens: number;
+  wallMs: number;
+  /** Why the call was refused or failed; absent when it returned text. */
+  error?: string;
+}
+
+export interface StepResult {
+  /** Captured `print`/`console.log` output, ending with a truncation marker when chars were cut. */
+  stdout: string;
+  /** Output characters cut beyond `maxOutputChars`. */
+  truncatedChars: number;
+  error: StepError | null;
+  /** Names of the globals the guest has defined so far (the first 100, in definition order, each cut to 80 chars). */
+  variables: string[];
+  /** CPU time of the step inside the isolate, in ms. */
+  cpuMs: number;
+  /** Wall time of the step as seen by the worker, in ms (including `llm()` waits). */
+  wallMs: number;
+  /** `llm()` calls made during this step. */
+  llmCalls: LlmCallRecord[];
+  /** False once the episode can take no further step (limit breach, crash, close). */
+  alive: boolean;
+}
+
+export interface OpenEpisodeOptions {
+  /** The document, bound to the guest global `ctx` (copied into the isolate once). */
+  ctx: string;
+  /**
+   * A stable name of this exact document (e.g. the task id). Workers keep recently used documents under their
+   * key, so opening another episode over the same document skips sending it to the worker again. The document
+   * itself is still compared on every open, so a key reused for different text is only slower, never wrong.
+   */
+  ctxKey?: string;
+  /** Caller-chosen id (e.g. the OpenEnv episode_id); a random UUID otherwise. Must be unique among open episodes. */
+  id?: string;
+  /** Recursion depth of this episode: 0 for a root episode, d for the child opened by a depth-d sub-call. */
+  depth?: number;
+  /** Overrides of the pool's default limits. */
+  limits?: Partial<SandboxLimits>;
+  /** Handler of guest `llm()` calls; without one every `llm()` call throws "llm() is not available". */
+  llm?: LlmHandler;
+}
+
+export interface SandboxPoolOptions {
+  /** Worker processes (each hosts many isolates). Default: 2. */
+  workers?: number;
+  /** Pre-created isolates kept ready per worker so `openEpisode` skips isolate start-up. Default: 4. */
+  warmIsolatesPerWorker?: number;
+  /** Episodes with no `run()` for this long are closed and their isolates disposed. Default: 10 min. */
+  idleTimeoutMs?: number;
+  /** Default limits of every episode (merged onto `DEFAULT_LIMITS`). */
+  defaults?: Partial<SandboxLimits>;
+}
+
+export interface WorkerStats {
+  index: number;
+  pid: number | undefined;
+  activeEpisodes: number;
+  warmIsolates: number;
+  ready: boolean;
+}
+
+export interface SandboxPoolStats {
+  workers: WorkerStats[];
+  /** Worker processes restarted after dying (OOM abort, kill). */
+  restarts: number;
+  activeEpisodes: number;
+  /** Warm isolates ready across all workers. */
+  warm: number;
+  /** Cumulative counters since start, for metrics. */
+  totals: {
+    episodesOpened: number;
+    /** Opens that found their `ctxKey` document already in the worker. */
+    ctxCacheHits: number;
+    steps: number;
+    timeouts: number;
+    cpuLimits: number;
+    memoryLimits: number;
+    /** Episodes ended by their worker's death. */
+    crashedEpisodes: number;
+    llmCalls: number;
+    idleReaped: number;
+  };
+}
+
+export interface StepOptions {
+  /** Lowers this step's wall-time limit, in ms (e.g. OpenEnv's `timeout_s`); never raises it above `stepWallMs`. */
+  wallMs?: number;
+}
+
+/** A live REPL episode. Steps run one at a time in call order. */
+export interface SandboxEpisode {
+  readonly id: string;
+  readonly depth: number;
+  readonly limits: Readonly<SandboxLimits>;
+  /** Whether the episode still accepts steps. */
+  readonly alive: boolean;
+  /** Steps run so far. */
+  readonly steps: number;
+  /**
+   * Runs one cell of guest code. Never rejects for anything the guest does; see `StepResult.error`.
+   * Rejects with `SandboxPoolError` only for bad arguments.
+   */
+  run(code: string, options?: StepOptions): Promise<StepResult>;
+  /** Disposes the isolate. Idempotent. */
+  close(): Promise<void>;
+}
