@@ -1,3 +1,4 @@
 export * from './task';
 export * from './trajectory';
 export * from './reward';
+export * from './grpo';
