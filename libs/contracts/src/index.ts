@@ -1,4 +1,5 @@
 export * from './task';
+export * from './env';
 export * from './trajectory';
 export * from './reward';
 export * from './grpo';

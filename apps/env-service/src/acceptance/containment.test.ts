@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, post, startHarness, WsClient, type Harness } from '../test-support/harness';
+
+/**
+ * Containment at the service level: a runaway or memory-hungry step ends only its own episode; the service stays
+ * healthy and a parallel session keeps working. (The full containment matrix is tested in libs/sandbox.)
+ */
+
+const TASK = {
+  context: 'The locker number is 318. '.repeat(50),
+  question: 'What is the locker number?',
+  answer: '318',
+};
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({
+    STEP_CPU_MS: '1000',
+    STEP_TIMEOUT_MS: '2000',
+    SANDBOX_MEMORY_MB: '32',
+    SANDBOX_WORKERS: '2',
+  });
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+async function reset(): Promise<string> {
+  const res = await post(h.baseUrl, '/reset', TASK);
+  expect(res.status).toBe(200);
+  return res.body.observation.episode_id;
+}
+
+/** A parallel WebSocket session that must keep answering while another episode misbehaves. */
+async function parallelSessionWorks(ws: WsClient, n: number) {
+  const reply = await ws.request({ type: 'step', data: { action: { code: `print(ctx.indexOf("318") + ${n})` } } });
+  expect(reply.type).toBe('observation');
+  expect(reply.data.observation.error).toBeNull();
+  expect(Number(reply.data.observation.stdout.trim())).toBe(TASK.context.indexOf('318') + n);
+}
+
+describe('service-level containment', () => {
+  it.each([
+    ['while(true){}', 'while (true) {}', ['cpu_limit', 'timeout']],
+    [
+      'a memory bomb',
+      'const a = []; while (true) a.push(new Array(1e6).fill(1.5));',
+      ['memory_limit', 'worker_crashed'],
+    ],
+  ])('%s ends only its own episode; health and a parallel session are unaffected', async (_name, code, codes) => {
+    const ws = await WsClient.connect(h.wsUrl);
+    await ws.request({ type: 'reset', data: TASK });
+    const id = await reset();
+    const [bad] = await Promise.all([
+      post(h.baseUrl, '/step', { episode_id: id, action: { code } }),
+      parallelSessionWorks(ws, 1),
+    ]);
+    expect(bad.status).toBe(200);
+    expect(codes).toContain(bad.body.observation.error.code);
+    expect(bad.body.done).toBe(true);
+    expect(bad.body.observation.correct).toBe(false);
+    expect(bad.body.reward).toBeLessThanOrEqual(0.25);
+    expect((await get(h.baseUrl, '/health')).body).toEqual({ status: 'healthy' });
+    await parallelSessionWorks(ws, 2);
+    const fresh = await reset();
+    const ok = await post(h.baseUrl, '/step', { episode_id: fresh, action: { code: 'print(2 + 2)' } });
+    expect(ok.body.observation.stdout.trim()).toBe('4');
+    await ws.close();
+  });
+
+  it('a request timeout_s below the service limit stops the step and ends the episode', async () => {
+    const id = await reset();
+    const started = Date.now();
+    const res = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'while (true) {}' }, timeout_s: 0.1 });
+    expect(res.body.observation.error.code).toMatch(/timeout|cpu_limit/);
+    expect(res.body.done).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('an output flood is truncated with a marker and counted; the episode goes on', async () => {
+    const id = await reset();
+    const res = await post(h.baseUrl, '/step', {
+      episode_id: id,
+      action: { code: 'for (let i = 0; i < 1e5; i++) print("flood " + i);' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.observation.truncated_chars).toBeGreaterThan(100_000);
+    expect(res.body.observation.stdout.length).toBeLessThan(4_200);
+    expect(res.body.observation.stdout).toContain(String(res.body.observation.truncated_chars));
+    expect(res.body.done).toBe(false);
+  });
+
+  it('exports the step histogram, sessions, timeouts, restarts and llm() calls on /metrics', async () => {
+    const res = await fetch(`${h.baseUrl}/metrics`);
+    const text = await res.text();
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    for (const name of [
+      'env_step_seconds_bucket',
+      'env_active_sessions',
+      'env_sandbox_timeouts_total',
+      'env_sandbox_worker_restarts_total',
+      'env_llm_calls_total',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(text).toMatch(/env_sandbox_timeouts_total\{service="env-service"\} [1-9]/);
+  });
+});
+
+describe('capacity and idle reaping', () => {
+  let small: Harness;
+
+  beforeAll(async () => {
+    small = await startHarness({ MAX_CONCURRENT_ENVS: '2', IDLE_TIMEOUT_S: '1', MAX_STEPS: '2' });
+  });
+
+  afterAll(async () => {
+    await small.close();
+  });
+
+  it('refuses a reset beyond MAX_CONCURRENT_ENVS on every transport, and frees the slot on close', async () => {
+    const a = await post(small.baseUrl, '/reset', TASK);
+    const ws = await WsClient.connect(small.wsUrl);
+    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
+
+    const refused = await post(small.baseUrl, '/reset', TASK);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('CAPACITY_REACHED');
+    const ws2 = await WsClient.connect(small.wsUrl);
+    expect((await ws2.request({ type: 'reset', data: TASK })).data.code).toBe('CAPACITY_REACHED');
+
+    await ws.close();
+    await expect.poll(async () => (await ws2.request({ type: 'reset', data: TASK })).type).toBe('observation');
+    await post(small.baseUrl, '/close', { episode_id: a.body.observation.episode_id });
+    await ws2.close();
+  });
+
+  it('ends an episode without an answer at MAX_STEPS, scored as unanswered', async () => {
+    const id = (await post(small.baseUrl, '/reset', TASK)).body.observation.episode_id;
+    const first = await post(small.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
+    expect(first.body).toMatchObject({ done: false, observation: { step: 1, max_steps: 2 } });
+    const last = await post(small.baseUrl, '/step', { episode_id: id, action: { code: 'print(2)' } });
+    expect(last.body).toMatchObject({ done: true, observation: { step: 2, correct: false, stdout: '2\n' } });
+    expect(last.body.reward).toBeLessThanOrEqual(0.25);
+    expect((await post(small.baseUrl, '/step', { episode_id: id, action: { answer: '318' } })).status).toBe(409);
+    await post(small.baseUrl, '/close', { episode_id: id });
+  });
+
+  it('closes an episode left idle past IDLE_TIMEOUT_S', async () => {
+    const id = (await post(small.baseUrl, '/reset', TASK)).body.observation.episode_id;
+    expect((await get(small.baseUrl, `/state?episode_id=${id}`)).status).toBe(200);
+    await expect
+      .poll(async () => (await get(small.baseUrl, `/state?episode_id=${id}`)).status, { timeout: 5_000, interval: 200 })
+      .toBe(404);
+  });
+});

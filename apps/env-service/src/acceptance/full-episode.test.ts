@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EnvGrpcClient,
+  get,
+  longDocument,
+  post,
+  startHarness,
+  WsClient,
+  type Harness,
+  type Json,
+} from '../test-support/harness';
+
+/** A full episode over a 200K-token context through each transport: reset, search, read, llm(), answer, reward. */
+
+const NEEDLE = 'Note for the record: the color of the mirror is teal.';
+const CONTEXT = longDocument(200_000, NEEDLE, 0.73);
+const TASK = { context: CONTEXT, question: 'What color is the mirror?', answer: 'teal' };
+const SEARCH =
+  'const m = ctx.match(/color of the mirror is (\\w+)/); print(m ? m[1] : "none"); const hits = m ? 1 : 0;';
+const SUBCALL = 'const said = llm("Summarise this", ctx.slice(0, 200)); print(said);';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+function expectFirstObservation(reply: Json) {
+  expect(reply.done).toBe(false);
+  expect(reply.reward).toBeNull();
+  expect(reply.observation.context_tokens).toBeGreaterThanOrEqual(200_000);
+  expect(reply.observation.context_chars).toBe(CONTEXT.length);
+  expect(reply.observation.question).toBe(TASK.question);
+  expect(reply.observation.step).toBe(0);
+}
+
+function expectSearchFound(reply: Json) {
+  expect(reply.done).toBe(false);
+  expect(reply.observation.error).toBeNull();
+  expect(reply.observation.stdout.trim()).toBe('teal');
+  expect(reply.observation.variables).toEqual(expect.arrayContaining(['m', 'hits']));
+  expect(reply.observation.step).toBe(1);
+}
+
+function expectCorrectFinish(reply: Json) {
+  expect(reply.done).toBe(true);
+  expect(reply.observation.correct).toBe(true);
+  // Reward v3: correctness 0.7 alone already puts a correct answer above the wrong-answer cap of 0.25.
+  expect(reply.reward).toBeGreaterThan(0.7);
+  expect(reply.observation.reward).toBe(reply.reward);
+}
+
+describe('full episode over a 200K-token context', () => {
+  it('HTTP: reset, search, llm(), state, answer, then stepping a done episode is 409', async () => {
+    const reset = await post(h.baseUrl, '/reset', TASK);
+    expect(reset.status).toBe(200);
+    expectFirstObservation(reset.body);
+    const id = reset.body.observation.episode_id;
+
+    const search = await post(h.baseUrl, '/step', { episode_id: id, action: { code: SEARCH } });
+    expect(search.status).toBe(200);
+    expectSearchFound(search.body);
+
+    const before = h.inference.requests.length;
+    const sub = await post(h.baseUrl, '/step', { episode_id: id, action: { code: SUBCALL } });
+    expect(sub.body.observation.error).toBeNull();
+    expect(sub.body.observation.stdout.trim()).toBe('sub-answer at depth 1');
+    expect(sub.body.observation.llm_calls).toBe(1);
+    expect(h.inference.requests.length).toBe(before + 1);
+    const request = h.inference.requests.at(-1)!;
+    expect(request).toMatchObject({ episode_id: id, depth: 1 });
+    expect(request.prompt).toContain('Summarise this');
+    expect(request.prompt).toContain(CONTEXT.slice(0, 200));
+
+    const state = await get(h.baseUrl, `/state?episode_id=${id}`);
+    expect(state.body).toMatchObject({ episode_id: id, step_count: 2, done: false, task_id: 'inline', llm_calls: 1 });
+
+    const answer = await post(h.baseUrl, '/step', { episode_id: id, action: { answer: 'Teal' } });
+    expectCorrectFinish(answer.body);
+
+    const after = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
+    expect(after.status).toBe(409);
+    expect(after.body.code).toBe('EPISODE_DONE');
+  });
+
+  it('WebSocket: reset, search, state, a wrong answer scores at most the cap', async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    const reset = await ws.request({ type: 'reset', data: TASK });
+    expect(reset.type).toBe('observation');
+    expectFirstObservation(reset.data);
+
+    const search = await ws.request({ type: 'step', data: { action: { code: SEARCH } } });
+    expect(search.type).toBe('observation');
+    expectSearchFound(search.data);
+
+    const state = await ws.request({ type: 'state' });
+    expect(state).toMatchObject({ type: 'state', data: { step_count: 1, done: false } });
+
+    const wrong = await ws.request({ type: 'step', data: { action: { answer: 'crimson' } } });
+    expect(wrong.data.done).toBe(true);
+    expect(wrong.data.observation.correct).toBe(false);
+    expect(wrong.data.reward).toBeLessThanOrEqual(0.25);
+    await ws.close();
+  });
+
+  it('WebSocket: a second reset on the same connection starts a fresh episode', async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    const first = await ws.request({ type: 'reset', data: TASK });
+    await ws.request({ type: 'step', data: { action: { code: 'var kept = 1;' } } });
+    const second = await ws.request({ type: 'reset', data: TASK });
+    expect(second.data.observation.episode_id).not.toBe(first.data.observation.episode_id);
+    const probe = await ws.request({ type: 'step', data: { action: { code: 'print(typeof kept)' } } });
+    expect(probe.data.observation.stdout.trim()).toBe('undefined');
+    const answer = await ws.request({ type: 'step', data: { action: { answer: 'teal' } } });
+    expectCorrectFinish(answer.data);
+    await ws.close();
+  });
+
+  it('MCP: initialize, tools/list, session create, run_code, submit_answer, session close', async () => {
+    const rpc = async (method: string, params?: unknown, id: number | string = 1) =>
+      (await post(h.baseUrl, '/mcp', { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })).body;
+
+    const init = await rpc('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '0' },
+    });
+    expect(init.result.serverInfo.name).toBe('fathom-env');
+    expect(init.result.capabilities.tools).toBeDefined();
+    const notified = await post(h.baseUrl, '/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+
+    const tools = await rpc('tools/list');
+    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual(['run_code', 'submit_answer']);
+
+    const created = await rpc('openenv/session/create', TASK);
+    const sessionId = created.result.session_id;
+    expectFirstObservation(created.result);
+
+    const search = await rpc('tools/call', { name: 'run_code', arguments: { code: SEARCH }, session_id: sessionId });
+    expect(search.result.isError).toBe(false);
+    expectSearchFound(search.result.structuredContent);
+    expect(JSON.parse(search.result.content[0].text).observation.stdout.trim()).toBe('teal');
+
+    // Plain MCP clients can only pass arguments, so the session id is accepted there too.
+    const answer = await rpc('tools/call', {
+      name: 'submit_answer',
+      arguments: { answer: 'teal', session_id: sessionId },
+    });
+    expectCorrectFinish(answer.result.structuredContent);
+
+    const closed = await rpc('openenv/session/close', { session_id: sessionId });
+    expect(closed.result).toEqual({ session_id: sessionId, closed: true });
+    const gone = await rpc('tools/call', { name: 'run_code', arguments: { code: '1' }, session_id: sessionId });
+    expect(gone.error.data.code).toBe('EPISODE_NOT_FOUND');
+  });
+
+  it('gRPC: Reset, Step (search), State, Step (answer), Close', async () => {
+    const client = new EnvGrpcClient(h.grpcAddress);
+    try {
+      const reset = await client.call('Reset', TASK);
+      expect(reset.done).toBe(false);
+      expect(reset.reward).toBeUndefined();
+      expect(reset.observation.context_tokens).toBeGreaterThanOrEqual(200_000);
+      const id = reset.observation.episode_id;
+
+      const search = await client.call('Step', { episode_id: id, code: SEARCH });
+      expect(search.observation.error).toBeUndefined();
+      expect(search.observation.stdout.trim()).toBe('teal');
+      expect(search.observation.variables).toEqual(expect.arrayContaining(['m', 'hits']));
+
+      const state = await client.call('State', { episode_id: id });
+      expect(state).toMatchObject({ episode_id: id, step_count: 1, done: false });
+
+      const answer = await client.call('Step', { episode_id: id, answer: 'teal' });
+      expect(answer.done).toBe(true);
+      expect(answer.observation.correct).toBe(true);
+      expect(answer.reward).toBeGreaterThan(0.7);
+
+      expect(await client.call('Close', { episode_id: id })).toEqual({ episode_id: id, closed: true });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('describes itself: /, /health, /metadata, /schema, /openapi.json', async () => {
+    const home = await get(h.baseUrl, '/');
+    expect(home.contentType).toContain('text/html');
+    for (const link of ['/health', '/metadata', '/schema', '/openapi.json', '/metrics', '/ws', '/mcp'])
+      expect(home.body).toContain(link);
+    expect((await get(h.baseUrl, '/health')).body).toEqual({ status: 'healthy' });
+    expect((await get(h.baseUrl, '/metadata')).body).toMatchObject({
+      name: 'fathom-rlm',
+      version: '0.1.0',
+      max_concurrent_envs: 64,
+    });
+    const schema = (await get(h.baseUrl, '/schema')).body;
+    expect(Object.keys(schema.action.properties)).toEqual(['code', 'answer']);
+    expect(schema.observation.required).toEqual(
+      expect.arrayContaining(['stdout', 'truncated_chars', 'variables', 'done']),
+    );
+    expect(schema.state.required).toEqual(expect.arrayContaining(['episode_id', 'step_count']));
+    const openapi = (await get(h.baseUrl, '/openapi.json')).body;
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/reset', '/step', '/state', '/mcp']));
+    expect(openapi.components.schemas.StepRequest.required).toEqual(['episode_id', 'action']);
+  });
+});

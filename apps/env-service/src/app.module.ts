@@ -1,0 +1,43 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { Logger } from '@fathom/observability';
+import type { EnvServiceConfig } from './config';
+import type { EpisodeService } from './episode/episode.service';
+import { GRPC_PORT_REF, type GrpcPortRef } from './grpc/grpc-port';
+import { EnvGrpcServer } from './grpc/env.grpc';
+import { EnvController } from './http/env.controller';
+import { HttpErrorFilter } from './http/http-error.filter';
+import { McpController } from './mcp/mcp.controller';
+import type { EnvMetrics } from './metrics';
+import { CONFIG, EPISODES, LOGGER, METRICS } from './tokens';
+import { WsGateway } from './ws/ws.gateway';
+
+/** Instances built before Nest starts (they need async start-up: the sandbox pool, the dataset). */
+export interface EnvRuntime {
+  config: EnvServiceConfig;
+  logger: Logger;
+  metrics: EnvMetrics;
+  episodes: EpisodeService;
+  grpcPort: GrpcPortRef;
+}
+
+/** The env-service's Nest module: HTTP and MCP controllers, the WebSocket gateway and the gRPC server. */
+@Module({})
+export class EnvServiceModule {
+  static create(runtime: EnvRuntime): DynamicModule {
+    return {
+      module: EnvServiceModule,
+      controllers: [EnvController, McpController],
+      providers: [
+        { provide: CONFIG, useValue: runtime.config },
+        { provide: LOGGER, useValue: runtime.logger },
+        { provide: METRICS, useValue: runtime.metrics },
+        { provide: EPISODES, useValue: runtime.episodes },
+        { provide: GRPC_PORT_REF, useValue: runtime.grpcPort },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        WsGateway,
+        EnvGrpcServer,
+      ],
+    };
+  }
+}

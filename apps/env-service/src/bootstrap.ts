@@ -1,0 +1,128 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createLogger, type Logger } from '@fathom/observability';
+import { SandboxPool } from '@fathom/sandbox';
+import type { NextFunction, Request, Response } from 'express';
+import type { AddressInfo } from 'node:net';
+import { EnvServiceModule } from './app.module';
+import type { EnvServiceConfig } from './config';
+import { AnswerScorer } from './episode/answer.scorer';
+import { EpisodeService, type ReplPool } from './episode/episode.service';
+import { TaskStore } from './episode/task.store';
+import { EnvError, JSONRPC } from './errors';
+import { sendEnvError } from './http/http-error.filter';
+import { GrpcInferenceClient } from './inference/inference.client';
+import { EnvMetrics } from './metrics';
+import { NestJsonLogger } from './nest-logger';
+
+/** A running env-service. */
+export interface RunningEnvService {
+  app: NestExpressApplication;
+  episodes: EpisodeService;
+  metrics: EnvMetrics;
+  /** Bound ports (useful when the config asked for port 0). */
+  httpPort: number;
+  grpcPort: number;
+  /** Stops accepting requests, closes every episode, the sandbox pool and the inference client. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where log lines go (default stdout). */
+  logWrite?: (line: string) => void;
+}
+
+/**
+ * Starts the env-service from a validated config: the sandbox pool, the dataset, the inference client, then the
+ * Nest app (HTTP + WebSocket on HTTP_PORT, gRPC on GRPC_PORT).
+ */
+export async function startEnvService(
+  config: EnvServiceConfig,
+  options: StartOptions = {},
+): Promise<RunningEnvService> {
+  const logger = createLogger({ service: 'env-service', level: config.LOG_LEVEL, write: options.logWrite });
+  const metrics = new EnvMetrics();
+  const tasks = await TaskStore.load(config.DATASET_PATH);
+  const pool: ReplPool = await SandboxPool.start({
+    workers: config.SANDBOX_WORKERS,
+    // The service reaps idle episodes itself; the pool's reaper is only a backstop, so it waits longer.
+    idleTimeoutMs: config.IDLE_TIMEOUT_S * 2000,
+    defaults: {
+      memoryMb: config.SANDBOX_MEMORY_MB,
+      stepCpuMs: config.STEP_CPU_MS,
+      stepWallMs: config.STEP_TIMEOUT_MS,
+      episodeCpuMs: config.EPISODE_CPU_MS,
+      maxSteps: config.MAX_STEPS,
+      maxOutputChars: config.OUTPUT_CHARS,
+      maxLlmCalls: config.MAX_LLM_CALLS,
+      maxDepth: config.MAX_DEPTH,
+      subcallTimeoutMs: config.INFERENCE_TIMEOUT_MS,
+    },
+  });
+  metrics.observePool(() => pool.stats());
+  const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS);
+  const episodes = new EpisodeService({ config, pool, tasks, inference, scorer: new AnswerScorer(), metrics, logger });
+  const grpcPort = { port: 0 };
+
+  const app = await NestFactory.create<NestExpressApplication>(
+    EnvServiceModule.create({ config, logger, metrics, episodes, grpcPort }),
+    { bodyParser: false, logger: new NestJsonLogger(logger) },
+  );
+  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
+  app.use(bodyParserErrors(metrics, logger));
+  try {
+    await app.listen(config.HTTP_PORT, config.HOST);
+  } catch (error) {
+    episodes.shutdown();
+    await Promise.allSettled([app.close(), pool.close()]);
+    inference.close();
+    throw error;
+  }
+  const httpPort = (app.getHttpServer().address() as AddressInfo).port;
+  logger.info('env-service listening', { http_port: httpPort, grpc_port: grpcPort.port, tasks: tasks.size });
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    episodes,
+    metrics,
+    httpPort,
+    grpcPort: grpcPort.port,
+    close: () =>
+      (closed ??= (async () => {
+        await app.close();
+        episodes.shutdown();
+        await pool.close();
+        inference.close();
+      })()),
+  };
+}
+
+/** body-parser failures (bad JSON, too large) as taxonomy errors; on /mcp as JSON-RPC errors. */
+function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
+  return (
+    err: { type?: string; message?: string; limit?: number },
+    req: Request,
+    res: Response,
+    next: NextFunction,
+  ) => {
+    if (!err) return next();
+    const error =
+      err.type === 'entity.too.large'
+        ? new EnvError('PAYLOAD_TOO_LARGE', `request body is over the limit of ${err.limit} bytes`)
+        : err.type === 'entity.parse.failed'
+          ? new EnvError('INVALID_JSON', `request body is not valid JSON: ${err.message}`)
+          : new EnvError('VALIDATION_ERROR', `request body could not be read: ${err.message}`);
+    logger.debug('request body rejected', { path: req.path, code: error.code });
+    if (req.path === '/mcp') {
+      metrics.errors.inc({ code: error.code });
+      const code = error.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
+      res
+        .status(error.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400)
+        .json({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
+      return;
+    }
+    sendEnvError(res, error, metrics);
+  };
+}

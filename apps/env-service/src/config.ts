@@ -1,0 +1,75 @@
+import { LOG_LEVELS } from '@fathom/observability';
+import { z } from 'zod';
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+/**
+ * The env-service's configuration, read once at boot from environment variables. Defaults work on one machine,
+ * except INFERENCE_ADDRESS, which is required: llm() sub-calls always reach a real Inference endpoint, so there is
+ * no default that could silently answer them with something else.
+ */
+export const EnvServiceConfigSchema = z.object({
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** HTTP + WebSocket port; 0 picks a free one. */
+  HTTP_PORT: int(0).max(65535).default(8000),
+  /** gRPC Env port; 0 picks a free one. */
+  GRPC_PORT: int(0).max(65535).default(50051),
+  /** host:port of the Inference gRPC service that answers llm() sub-calls. */
+  INFERENCE_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port'),
+  /** Deadline of one Inference.Generate call. */
+  INFERENCE_TIMEOUT_MS: int(1).default(60_000),
+  /** Tokens a sub-call may generate, and its sampling temperature. */
+  LLM_MAX_TOKENS: int(1).default(256),
+  LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
+  /** A JSONL dataset file, or a folder of them (libs/tasks format). Without it only inline tasks can be reset. */
+  DATASET_PATH: z.string().min(1).optional(),
+  /** Largest accepted request (HTTP body, WebSocket message, gRPC message). 4 MiB holds a 200K-token context. */
+  MAX_BODY_BYTES: int(1024).default(4 * 1024 * 1024),
+  /** Episodes open at once, over all transports. */
+  MAX_CONCURRENT_ENVS: int(1).default(64),
+  /** An episode untouched this long is closed and its sandbox freed. */
+  IDLE_TIMEOUT_S: int(1).default(300),
+  /** Steps per episode (code and answer); the step that reaches it ends the episode. */
+  MAX_STEPS: int(1).default(16),
+  /** Per-step wall-clock limit; a request's timeout_s can only lower it. */
+  STEP_TIMEOUT_MS: int(1).default(5_000),
+  /** Per-step CPU limit. */
+  STEP_CPU_MS: int(1).default(2_000),
+  /** CPU budget of a whole episode (all its steps). */
+  EPISODE_CPU_MS: int(1).default(20_000),
+  /** Isolate heap limit per episode. */
+  SANDBOX_MEMORY_MB: int(8).default(128),
+  /** Sandbox worker processes. */
+  SANDBOX_WORKERS: int(1).default(2),
+  /** stdout characters shown per step before truncation. */
+  OUTPUT_CHARS: int(100).default(4_000),
+  /** llm() calls per episode and recursion depth of sub-calls. */
+  MAX_LLM_CALLS: int(0).default(16),
+  MAX_DEPTH: int(1).default(2),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export type EnvServiceConfig = z.infer<typeof EnvServiceConfigSchema>;
+
+/** A configuration error that names the offending variables; main.ts prints it and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses and validates the environment; throws ConfigError naming each bad or missing variable. */
+export function loadConfig(env: Record<string, string | undefined>): EnvServiceConfig {
+  const relevant = Object.fromEntries(
+    Object.keys(EnvServiceConfigSchema.shape).flatMap((k) =>
+      env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]],
+    ),
+  );
+  const parsed = EnvServiceConfigSchema.safeParse(relevant);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => {
+    const name = String(i.path[0]);
+    return relevant[name] === undefined
+      ? `${name} is required (${i.message})`
+      : `${name}=${JSON.stringify(relevant[name])}: ${i.message}`;
+  });
+  throw new ConfigError(`invalid env-service configuration: ${problems.join('; ')}`);
+}

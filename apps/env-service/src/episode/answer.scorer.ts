@@ -1,0 +1,40 @@
+import type { RewardTrajectory } from '@fathom/contracts';
+import { scoreTrajectory } from '@fathom/rewards';
+import { estimateTokens } from '@fathom/tasks';
+import type { Episode } from './episode';
+
+export interface AnswerScore {
+  reward: number;
+  correct: boolean;
+}
+
+/**
+ * Scores a finished episode with the full FATHOM reward (libs/rewards, default config). The env sees actions, not
+ * the model's raw text, so the trajectory is rebuilt from them: each code step as a fenced block, the answer as an
+ * `<answer>` turn (an empty final turn when the episode ended without one), root tokens estimated from that text,
+ * and the llm() calls the sandbox actually executed.
+ */
+export class AnswerScorer {
+  score(episode: Episode, answer: string | null): AnswerScore {
+    const turns = [
+      ...episode.codeSteps.map((code) => ({ completion: `\`\`\`js\n${code}\n\`\`\`` })),
+      { completion: answer === null ? '' : `<answer>${answer}</answer>` },
+    ];
+    const executed = episode.llmCalls.filter((call) => call.error === undefined);
+    const trajectory: RewardTrajectory = {
+      turns,
+      llmCalls: executed.map((call) => ({
+        depth: call.depth,
+        promptTokens: call.promptTokens,
+        completionTokens: call.completionTokens,
+        ...(call.chunkChars > 0 ? { chunkChars: call.chunkChars } : {}),
+      })),
+      tokens: {
+        completion: turns.reduce((sum, turn) => sum + estimateTokens(turn.completion), 0),
+        subcall: executed.reduce((sum, call) => sum + call.promptTokens + call.completionTokens, 0),
+      },
+    };
+    const result = scoreTrajectory(trajectory, episode.task);
+    return { reward: result.total, correct: result.components.correctness === 1 };
+  }
+}

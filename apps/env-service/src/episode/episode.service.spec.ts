@@ -1,0 +1,166 @@
+import { createLogger } from '@fathom/observability';
+import type { LlmHandler, SandboxEpisode, SandboxLimits, SandboxPoolStats, StepResult } from '@fathom/sandbox';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
+import type { EnvError } from '../errors';
+import type { InferencePort } from '../inference/inference.client';
+import { EnvMetrics } from '../metrics';
+import { AnswerScorer } from './answer.scorer';
+import { EpisodeService, type ReplPool } from './episode.service';
+import { TaskStore } from './task.store';
+
+/** TEST DOUBLE of the sandbox pool: each step resolves after `stepMs` with `print`-like output of the code. */
+class FakeReplPool implements ReplPool {
+  readonly closed: string[] = [];
+  llm: LlmHandler | null = null;
+
+  constructor(private readonly stepMs = 0) {}
+
+  async openEpisode(options: { ctx: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode> {
+    this.llm = options.llm;
+    const { stepMs, closed } = this;
+    let steps = 0;
+    return {
+      id: options.id,
+      depth: 0,
+      limits: {} as SandboxLimits,
+      alive: true,
+      get steps() {
+        return steps;
+      },
+      // Like the real sandbox, a step over its wall limit (`wallMs`) is stopped at the limit and ends the episode.
+      run: async (code: string, options?: { wallMs?: number }): Promise<StepResult> => {
+        const wallMs = options?.wallMs ?? Infinity;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(stepMs, wallMs)));
+        steps++;
+        if (stepMs > wallMs) {
+          const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
+          return { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [], alive: false };
+        }
+        return {
+          stdout: `ran ${code}\n`,
+          truncatedChars: 0,
+          error: null,
+          variables: ['x'],
+          cpuMs: 1,
+          wallMs: 1,
+          llmCalls: [],
+          alive: true,
+        };
+      },
+      close: async () => {
+        closed.push(options.id);
+      },
+    };
+  }
+
+  stats(): SandboxPoolStats {
+    return { workers: [], restarts: 0, activeEpisodes: 0, warm: 0, totals: {} as SandboxPoolStats['totals'] };
+  }
+
+  async close(): Promise<void> {}
+}
+
+const TASK = { context: 'The harbour code is 77.', question: 'What is the harbour code?', answer: '77' };
+
+function service(env: Record<string, string> = {}, pool = new FakeReplPool(), inference?: InferencePort) {
+  const config = loadConfig({ INFERENCE_ADDRESS: 'localhost:1', ...env });
+  const deps = {
+    config,
+    pool,
+    tasks: new TaskStore([]),
+    inference: inference ?? { generate: () => Promise.reject(new Error('unused')), close: () => undefined },
+    scorer: new AnswerScorer(),
+    metrics: new EnvMetrics(),
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  };
+  return { svc: new EpisodeService(deps), pool, deps };
+}
+
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (e: EnvError) => e.code,
+  );
+
+describe('EpisodeService', () => {
+  it('counts resets in flight against MAX_CONCURRENT_ENVS, so concurrent resets cannot overshoot it', async () => {
+    const { svc } = service({ MAX_CONCURRENT_ENVS: '3' });
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => svc.reset(TASK, 'http')));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r.reason as EnvError).code)).toEqual([
+      'CAPACITY_REACHED',
+      'CAPACITY_REACHED',
+    ]);
+    svc.shutdown();
+  });
+
+  it('a done episode frees its slot and its sandbox but keeps its state until closed', async () => {
+    const { svc, pool } = service({ MAX_CONCURRENT_ENVS: '1' });
+    const { episode } = await svc.reset(TASK, 'ws');
+    const reply = await svc.step(episode.id, { action: { answer: '77' } }, 'ws');
+    expect(reply).toMatchObject({ done: true, observation: { correct: true } });
+    expect(pool.closed).toEqual([episode.id]);
+    expect(svc.liveCount).toBe(0);
+    expect(svc.state(episode.id)).toMatchObject({ done: true, step_count: 1 });
+    await svc.reset(TASK, 'ws');
+    expect(await codeOf(svc.step(episode.id, { action: { code: 'x' } }, 'ws'))).toBe('EPISODE_DONE');
+    svc.shutdown();
+  });
+
+  it('runs the steps of one episode one at a time, in arrival order', async () => {
+    const { svc } = service({}, new FakeReplPool(5));
+    const { episode } = await svc.reset(TASK, 'grpc');
+    const replies = await Promise.all(
+      ['a', 'b', 'c'].map((code) => svc.step(episode.id, { action: { code } }, 'grpc')),
+    );
+    expect(replies.map((r) => [r.observation.step, r.observation.stdout])).toEqual([
+      [1, 'ran a\n'],
+      [2, 'ran b\n'],
+      [3, 'ran c\n'],
+    ]);
+    svc.shutdown();
+  });
+
+  it('answers at the timeout_s deadline with a timeout that ends the episode', async () => {
+    const { svc } = service({ STEP_TIMEOUT_MS: '5000' }, new FakeReplPool(300));
+    const { episode } = await svc.reset(TASK, 'http');
+    const started = Date.now();
+    const reply = await svc.step(episode.id, { action: { code: 'slow' }, timeout_s: 0.05 }, 'http');
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(reply).toMatchObject({ done: true, observation: { error: { code: 'timeout' } } });
+    svc.shutdown();
+  });
+
+  it('sends llm() calls to the inference port with the rendered prompt and a capped token budget', async () => {
+    const requests: unknown[] = [];
+    const inference: InferencePort = {
+      generate: async (request) => {
+        requests.push(request);
+        return { text: 'blue', prompt_tokens: 12, completion_tokens: 1, finish_reason: 'stop' };
+      },
+      close: () => undefined,
+    };
+    const { svc, pool } = service({ LLM_MAX_TOKENS: '64' }, new FakeReplPool(), inference);
+    const { episode } = await svc.reset(TASK, 'ws');
+    const reply = await pool.llm!({
+      prompt: 'Which colour?',
+      chunk: 'the sky is blue',
+      depth: 1,
+      episodeId: episode.id,
+      tokenBudget: 20,
+    });
+    expect(reply).toEqual({ text: 'blue', promptTokens: 12, completionTokens: 1 });
+    expect(requests[0]).toMatchObject({ max_tokens: 20, depth: 1, episode_id: episode.id });
+    expect((requests[0] as { prompt: string }).prompt).toContain('the sky is blue');
+    svc.shutdown();
+  });
+
+  it('unknown episodes are EPISODE_NOT_FOUND for step, state and close', async () => {
+    const { svc } = service();
+    expect(await codeOf(svc.step('ghost', { action: { code: '1' } }, 'http'))).toBe('EPISODE_NOT_FOUND');
+    expect(() => svc.state('ghost')).toThrow(/not found/);
+    expect(await codeOf(svc.close('ghost'))).toBe('EPISODE_NOT_FOUND');
+    svc.shutdown();
+  });
+});

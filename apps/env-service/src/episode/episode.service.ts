@@ -1,0 +1,257 @@
+import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
+import type { Logger } from '@fathom/observability';
+import { renderSubcallPrompt, segmentsText } from '@fathom/rlm';
+import type { LlmHandler, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { EnvServiceConfig } from '../config';
+import { EnvError } from '../errors';
+import type { InferencePort } from '../inference/inference.client';
+import type { EnvMetrics, Transport } from '../metrics';
+import type { AnswerScorer } from './answer.scorer';
+import { Episode } from './episode';
+import type { TaskStore } from './task.store';
+
+/** The slice of SandboxPool the service uses (so a unit spec can hand in a test double). */
+export interface ReplPool {
+  openEpisode(options: { ctx: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode>;
+  stats(): SandboxPoolStats;
+  close(): Promise<void>;
+}
+
+/** Everything the episode service depends on. */
+export interface EpisodeServiceDeps {
+  config: EnvServiceConfig;
+  pool: ReplPool;
+  tasks: TaskStore;
+  inference: InferencePort;
+  scorer: AnswerScorer;
+  metrics: EnvMetrics;
+  logger: Logger;
+}
+
+/**
+ * Runs episodes for every transport (HTTP, WebSocket, MCP, gRPC): reset, step, state, close, the
+ * maxConcurrentEnvs cap and idle reaping. Transports validate input and map EnvError codes; this class holds the
+ * semantics, so all four behave the same.
+ */
+export class EpisodeService {
+  private readonly episodes = new Map<string, Episode>();
+  /** Ids of resets in flight: they hold a slot before their sandbox exists, so concurrent resets cannot overshoot the cap. */
+  private readonly opening = new Set<string>();
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(private readonly deps: EpisodeServiceDeps) {
+    const idleMs = deps.config.IDLE_TIMEOUT_S * 1000;
+    this.reaper = setInterval(() => void this.reapIdle(idleMs), Math.min(Math.max(idleMs / 4, 250), 30_000));
+    this.reaper.unref();
+  }
+
+  /** Episodes that hold a sandbox (not yet done), plus resets in flight. */
+  get liveCount(): number {
+    let live = this.opening.size;
+    for (const episode of this.episodes.values()) if (!episode.done) live++;
+    return live;
+  }
+
+  /** Starts an episode (restarting `episode_id` if it is open) and returns its first observation. */
+  async reset(request: EnvResetRequest, transport: Transport): Promise<{ episode: Episode; reply: EnvStepReply }> {
+    const started = performance.now();
+    const task = this.deps.tasks.select(request);
+    const id = request.episode_id ?? randomUUID();
+    if (this.opening.has(id)) {
+      throw new EnvError('VALIDATION_ERROR', `episode_id "${id}" is already being reset by another request`);
+    }
+    if (this.episodes.has(id)) await this.close(id);
+    if (this.liveCount >= this.deps.config.MAX_CONCURRENT_ENVS) {
+      throw new EnvError(
+        'CAPACITY_REACHED',
+        `server is at capacity: ${this.deps.config.MAX_CONCURRENT_ENVS} episodes are open (MAX_CONCURRENT_ENVS); close one or retry later`,
+      );
+    }
+    this.opening.add(id);
+    let repl: SandboxEpisode;
+    try {
+      repl = await this.deps.pool.openEpisode({ ctx: task.context, id, llm: this.llmHandler });
+    } catch (error) {
+      throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
+    } finally {
+      this.opening.delete(id);
+    }
+    const episode = new Episode(id, task, repl, this.deps.config.MAX_STEPS);
+    this.episodes.set(id, episode);
+    this.syncActive();
+    this.deps.metrics.resetSeconds.observe({ transport }, (performance.now() - started) / 1000);
+    this.deps.logger.debug('episode reset', { episode_id: id, task_id: task.id, transport });
+    return { episode, reply: this.reply(episode, null) };
+  }
+
+  /** Runs one action on an open episode. */
+  async step(episodeId: string, data: WsStepData, transport: Transport): Promise<EnvStepReply> {
+    const episode = this.get(episodeId);
+    return episode.exclusive(async () => {
+      if (episode.done) {
+        throw new EnvError('EPISODE_DONE', `episode ${episodeId} has ended (done); reset to start a new one`);
+      }
+      episode.touch();
+      const started = performance.now();
+      const kind = data.action.answer !== undefined ? 'answer' : 'code';
+      const reply =
+        data.action.answer !== undefined
+          ? await this.answer(episode, data.action.answer)
+          : await this.runCode(episode, data.action.code ?? '', data.timeout_s);
+      this.deps.metrics.stepSeconds.observe({ transport, kind }, (performance.now() - started) / 1000);
+      episode.touch();
+      return reply;
+    });
+  }
+
+  state(episodeId: string): EnvState {
+    return this.get(episodeId).state();
+  }
+
+  /** Ends an episode and frees its sandbox; unknown ids are EPISODE_NOT_FOUND. */
+  async close(episodeId: string): Promise<void> {
+    const episode = this.get(episodeId);
+    this.episodes.delete(episodeId);
+    episode.done = true;
+    this.syncActive();
+    await this.closeRepl(episode);
+  }
+
+  /**
+   * Forgets every episode and stops the reaper (service shutdown). Their sandboxes are not closed one by one: the
+   * caller closes the whole pool next, which also ends episodes whose worker is stuck in a runaway step.
+   */
+  shutdown(): void {
+    clearInterval(this.reaper);
+    for (const episode of this.episodes.values()) episode.done = true;
+    this.episodes.clear();
+    this.syncActive();
+  }
+
+  /** Episodes that have not been touched for `idleMs` are closed. */
+  async reapIdle(idleMs: number): Promise<void> {
+    const now = Date.now();
+    const stale = [...this.episodes.values()].filter((e) => now - e.lastActivityMs > idleMs);
+    for (const episode of stale) {
+      this.deps.logger.info('episode reaped after idle timeout', {
+        episode_id: episode.id,
+        idle_ms: now - episode.lastActivityMs,
+      });
+      await this.close(episode.id).catch(() => undefined);
+    }
+  }
+
+  private get(episodeId: string): Episode {
+    const episode = this.episodes.get(episodeId);
+    if (!episode) {
+      throw new EnvError(
+        'EPISODE_NOT_FOUND',
+        `episode "${episodeId}" not found (never reset, closed, or reaped after idling)`,
+      );
+    }
+    return episode;
+  }
+
+  private async answer(episode: Episode, answer: string): Promise<EnvStepReply> {
+    episode.stepCount++;
+    this.finish(episode, answer);
+    await this.closeRepl(episode);
+    return this.reply(episode, null);
+  }
+
+  private async runCode(episode: Episode, code: string, timeoutS: number | undefined): Promise<EnvStepReply> {
+    episode.stepCount++;
+    episode.codeSteps.push(code);
+    const result = await this.runWithDeadline(episode, code, timeoutS);
+    episode.llmCalls.push(...result.llmCalls);
+    if (result.error?.code === 'timeout' || result.error?.code === 'cpu_limit') this.deps.metrics.sandboxTimeouts.inc();
+    if (!result.alive || episode.stepCount >= episode.maxSteps) {
+      this.finish(episode, null);
+      void this.closeRepl(episode);
+    }
+    return this.reply(episode, result);
+  }
+
+  /**
+   * A request's timeout_s lowers the step's wall-time limit: the sandbox's watchdog stops the guest at the deadline
+   * and disposes its isolate, so the step is answered as a timeout that ends the episode.
+   */
+  private runWithDeadline(episode: Episode, code: string, timeoutS: number | undefined): Promise<StepResult> {
+    if (timeoutS === undefined || timeoutS * 1000 >= this.deps.config.STEP_TIMEOUT_MS) return episode.repl.run(code);
+    return episode.repl.run(code, { wallMs: timeoutS * 1000 });
+  }
+
+  private finish(episode: Episode, answer: string | null): void {
+    const score = this.deps.scorer.score(episode, answer);
+    episode.done = true;
+    episode.reward = score.reward;
+    episode.correct = score.correct;
+    this.syncActive();
+    this.deps.logger.info('episode done', {
+      episode_id: episode.id,
+      task_id: episode.task.id,
+      steps: episode.stepCount,
+      reward: score.reward,
+      correct: score.correct,
+      answered: answer !== null,
+    });
+  }
+
+  private async closeRepl(episode: Episode): Promise<void> {
+    await episode.repl.close().catch((error) => {
+      this.deps.logger.warn('closing a sandbox episode failed', { episode_id: episode.id, err: error });
+    });
+  }
+
+  private reply(episode: Episode, result: StepResult | null): EnvStepReply {
+    const observation: EnvObservation = {
+      episode_id: episode.id,
+      question: episode.task.question,
+      stdout: result?.stdout ?? '',
+      truncated_chars: result?.truncatedChars ?? 0,
+      error: result?.error ? { code: result.error.code, message: result.error.message } : null,
+      variables: result?.variables ?? [],
+      context_chars: episode.task.context.length,
+      context_tokens: episode.task.context_tokens,
+      step: episode.stepCount,
+      max_steps: episode.maxSteps,
+      llm_calls: episode.executedLlmCalls,
+      cpu_ms: result?.cpuMs ?? 0,
+      wall_ms: result?.wallMs ?? 0,
+      done: episode.done,
+      reward: episode.reward,
+      correct: episode.correct,
+    };
+    return { observation, reward: episode.reward, done: episode.done };
+  }
+
+  private syncActive(): void {
+    this.deps.metrics.activeSessions.set(this.liveCount);
+  }
+
+  /** Answers guest llm() calls through the Inference endpoint; a failure becomes an error inside the guest. */
+  private readonly llmHandler: LlmHandler = async (request) => {
+    const { config, inference, metrics } = this.deps;
+    try {
+      const reply = await inference.generate({
+        prompt: segmentsText(renderSubcallPrompt(request.prompt, request.chunk)),
+        max_tokens: Math.max(1, Math.min(config.LLM_MAX_TOKENS, request.tokenBudget)),
+        temperature: config.LLM_TEMPERATURE,
+        episode_id: request.episodeId,
+        depth: request.depth,
+        request_id: randomUUID(),
+      });
+      metrics.llmCalls.inc({ outcome: 'ok' });
+      return { text: reply.text, promptTokens: reply.prompt_tokens, completionTokens: reply.completion_tokens };
+    } catch (error) {
+      metrics.llmCalls.inc({ outcome: 'error' });
+      throw new Error(`llm() failed: the inference endpoint did not answer (${errorMessage(error)})`, { cause: error });
+    }
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+import type { EnvState } from '@fathom/contracts';
+import type { LlmCallRecord, SandboxEpisode } from '@fathom/sandbox';
+import type { EpisodeTask } from './task.store';
+
+/**
+ * One open episode: its task, its REPL and its counters. Steps of one episode run one at a time in arrival order
+ * (`exclusive`), whichever transport they come from.
+ */
+export class Episode {
+  stepCount = 0;
+  done = false;
+  reward: number | null = null;
+  correct: boolean | null = null;
+  /** Every llm() call, executed or refused, in order (the recursion tree, flattened). */
+  readonly llmCalls: LlmCallRecord[] = [];
+  /** Code of each code step, in order; scored with the final answer as the episode's turns. */
+  readonly codeSteps: string[] = [];
+  readonly startedAt = new Date();
+  lastActivityMs = Date.now();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    readonly task: EpisodeTask,
+    readonly repl: SandboxEpisode,
+    readonly maxSteps: number,
+  ) {}
+
+  /** Runs `fn` after every earlier call on this episode has settled. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** llm() calls that returned text (refused calls are recorded but not counted). */
+  get executedLlmCalls(): number {
+    return this.llmCalls.filter((call) => call.error === undefined).length;
+  }
+
+  touch(): void {
+    this.lastActivityMs = Date.now();
+  }
+
+  state(): EnvState {
+    return {
+      episode_id: this.id,
+      step_count: this.stepCount,
+      task_id: this.task.id,
+      split: this.task.split,
+      done: this.done,
+      reward: this.reward,
+      max_steps: this.maxSteps,
+      context_tokens: this.task.context_tokens,
+      llm_calls: this.executedLlmCalls,
+      started_at: this.startedAt.toISOString(),
+    };
+  }
+}

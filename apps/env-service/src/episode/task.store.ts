@@ -1,0 +1,86 @@
+import type { EnvResetRequest, Split, Task } from '@fathom/contracts';
+import { estimateTokens, readTasksJsonl } from '@fathom/tasks';
+import { randomInt } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EnvError } from '../errors';
+
+/** The part of a task an episode needs. Inline tasks (given on reset) have id "inline" and split "inline". */
+export type EpisodeTask = Pick<Task, 'id' | 'question' | 'context' | 'answer' | 'aliases' | 'context_tokens'> & {
+  split: string;
+};
+
+export const TASK_STORE = Symbol('TaskStore');
+
+/** Tasks by split and id, from the configured JSONL dataset (file or folder), plus inline tasks built on reset. */
+export class TaskStore {
+  private readonly byId = new Map<string, Task>();
+  private readonly bySplit = new Map<Split, Task[]>();
+
+  constructor(tasks: Iterable<Task>) {
+    for (const task of tasks) {
+      this.byId.set(task.id, task);
+      const list = this.bySplit.get(task.split) ?? [];
+      list.push(task);
+      this.bySplit.set(task.split, list);
+    }
+  }
+
+  /** Loads a JSONL file or every *.jsonl file of a folder; no path gives an empty store (inline tasks only). */
+  static async load(path: string | undefined): Promise<TaskStore> {
+    if (path === undefined) return new TaskStore([]);
+    const files = (await stat(path)).isDirectory()
+      ? (await readdir(path))
+          .filter((f) => f.endsWith('.jsonl'))
+          .sort()
+          .map((f) => join(path, f))
+      : [path];
+    const tasks: Task[] = [];
+    for (const file of files) for await (const task of readTasksJsonl(file)) tasks.push(task);
+    return new TaskStore(tasks);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Resolves the task a reset asks for (see EnvResetRequestSchema for the order of precedence). */
+  select(request: EnvResetRequest): EpisodeTask {
+    if (request.context !== undefined && request.question !== undefined && request.answer !== undefined) {
+      return {
+        id: 'inline',
+        split: 'inline',
+        question: request.question,
+        context: request.context,
+        answer: request.answer,
+        aliases: request.aliases ?? [],
+        context_tokens: estimateTokens(request.context),
+      };
+    }
+    if (request.task_id !== undefined) {
+      const task = this.byId.get(request.task_id);
+      if (!task || (request.split !== undefined && task.split !== request.split)) {
+        const where = request.split === undefined ? '' : ` in split "${request.split}"`;
+        throw new EnvError('TASK_NOT_FOUND', `task "${request.task_id}" not found${where}`);
+      }
+      return task;
+    }
+    const split = request.split ?? 'train';
+    const tasks = this.bySplit.get(split);
+    if (!tasks || tasks.length === 0) {
+      const hint = this.size === 0 ? ' (no dataset configured: set DATASET_PATH, or give an inline task)' : '';
+      throw new EnvError('TASK_NOT_FOUND', `no tasks in split "${split}"${hint}`);
+    }
+    const index = request.seed === undefined ? randomInt(tasks.length) : seededIndex(request.seed, tasks.length);
+    return tasks[index];
+  }
+}
+
+/** A deterministic index in [0, n) from a seed (splitmix32), so the same seed always picks the same task. */
+function seededIndex(seed: number, n: number): number {
+  let z = (Math.floor(seed) + 0x9e3779b9) >>> 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+  z = (z ^ (z >>> 16)) >>> 0;
+  return z % n;
+}

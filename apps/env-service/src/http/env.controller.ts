@@ -1,0 +1,103 @@
+import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import {
+  EnvResetRequestSchema,
+  EnvStepRequestSchema,
+  EpisodeIdSchema,
+  type EnvMetadata,
+  type EnvState,
+  type EnvStepReply,
+} from '@fathom/contracts';
+import type { Response } from 'express';
+import { z } from 'zod';
+import type { EnvServiceConfig } from '../config';
+import type { EpisodeService } from '../episode/episode.service';
+import type { EnvMetrics } from '../metrics';
+import { CONFIG, EPISODES, METRICS } from '../tokens';
+import { parseInput } from '../validate';
+import { SERVICE_VERSION } from '../version';
+import { homePage } from './home.page';
+import { envSchemas, openApiDocument } from './schemas';
+import { GRPC_PORT_REF, type GrpcPortRef } from '../grpc/grpc-port';
+
+const CloseRequestSchema = z.object({ episode_id: EpisodeIdSchema }).strict();
+const StateQuerySchema = z.object({ episode_id: EpisodeIdSchema });
+
+/** The OpenEnv HTTP API. HTTP episodes are named by `episode_id`: returned by /reset, sent back on /step, /state, /close. */
+@Controller()
+export class EnvController {
+  constructor(
+    @Inject(EPISODES) private readonly episodes: EpisodeService,
+    @Inject(CONFIG) private readonly config: EnvServiceConfig,
+    @Inject(METRICS) private readonly metrics: EnvMetrics,
+    @Inject(GRPC_PORT_REF) private readonly grpcPort: GrpcPortRef,
+  ) {}
+
+  @Post('reset')
+  @HttpCode(200)
+  async reset(@Body() body: unknown): Promise<EnvStepReply> {
+    const request = parseInput(EnvResetRequestSchema, body ?? {}, 'body');
+    return (await this.episodes.reset(request, 'http')).reply;
+  }
+
+  @Post('step')
+  @HttpCode(200)
+  step(@Body() body: unknown): Promise<EnvStepReply> {
+    const { episode_id, ...data } = parseInput(EnvStepRequestSchema, body, 'body');
+    return this.episodes.step(episode_id, data, 'http');
+  }
+
+  @Get('state')
+  state(@Query() query: unknown): EnvState {
+    return this.episodes.state(parseInput(StateQuerySchema, query, 'query').episode_id);
+  }
+
+  @Post('close')
+  @HttpCode(200)
+  async close(@Body() body: unknown): Promise<{ episode_id: string; closed: true }> {
+    const { episode_id } = parseInput(CloseRequestSchema, body, 'body');
+    await this.episodes.close(episode_id);
+    return { episode_id, closed: true };
+  }
+
+  @Get('health')
+  health(): { status: 'healthy' } {
+    return { status: 'healthy' };
+  }
+
+  @Get('metadata')
+  metadata(): EnvMetadata {
+    return {
+      name: 'fathom-rlm',
+      description:
+        'Long-document question answering as a Recursive Language Model: the document is `ctx` in a sandboxed ' +
+        'JavaScript REPL; actions run code (print, llm(question, chunk)) or submit the answer.',
+      version: SERVICE_VERSION,
+      action_space: '{code: string} runs JavaScript in the REPL; {answer: string} ends the episode and is scored',
+      max_concurrent_envs: this.config.MAX_CONCURRENT_ENVS,
+      max_steps: this.config.MAX_STEPS,
+      documentation_url: '/',
+    };
+  }
+
+  @Get('schema')
+  schema(): ReturnType<typeof envSchemas> {
+    return envSchemas();
+  }
+
+  @Get('openapi.json')
+  openapi(): Record<string, unknown> {
+    return openApiDocument(SERVICE_VERSION);
+  }
+
+  @Get('metrics')
+  async metricsText(@Res() res: Response): Promise<void> {
+    res.setHeader('content-type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+
+  @Get()
+  @Header('content-type', 'text/html; charset=utf-8')
+  home(): string {
+    return homePage(SERVICE_VERSION, this.config.MAX_CONCURRENT_ENVS, this.grpcPort.port);
+  }
+}

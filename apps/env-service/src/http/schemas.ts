@@ -1,0 +1,136 @@
+import {
+  EnvActionSchema,
+  EnvMetadataSchema,
+  EnvObservationSchema,
+  EnvResetRequestSchema,
+  EnvStateSchema,
+  EnvStepReplySchema,
+  EnvStepRequestSchema,
+} from '@fathom/contracts';
+import { z } from 'zod';
+
+type JsonSchema = Record<string, unknown>;
+
+const schema = (s: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(s, { io }) as JsonSchema;
+  return rest;
+};
+
+/** GET /schema: JSON Schemas of action, observation and state, derived from the zod contracts. */
+export function envSchemas(): { action: JsonSchema; observation: JsonSchema; state: JsonSchema } {
+  return {
+    action: schema(EnvActionSchema, 'input'),
+    observation: schema(EnvObservationSchema),
+    state: schema(EnvStateSchema),
+  };
+}
+
+const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
+const errorResponses = {
+  '400': { description: 'Malformed JSON', content: json('Error') },
+  '404': { description: 'Unknown episode or task', content: json('Error') },
+  '409': { description: 'Episode already done', content: json('Error') },
+  '413': { description: 'Body over the size limit', content: json('Error') },
+  '422': { description: 'Validation error (detail lists each issue)', content: json('Error') },
+  '429': { description: 'MAX_CONCURRENT_ENVS reached', content: json('Error') },
+};
+const episodeIdParam = { name: 'episode_id', in: 'query', required: true, schema: { type: 'string' } };
+
+/** GET /openapi.json: the HTTP API as OpenAPI 3.1 (whose schema dialect is JSON Schema 2020-12, as zod emits). */
+export function openApiDocument(version: string): JsonSchema {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'FATHOM env-service',
+      version,
+      description:
+        'OpenEnv-compatible environment: a JavaScript REPL over a long document (`ctx`). HTTP sessions are named by ' +
+        '`episode_id` (returned by /reset, sent in the /step body and as a /state query parameter); WebSocket /ws ' +
+        'holds one episode per connection; POST /mcp speaks JSON-RPC 2.0.',
+    },
+    paths: {
+      '/reset': {
+        post: {
+          summary: 'Start an episode',
+          requestBody: { required: false, content: json('ResetRequest') },
+          responses: { '200': { description: 'First observation', content: json('StepReply') }, ...errorResponses },
+        },
+      },
+      '/step': {
+        post: {
+          summary: 'Run code or submit the answer',
+          requestBody: { required: true, content: json('StepRequest') },
+          responses: { '200': { description: 'Observation', content: json('StepReply') }, ...errorResponses },
+        },
+      },
+      '/state': {
+        get: {
+          summary: 'Episode state',
+          parameters: [episodeIdParam],
+          responses: { '200': { description: 'State', content: json('State') }, ...errorResponses },
+        },
+      },
+      '/close': {
+        post: {
+          summary: 'End an episode and free its sandbox',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { episode_id: { type: 'string' } }, required: ['episode_id'] },
+              },
+            },
+          },
+          responses: { '200': { description: 'Closed' }, ...errorResponses },
+        },
+      },
+      '/health': { get: { summary: 'Liveness', responses: { '200': { description: '{"status":"healthy"}' } } } },
+      '/metadata': {
+        get: {
+          summary: 'Environment metadata',
+          responses: { '200': { description: 'Metadata', content: json('Metadata') } },
+        },
+      },
+      '/schema': {
+        get: {
+          summary: 'JSON Schemas of action, observation, state',
+          responses: { '200': { description: 'Schemas' } },
+        },
+      },
+      '/metrics': {
+        get: { summary: 'Prometheus metrics', responses: { '200': { description: 'text/plain exposition format' } } },
+      },
+      '/mcp': {
+        post: {
+          summary:
+            'MCP over JSON-RPC 2.0: initialize, tools/list, tools/call (run_code, submit_answer), openenv/session/create|close',
+          responses: {
+            '200': { description: 'JSON-RPC response' },
+            '202': { description: 'Notification accepted' },
+            '400': { description: 'Parse error or invalid request' },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ResetRequest: schema(EnvResetRequestSchema, 'input'),
+        StepRequest: schema(EnvStepRequestSchema, 'input'),
+        Action: schema(EnvActionSchema, 'input'),
+        StepReply: schema(EnvStepReplySchema),
+        Observation: schema(EnvObservationSchema),
+        State: schema(EnvStateSchema),
+        Metadata: schema(EnvMetadataSchema),
+        Error: {
+          type: 'object',
+          properties: {
+            code: { type: 'string' },
+            message: { type: 'string' },
+            detail: { description: 'The message, or for 422 the list of {loc, msg, type} issues' },
+          },
+          required: ['code', 'message', 'detail'],
+        },
+      },
+    },
+  };
+}

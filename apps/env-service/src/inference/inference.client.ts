@@ -1,0 +1,69 @@
+import * as grpc from '@grpc/grpc-js';
+import { inferenceService } from '../grpc/protos';
+
+/** One generation request, as in proto/inference.proto. */
+export interface GenerateRequest {
+  prompt: string;
+  max_tokens: number;
+  temperature: number;
+  stop?: string[];
+  seed?: number;
+  episode_id: string;
+  depth: number;
+  request_id?: string;
+}
+
+export interface GenerateReply {
+  text: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  finish_reason: string;
+}
+
+/** Port for text generation; the service depends on this, the gRPC client below implements it. */
+export interface InferencePort {
+  generate(request: GenerateRequest): Promise<GenerateReply>;
+  close(): void;
+}
+
+export const INFERENCE_PORT = Symbol('InferencePort');
+
+type UnaryCall = (
+  request: GenerateRequest,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, reply?: GenerateReply) => void,
+) => void;
+
+/** Inference.Generate over gRPC. Failures reject with the gRPC error (its `code` tells unreachable from refused). */
+export class GrpcInferenceClient implements InferencePort {
+  private readonly client: grpc.Client & { Generate: UnaryCall };
+
+  constructor(
+    address: string,
+    private readonly timeoutMs: number,
+  ) {
+    const Inference = inferenceService();
+    this.client = new Inference(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+      Generate: UnaryCall;
+    };
+  }
+
+  generate(request: GenerateRequest): Promise<GenerateReply> {
+    return new Promise((resolve, reject) => {
+      this.client.Generate(request, { deadline: Date.now() + this.timeoutMs }, (error, reply) => {
+        if (error) reject(error);
+        else
+          resolve({
+            text: reply?.text ?? '',
+            prompt_tokens: reply?.prompt_tokens ?? 0,
+            completion_tokens: reply?.completion_tokens ?? 0,
+            finish_reason: reply?.finish_reason ?? '',
+          });
+      });
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
