@@ -1,12 +1,14 @@
 import { Command } from 'commander';
 import { dataCommand } from './data.command';
 import { dbCommand } from './db.command';
+import { modelCommand } from './model.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
   .showHelpAfterError()
   .addCommand(dataCommand())
-  .addCommand(dbCommand());
+  .addCommand(dbCommand())
+  .addCommand(modelCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

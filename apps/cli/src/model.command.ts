@@ -1,0 +1,168 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  createDefaultModel,
+  DEFAULT_CONFIG_PATH,
+  generate,
+  loadCheckpoint,
+  ModelGraphs,
+  saveCheckpoint,
+  serializeSafetensors,
+  TokenBatchFileSchema,
+  toTrainBatch,
+  countParams,
+  type Checkpoint,
+  type SafetensorsDtype,
+} from '@fathom/model';
+
+const number = (name: string) => (value: string) => {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed))
+    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
+  return parsed;
+};
+
+function tokensOf(checkpoint: Checkpoint, flags: { tokens?: string; text?: string; prompt?: string }): number[] {
+  if (flags.tokens !== undefined) {
+    return flags.tokens.split(',').map((s) => {
+      if (!/^\s*\d+\s*$/.test(s)) throw new InvalidArgumentError(`--tokens must be comma-separated ids, got "${s}"`);
+      return Number(s);
+    });
+  }
+  const text = flags.text ?? flags.prompt;
+  if (text === undefined) throw new InvalidArgumentError('give --tokens or --text');
+  if (!checkpoint.tokenizer) throw new InvalidArgumentError('the checkpoint has no tokenizer.json; use --tokens');
+  return checkpoint.tokenizer.encode(text);
+}
+
+export function modelCommand(): Command {
+  const model = new Command('model').description(
+    'Create, inspect and run policy models (Hugging Face-style checkpoints).',
+  );
+
+  model
+    .command('init')
+    .description(
+      'Write a freshly initialised model (config.json, model.safetensors, byte-level tokenizer) to a folder.',
+    )
+    .option('--config <file>', 'a Hugging Face config.json (LlamaForCausalLM or Qwen2ForCausalLM)', DEFAULT_CONFIG_PATH)
+    .requiredOption('--out <dir>', 'checkpoint folder to write')
+    .option('--seed <n>', 'initialisation seed', number('--seed'), 0)
+    .addOption(new Option('--dtype <dtype>', 'tensor dtype on disk').choices(['F32', 'F16', 'BF16']).default('F32'))
+    .action(async (flags: { config: string; out: string; seed: number; dtype: SafetensorsDtype }) => {
+      const checkpoint = await createDefaultModel(flags.config, flags.seed);
+      await saveCheckpoint(flags.out, checkpoint, flags.dtype);
+      console.log(
+        JSON.stringify({
+          out: flags.out,
+          architecture: checkpoint.config.architecture,
+          params: countParams(checkpoint.config),
+        }),
+      );
+    });
+
+  model
+    .command('logits')
+    .description("Print the last position's logits as JSON.")
+    .requiredOption('--checkpoint <dir>', 'checkpoint folder')
+    .option('--tokens <ids>', 'comma-separated token ids, e.g. 1,2,3')
+    .option('--text <text>', 'text to encode with the checkpoint tokenizer')
+    .action(async (flags: { checkpoint: string; tokens?: string; text?: string }) => {
+      const checkpoint = await loadCheckpoint(flags.checkpoint);
+      const tokens = tokensOf(checkpoint, flags);
+      const graphs = new ModelGraphs(checkpoint.config);
+      const all = await graphs.logits(checkpoint.params, tokens, 1, tokens.length);
+      const v = checkpoint.config.vocabSize;
+      console.log(
+        JSON.stringify({
+          tokens,
+          position: tokens.length - 1,
+          logits: Array.from(all.subarray((tokens.length - 1) * v)),
+        }),
+      );
+      await graphs.release();
+    });
+
+  model
+    .command('generate')
+    .description('Sample completions of a prompt with the KV-cache decoder; prints one JSON line per completion.')
+    .requiredOption('--checkpoint <dir>', 'checkpoint folder')
+    .option('--prompt <text>', 'prompt text (encoded with the checkpoint tokenizer)')
+    .option('--tokens <ids>', 'prompt as comma-separated token ids')
+    .option('-n, --max-new-tokens <n>', 'tokens to generate', number('-n'), 64)
+    .option('--samples <g>', 'completions sharing one prefill', number('--samples'), 1)
+    .option('--temperature <t>', 'softmax temperature (0 = greedy)', number('--temperature'), 1)
+    .option('--top-p <p>', 'nucleus sampling threshold', number('--top-p'), 1)
+    .option('--top-k <k>', 'keep the k most likely tokens (0 = off)', number('--top-k'), 0)
+    .option('--stop <s...>', 'stop strings')
+    .option('--seed <n>', 'sampling seed', number('--seed'), 0)
+    .action(
+      async (flags: {
+        checkpoint: string;
+        prompt?: string;
+        tokens?: string;
+        maxNewTokens: number;
+        samples: number;
+        temperature: number;
+        topP: number;
+        topK: number;
+        stop?: string[];
+        seed: number;
+      }) => {
+        const checkpoint = await loadCheckpoint(flags.checkpoint);
+        const prompt = tokensOf(checkpoint, flags);
+        const graphs = new ModelGraphs(checkpoint.config);
+        const started = performance.now();
+        const completions = await generate(
+          graphs.decoder(checkpoint.params),
+          prompt,
+          {
+            n: flags.samples,
+            maxNewTokens: flags.maxNewTokens,
+            temperature: flags.temperature,
+            topP: flags.topP,
+            topK: flags.topK,
+            stopTokens: checkpoint.config.eosTokenIds,
+            stopStrings: flags.stop,
+            seed: flags.seed,
+          },
+          checkpoint.tokenizer ?? undefined,
+        );
+        const seconds = (performance.now() - started) / 1000;
+        for (const c of completions) console.log(JSON.stringify(c));
+        const tokens = completions.reduce((n, c) => n + c.tokens.length, 0);
+        console.error(`generated ${tokens} tokens in ${seconds.toFixed(2)} s`);
+        await graphs.release();
+      },
+    );
+
+  model
+    .command('grads')
+    .description(
+      'Loss and gradients of a JSON token batch ({ids, targets?, weights?}); writes the gradients as safetensors.',
+    )
+    .requiredOption('--checkpoint <dir>', 'checkpoint folder')
+    .requiredOption('--batch <file>', 'JSON batch file')
+    .requiredOption('--out <file>', 'gradients .safetensors to write')
+    .action(async (flags: { checkpoint: string; batch: string; out: string }) => {
+      const checkpoint = await loadCheckpoint(flags.checkpoint);
+      const parsed = TokenBatchFileSchema.safeParse(JSON.parse(await readFile(flags.batch, 'utf8')));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InvalidArgumentError(`${flags.batch}: field '${issue.path.join('.')}': ${issue.message}`);
+      }
+      const { batch, tokenWeights } = toTrainBatch(parsed.data);
+      const graphs = new ModelGraphs(checkpoint.config);
+      const result = await graphs.trainStep(checkpoint.params, batch, tokenWeights);
+      const tensors = graphs.trainableSpecs.map((s) => ({
+        name: s.name,
+        shape: s.shape,
+        data: result.grads.get(s.name)!,
+      }));
+      await writeFile(flags.out, serializeSafetensors(tensors));
+      console.log(JSON.stringify({ loss: result.loss, tensors: tensors.length, out: flags.out }));
+      await graphs.release();
+    });
+
+  return model;
+}

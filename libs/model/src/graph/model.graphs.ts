@@ -1,0 +1,265 @@
+import {
+  CompiledGraph,
+  Graph,
+  grad,
+  mul,
+  reduceSum,
+  Runtime,
+  type RuntimeConfig,
+  slice,
+  type Tensor,
+  tokenLogProbs,
+} from '@fathom/tensor';
+import { ropeInverseFrequencies, type ModelConfig } from '../config';
+import { ModelError, ModelErrorCode } from '../errors';
+import { loraSpecs, mergeLora } from '../lora';
+import { checkParams, type ParamMap, type ParamSpec, paramSpecs } from '../params';
+import { KvCacheDecoder } from './kv-cache.decoder';
+import {
+  declareWeights,
+  forward,
+  type GraphWeightMode,
+  lmHead,
+  type PastKv,
+  ropeTables,
+  type WeightMode,
+} from './model.graph';
+
+/** A batch of token sequences, row-major (B, T); every row has the same length (pad on the right). */
+export interface TokenBatch {
+  batch: number;
+  length: number;
+  /** Input tokens (B, T). */
+  ids: ArrayLike<number>;
+  /** The token each position predicts (B, T): usually ids shifted left by one. Ignored where weights are 0. */
+  targets: ArrayLike<number>;
+}
+
+export interface TrainResult {
+  /** Σ weights[b, t] · logp[b, t]. */
+  loss: number;
+  /** log p(targets[b, t] | ids[b, ≤t]) at temperature 1, (B, T). */
+  logprobs: Float32Array;
+  /** d loss / d weight for every trainable tensor (all parameters, or only the LoRA adapters), by name. */
+  grads: Map<string, Float32Array>;
+}
+
+/**
+ * The three graphs of one model: training (loss and gradients), log-probs of given tokens, and decoding with
+ * a KV cache (plus full logits, for parity checks). Each is built and compiled on first use.
+ *
+ * Weights are passed on every call as a map by name: all parameters in 'full' mode, the LoRA adapters in
+ * 'lora' mode (the base is frozen into the graphs). They enter as inputs, zero-copy, so an optimizer can update
+ * them in place between calls.
+ */
+export class ModelGraphs {
+  /** Names and shapes of the tensors a call must be given (and the train graph differentiates). */
+  readonly trainableSpecs: readonly ParamSpec[];
+  private readonly invFreq: Float64Array;
+  private readonly runtime: Runtime;
+  /** Decoding changes the cache length every step, so its sessions must not be specialised per shape. */
+  private readonly dynamicRuntime: Runtime;
+  private train?: CompiledGraph<string>;
+  private logprobGraph?: CompiledGraph<'logprobs'>;
+  private logitsGraph?: CompiledGraph<'logits'>;
+
+  constructor(
+    readonly config: ModelConfig,
+    readonly mode: WeightMode = { kind: 'full' },
+    runtime: RuntimeConfig = {},
+  ) {
+    if (mode.kind === 'lora') checkParams(config, mode.base);
+    this.trainableSpecs = mode.kind === 'full' ? paramSpecs(config) : loraSpecs(config, mode.lora);
+    this.invFreq = ropeInverseFrequencies(config);
+    this.runtime = new Runtime(runtime);
+    this.dynamicRuntime = new Runtime({ ...runtime, specializeShapes: false });
+  }
+
+  /** Gradients of Σ weights · logp (minimise it: SFT weights are −mask / count, GRPO's come from `grpoLoss`). */
+  async trainStep(weights: ParamMap, batch: TokenBatch, tokenWeights: Float32Array): Promise<TrainResult> {
+    this.checkBatch(batch);
+    if (tokenWeights.length !== batch.batch * batch.length) {
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `token weights have ${tokenWeights.length} entries, batch is ${batch.batch}×${batch.length}`,
+      );
+    }
+    this.train ??= this.buildTrain();
+    const out = await this.train.run({
+      ...this.weightFeeds(weights),
+      ...this.batchFeeds(batch),
+      token_weights: tokenWeights,
+    });
+    const grads = new Map<string, Float32Array>();
+    for (const spec of this.trainableSpecs) grads.set(spec.name, out[`grad:${spec.name}`].data as Float32Array);
+    return { loss: (out.loss.data as Float32Array)[0], logprobs: out.logprobs.data as Float32Array, grads };
+  }
+
+  /** log p(targets | prefix) per position (B, T), at `temperature` (logits divided by it). */
+  async logprobs(weights: ParamMap, batch: TokenBatch, temperature = 1): Promise<Float32Array> {
+    this.checkBatch(batch);
+    if (!(temperature > 0)) throw new ModelError(ModelErrorCode.InvalidArgument, `temperature ${temperature}`);
+    this.logprobGraph ??= this.buildLogprobs();
+    const out = await this.logprobGraph.run({
+      ...this.weightFeeds(weights),
+      ...this.batchFeeds(batch),
+      inv_temperature: { data: Float32Array.of(1 / temperature), dims: [] },
+    });
+    return out.logprobs.data as Float32Array;
+  }
+
+  /** Logits of every position, (B, T, V). */
+  async logits(weights: ParamMap, ids: ArrayLike<number>, batch: number, length: number): Promise<Float32Array> {
+    this.checkBatch({ batch, length, ids, targets: ids });
+    this.logitsGraph ??= this.buildLogits();
+    const { targets: _, ...feeds } = this.batchFeeds({ batch, length, ids, targets: ids });
+    return (await this.logitsGraph.run({ ...this.weightFeeds(weights), ...feeds })).logits.data as Float32Array;
+  }
+
+  /**
+   * A KV-cache decoder over a snapshot of these weights (LoRA adapters merged into the base). The weights are
+   * baked into its graphs as initializers, which lets onnxruntime pre-transpose and pre-pack them for its GEMMs:
+   * decoding runs many small steps, where that matters more than zero-copy feeds. Later in-place updates of
+   * `weights` do not reach it; make a new decoder per policy version and `release()` the old one.
+   */
+  decoder(weights: ParamMap): KvCacheDecoder {
+    this.checkWeights(weights);
+    const mode = this.mode;
+    const base = mode.kind === 'lora' ? mergeLora(this.config, mode.base, mode.lora, weights) : new Map(weights);
+    const frozen = { kind: 'frozen', base } as const;
+    return new KvCacheDecoder(
+      this.config,
+      this.invFreq,
+      this.buildDecode(false, frozen),
+      this.buildDecode(true, frozen),
+    );
+  }
+
+  /** Releases the compiled sessions of the training, log-prob and logits graphs (decoders release their own). */
+  async release(): Promise<void> {
+    for (const g of [this.train, this.logprobGraph, this.logitsGraph]) await g?.release();
+  }
+
+  private checkWeights(weights: ParamMap): void {
+    for (const spec of this.trainableSpecs) {
+      const t = weights.get(spec.name);
+      const n = spec.shape.reduce((a, b) => a * b, 1);
+      if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `'${spec.name}' is missing from the weights`);
+      if (t.length !== n)
+        throw new ModelError(
+          ModelErrorCode.InvalidTensor,
+          `'${spec.name}' has ${t.length} elements, needs [${spec.shape.join(', ')}]`,
+        );
+    }
+  }
+
+  private weightFeeds(weights: ParamMap): Record<string, Float32Array> {
+    this.checkWeights(weights);
+    return Object.fromEntries(this.trainableSpecs.map((s) => [s.name, weights.get(s.name)!]));
+  }
+
+  private checkBatch(b: TokenBatch): void {
+    const n = b.batch * b.length;
+    if (!(b.batch > 0 && b.length > 0) || b.ids.length !== n || b.targets.length !== n) {
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `batch ${b.batch}×${b.length} with ${b.ids.length} ids and ${b.targets.length} targets`,
+      );
+    }
+    if (b.length > this.config.maxPositions) {
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `length ${b.length} exceeds max_position_embeddings ${this.config.maxPositions}`,
+      );
+    }
+    for (const arr of [b.ids, b.targets]) {
+      for (let i = 0; i < n; i++) {
+        const t = arr[i];
+        if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) {
+          throw new ModelError(
+            ModelErrorCode.InvalidArgument,
+            `token ${t} at ${i} is outside the vocabulary of ${this.config.vocabSize}`,
+          );
+        }
+      }
+    }
+  }
+
+  private batchFeeds(b: TokenBatch) {
+    const { cos, sin } = ropeTables(this.invFreq, 0, b.length);
+    const dims = [b.batch, b.length];
+    const width = 2 * this.invFreq.length;
+    return {
+      input_ids: { data: BigInt64Array.from(Array.from(b.ids), BigInt), dims },
+      targets: { data: BigInt64Array.from(Array.from(b.targets), BigInt), dims },
+      rope_cos: { data: cos, dims: [b.length, width] },
+      rope_sin: { data: sin, dims: [b.length, width] },
+    };
+  }
+
+  /** Inputs shared by the full-sequence graphs, and the final hidden states. */
+  private base(name: string) {
+    const g = new Graph(name);
+    const w = declareWeights(g, this.config, this.mode);
+    const d = this.config.headDim;
+    const ids = g.input('input_ids', 'int64', ['B', 'T']);
+    const cos = g.input('rope_cos', 'float32', ['T', d]);
+    const sin = g.input('rope_sin', 'float32', ['T', d]);
+    const { hidden } = forward(this.config, w, ids, cos, sin);
+    return { g, w, logits: lmHead(this.config, w, hidden) }; // logits (B, T, V)
+  }
+
+  private buildTrain(): CompiledGraph<string> {
+    const { g, w, logits } = this.base('train');
+    const targets = g.input('targets', 'int64', ['B', 'T']);
+    const tokenWeights = g.input('token_weights', 'float32', ['B', 'T']);
+    const logprobs = tokenLogProbs(logits, targets); // (B, T)
+    const loss = reduceSum(mul(logprobs, tokenWeights), [0, 1]);
+    const grads = grad(loss, w.trainable);
+    const outputs: Record<string, Tensor> = { loss, logprobs };
+    w.trainable.forEach((t, i) => (outputs[`grad:${t.name}`] = grads[i]));
+    return this.runtime.compile(g, outputs);
+  }
+
+  private buildLogprobs(): CompiledGraph<'logprobs'> {
+    const { g, logits } = this.base('logprobs');
+    const targets = g.input('targets', 'int64', ['B', 'T']);
+    const invTemperature = g.input('inv_temperature', 'float32', []);
+    return this.runtime.compile(g, { logprobs: tokenLogProbs(mul(logits, invTemperature), targets) });
+  }
+
+  private buildLogits(): CompiledGraph<'logits'> {
+    const { g, logits } = this.base('logits');
+    return this.runtime.compile(g, { logits });
+  }
+
+  /**
+   * Prefill (no cache) or step (with each layer's cache buffer (B, K, C, D) fed whole, zero-copy, and a bias (C)
+   * masking its unfilled positions). Outputs only the last position's logits (B, 1, V) and the new positions'
+   * keys and values (B, K, T, D).
+   */
+  private buildDecode(withPast: boolean, mode: GraphWeightMode): CompiledGraph<string> {
+    const { config } = this;
+    const g = new Graph(withPast ? 'decode_step' : 'prefill');
+    const w = declareWeights(g, config, mode);
+    // A step feeds one new position per row; fixing T = 1 lets the graph skip the causal mask.
+    const t = withPast ? 1 : 'T';
+    const ids = g.input('input_ids', 'int64', ['B', t]);
+    const cos = g.input('rope_cos', 'float32', [t, config.headDim]);
+    const sin = g.input('rope_sin', 'float32', [t, config.headDim]);
+    const bias = withPast ? g.input('past_bias', 'float32', ['C']) : undefined;
+    const past: PastKv[] | undefined = bias
+      ? Array.from({ length: config.numLayers }, (_, l) => ({
+          keys: g.input(`past_key.${l}`, 'float32', ['B', config.numKvHeads, 'C', config.headDim]),
+          values: g.input(`past_value.${l}`, 'float32', ['B', config.numKvHeads, 'C', config.headDim]),
+          bias,
+        }))
+      : undefined;
+    const { hidden, newKeys, newValues } = forward(config, w, ids, cos, sin, past);
+    const last = slice(hidden, [-1], [Infinity], [1]); // (B, 1, hidden)
+    const outputs: Record<string, Tensor> = { logits: lmHead(config, w, last) };
+    newKeys.forEach((k, l) => (outputs[`key.${l}`] = k));
+    newValues.forEach((v, l) => (outputs[`value.${l}`] = v));
+    return this.dynamicRuntime.compile(g, outputs);
+  }
+}

@@ -1,0 +1,56 @@
+export { ModelError, ModelErrorCode } from './errors';
+export {
+  ARCHITECTURES,
+  parseHfConfig,
+  toHfConfig,
+  ropeInverseFrequencies,
+  type Architecture,
+  type ModelConfig,
+  type Llama3RopeScaling,
+} from './config';
+export {
+  LINEAR_MODULES,
+  checkParams,
+  countParams,
+  initParams,
+  linearPrefix,
+  linearShape,
+  numel,
+  paramSpecs,
+  type LinearModule,
+  type ParamMap,
+  type ParamSpec,
+} from './params';
+export { Rng } from './rng';
+export {
+  parseSafetensors,
+  serializeSafetensors,
+  halfToFloat,
+  floatToHalf,
+  type NamedTensor,
+  type SafetensorsDtype,
+  type SafetensorsFile,
+} from './safetensors';
+export type { Tokenizer } from './tokenizer/tokenizer';
+export { ByteTokenizer, DEFAULT_SPECIAL_TOKENS, byteToUnicode } from './tokenizer/byte.tokenizer';
+export { HfTokenizer } from './tokenizer/hf.tokenizer';
+export { referenceForward, ReferenceDecodeBackend } from './reference';
+export type { DecodeBackend, DecodeSession } from './decode';
+export { generate, sampleToken, type Completion, type FinishReason, type SamplingOptions } from './sampler';
+export { loadCheckpoint, loadTokenizer, saveCheckpoint, type Checkpoint } from './checkpoint';
+export {
+  LoraConfigSchema,
+  initLora,
+  loadAdapter,
+  loraSpecs,
+  mergeLora,
+  saveAdapter,
+  type AdapterMap,
+  type LoraConfig,
+} from './lora';
+export { DEFAULT_CONFIG_PATH } from './defaults';
+export { ModelGraphs, type TokenBatch, type TrainResult } from './graph/model.graphs';
+export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
+export type { WeightMode } from './graph/model.graph';
+export { TokenBatchFileSchema, toTrainBatch, type TokenBatchFile } from './batch';
+export { createDefaultModel } from './defaults';

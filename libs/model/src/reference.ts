@@ -1,0 +1,139 @@
+import type { DecodeBackend, DecodeSession } from './decode';
+import { ropeInverseFrequencies, type ModelConfig } from './config';
+import { ModelError, ModelErrorCode } from './errors';
+import type { ParamMap } from './params';
+
+/**
+ * The decoder written as plainly as possible, in float64, one sequence at a time: the oracle the ONNX graphs
+ * are tested against. Far too slow for anything else. Returns logits per position, each (vocab).
+ */
+export function referenceForward(config: ModelConfig, params: ParamMap, tokens: readonly number[]): Float64Array[] {
+  const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
+  const w = (name: string): Float32Array => {
+    const t = params.get(name);
+    if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `'${name}' is missing`);
+    return t;
+  };
+  // y (out) = W (out, in) · x (in) + b
+  const linear = (x: Float64Array, weight: Float32Array, out: number, bias?: Float32Array): Float64Array => {
+    const n = x.length;
+    const y = new Float64Array(out);
+    for (let o = 0; o < out; o++) {
+      let s = bias ? bias[o] : 0;
+      for (let i = 0; i < n; i++) s += weight[o * n + i] * x[i];
+      y[o] = s;
+    }
+    return y;
+  };
+  const rmsNorm = (x: Float64Array, gain: Float32Array): Float64Array => {
+    let ss = 0;
+    for (const v of x) ss += v * v;
+    const r = 1 / Math.sqrt(ss / x.length + config.rmsNormEps);
+    return x.map((v, i) => v * r * gain[i]);
+  };
+  const invFreq = ropeInverseFrequencies(config);
+  const rope = (v: Float64Array, heads: number, pos: number): void => {
+    const half = headDim / 2;
+    for (let h = 0; h < heads; h++) {
+      for (let i = 0; i < half; i++) {
+        const a = v[h * headDim + i];
+        const b = v[h * headDim + i + half];
+        const c = Math.cos(pos * invFreq[i]);
+        const s = Math.sin(pos * invFreq[i]);
+        v[h * headDim + i] = a * c - b * s;
+        v[h * headDim + i + half] = b * c + a * s;
+      }
+    }
+  };
+
+  const embed = w('model.embed_tokens.weight');
+  let xs = tokens.map((t) => {
+    if (!Number.isInteger(t) || t < 0 || t >= vocabSize)
+      throw new ModelError(ModelErrorCode.InvalidArgument, `token ${t}`);
+    return Float64Array.from(embed.subarray(t * d, (t + 1) * d));
+  });
+  const group = numHeads / numKvHeads;
+  for (let l = 0; l < numLayers; l++) {
+    const p = `model.layers.${l}`;
+    const bias = (m: string) => (config.qkvBias ? w(`${p}.self_attn.${m}.bias`) : undefined);
+    const qs: Float64Array[] = [];
+    const ks: Float64Array[] = [];
+    const vs: Float64Array[] = [];
+    xs.forEach((x, t) => {
+      const h = rmsNorm(x, w(`${p}.input_layernorm.weight`));
+      const q = linear(h, w(`${p}.self_attn.q_proj.weight`), numHeads * headDim, bias('q_proj'));
+      const k = linear(h, w(`${p}.self_attn.k_proj.weight`), numKvHeads * headDim, bias('k_proj'));
+      rope(q, numHeads, t);
+      rope(k, numKvHeads, t);
+      qs.push(q);
+      ks.push(k);
+      vs.push(linear(h, w(`${p}.self_attn.v_proj.weight`), numKvHeads * headDim, bias('v_proj')));
+    });
+    xs = xs.map((x, t) => {
+      const attn = new Float64Array(numHeads * headDim);
+      for (let h = 0; h < numHeads; h++) {
+        const kv = Math.floor(h / group);
+        const scores = new Float64Array(t + 1);
+        for (let s = 0; s <= t; s++) {
+          let dot = 0;
+          for (let i = 0; i < headDim; i++) dot += qs[t][h * headDim + i] * ks[s][kv * headDim + i];
+          scores[s] = dot / Math.sqrt(headDim);
+        }
+        const max = Math.max(...scores);
+        const e = scores.map((v) => Math.exp(v - max));
+        const z = e.reduce((a, b) => a + b, 0);
+        for (let s = 0; s <= t; s++) {
+          for (let i = 0; i < headDim; i++) attn[h * headDim + i] += (e[s] / z) * vs[s][kv * headDim + i];
+        }
+      }
+      const o = linear(attn, w(`${p}.self_attn.o_proj.weight`), d);
+      const x1 = x.map((v, i) => v + o[i]);
+      const h2 = rmsNorm(x1, w(`${p}.post_attention_layernorm.weight`));
+      const f = config.intermediateSize;
+      const gate = linear(h2, w(`${p}.mlp.gate_proj.weight`), f);
+      const up = linear(h2, w(`${p}.mlp.up_proj.weight`), f);
+      const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
+      const down = linear(act, w(`${p}.mlp.down_proj.weight`), d);
+      return x1.map((v, i) => v + down[i]);
+    });
+  }
+  const head = config.tieWordEmbeddings ? embed : w('lm_head.weight');
+  return xs.map((x) => linear(rmsNorm(x, w('model.norm.weight')), head, vocabSize));
+}
+
+/**
+ * The reference forward as a `DecodeBackend`: every step recomputes each row from scratch. For tests of the
+ * sampler and of the KV-cache decoder, at tiny sizes only.
+ */
+export class ReferenceDecodeBackend implements DecodeBackend {
+  readonly vocabSize: number;
+  readonly maxLength: number;
+
+  constructor(
+    private readonly config: ModelConfig,
+    private readonly params: ParamMap,
+  ) {
+    this.vocabSize = config.vocabSize;
+    this.maxLength = config.maxPositions;
+  }
+
+  async start(prompt: readonly number[], rows: number): Promise<{ session: DecodeSession; logits: Float32Array }> {
+    const seqs = Array.from({ length: rows }, () => [...prompt]);
+    const last = (seq: number[]) => {
+      const all = referenceForward(this.config, this.params, seq);
+      return Float32Array.from(all[all.length - 1]);
+    };
+    const session: DecodeSession = {
+      step: async (tokens) => {
+        const out = new Float32Array(rows * this.vocabSize);
+        seqs.forEach((seq, r) => {
+          seq.push(tokens[r]);
+          out.set(last(seq), r * this.vocabSize);
+        });
+        return out;
+      },
+      close: () => undefined,
+    };
+    return { session, logits: last([...prompt]) };
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { DecodeBackend } from './decode';
+import { initParams } from './params';
+import { ReferenceDecodeBackend, referenceForward } from './reference';
+import { Rng } from './rng';
+import { generate, sampleToken } from './sampler';
+import { smallConfigs } from './testing/configs';
+import { ByteTokenizer } from './tokenizer/byte.tokenizer';
+
+const logSoftmax = (x: ArrayLike<number>) => {
+  const max = Math.max(...Array.from(x));
+  const lse = max + Math.log(Array.from(x).reduce((s, v) => s + Math.exp(v - max), 0));
+  return Array.from(x, (v) => v - lse);
+};
+
+describe('sampleToken', () => {
+  const logits = Float32Array.from([1, 3, 2, -1, 2.5]);
+  const plain = { temperature: 1, topK: 0, topP: 1 };
+
+  it('is greedy at temperature 0 with log-prob 0', () => {
+    expect(sampleToken(logits, { ...plain, temperature: 0 }, new Rng(1))).toEqual({ token: 1, logprob: 0 });
+  });
+
+  it('returns the model log-softmax at temperature 1 and draws with those frequencies', () => {
+    const rng = new Rng(7);
+    const counts = new Array(5).fill(0);
+    const ls = logSoftmax(logits);
+    for (let i = 0; i < 20000; i++) {
+      const { token, logprob } = sampleToken(logits, plain, rng);
+      expect(logprob).toBeCloseTo(ls[token], 12);
+      counts[token]++;
+    }
+    ls.forEach((l, i) => expect(counts[i] / 20000).toBeCloseTo(Math.exp(l), 1));
+  });
+
+  it('renormalises over the top-k / top-p set at the given temperature', () => {
+    const rng = new Rng(3);
+    const seen = new Set<number>();
+    for (let i = 0; i < 500; i++) {
+      const { token, logprob } = sampleToken(logits, { temperature: 0.5, topK: 2, topP: 1 }, rng);
+      seen.add(token);
+      expect(logprob).toBeCloseTo(logSoftmax([6, 5])[token === 1 ? 0 : 1], 12);
+    }
+    expect([...seen].sort()).toEqual([1, 4]);
+    // p(1)=0.4, p(4)=0.24, p(2)=0.15, …: top-p 0.5 keeps {1, 4}, top-p 0.3 keeps {1} alone.
+    for (let i = 0; i < 200; i++) expect([1, 4]).toContain(sampleToken(logits, { ...plain, topP: 0.5 }, rng).token);
+    expect(sampleToken(logits, { ...plain, topP: 0.3 }, rng)).toEqual({ token: 1, logprob: 0 });
+  });
+});
+
+describe('generate', () => {
+  const [, config] = smallConfigs()[0];
+  const params = initParams(config, 11, 0.5);
+  const backend = new ReferenceDecodeBackend(config, params);
+
+  it('prefills once for all completions and reports the model log-probs of the sampled tokens', async () => {
+    let starts = 0;
+    const counting: DecodeBackend = {
+      vocabSize: backend.vocabSize,
+      maxLength: backend.maxLength,
+      start: (prompt, rows) => {
+        starts++;
+        return backend.start(prompt, rows);
+      },
+    };
+    const prompt = [1, 5, 9];
+    const out = await generate(counting, prompt, { n: 3, maxNewTokens: 5, seed: 4 });
+    expect(starts).toBe(1);
+    expect(out).toHaveLength(3);
+    let maxDiff = 0;
+    for (const c of out) {
+      expect(c.tokens).toHaveLength(5);
+      expect(c.finishReason).toBe('length');
+      const logits = referenceForward(config, params, [...prompt, ...c.tokens]);
+      c.tokens.forEach((t, i) => {
+        maxDiff = Math.max(maxDiff, Math.abs(logSoftmax(logits[prompt.length - 1 + i])[t] - c.logprobs[i]));
+      });
+    }
+    expect(maxDiff).toBeLessThan(1e-5);
+    expect(new Set(out.map((c) => c.tokens.join())).size).toBeGreaterThan(1);
+  });
+
+  it('is deterministic in the seed', async () => {
+    const a = await generate(backend, [2, 3], { n: 2, maxNewTokens: 4, seed: 9 });
+    const b = await generate(backend, [2, 3], { n: 2, maxNewTokens: 4, seed: 9 });
+    const c = await generate(backend, [2, 3], { n: 2, maxNewTokens: 4, seed: 10 });
+    expect(b).toEqual(a);
+    expect(c).not.toEqual(a);
+  });
+
+  it('stops on a stop token (kept) and on a stop string', async () => {
+    const greedy = await generate(backend, [4], { maxNewTokens: 6, temperature: 0 });
+    const stopAt = greedy[0].tokens[2];
+    const first = greedy[0].tokens.indexOf(stopAt);
+    const stopped = await generate(backend, [4], { maxNewTokens: 6, temperature: 0, stopTokens: [stopAt] });
+    expect(stopped[0].tokens).toEqual(greedy[0].tokens.slice(0, first + 1));
+    expect(stopped[0].finishReason).toBe('stop_token');
+
+    const tok = new ByteTokenizer([]);
+    const text = tok.decode(greedy[0].tokens.filter((t) => t < 256));
+    const stopString = text.slice(1, 3);
+    const bytes = await generate(backend, [4], { maxNewTokens: 6, temperature: 0, stopStrings: [stopString] }, tok);
+    expect(bytes[0].finishReason).toBe('stop_string');
+    expect(bytes[0].text?.endsWith(stopString)).toBe(true);
+  });
+
+  it('rejects a prompt that fills the context', async () => {
+    await expect(generate(backend, new Array(64).fill(1), { maxNewTokens: 1 })).rejects.toThrow(/fills the context/);
+  });
+});

@@ -1,0 +1,145 @@
+import { ModelError, ModelErrorCode } from '../errors';
+import type { Tokenizer } from './tokenizer';
+
+/** The special tokens of the default model, given ids 256, 257, … in this order. */
+export const DEFAULT_SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>'] as const;
+
+/**
+ * GPT-2's printable stand-in for every byte (what Hugging Face ByteLevel pre-tokenizers use), so a byte
+ * vocabulary can be written as an ordinary tokenizer.json.
+ */
+export function byteToUnicode(): string[] {
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  const table: string[] = [];
+  let next = 256;
+  for (let b = 0; b < 256; b++) table.push(String.fromCodePoint(printable(b) ? b : next++));
+  return table;
+}
+
+/**
+ * One token per UTF-8 byte (ids 0–255) plus special tokens (ids from 256). Needs no training and never sees an
+ * unknown character; the default model's tokenizer. Its tokenizer.json is a merge-free byte-level BPE, so
+ * Hugging Face tokenizers load it and produce the same ids.
+ */
+export class ByteTokenizer implements Tokenizer {
+  readonly vocabSize: number;
+  readonly specialTokens: ReadonlyMap<string, number>;
+  private readonly specialById: Map<number, string>;
+  private readonly splitter: RegExp | null;
+
+  constructor(readonly specials: readonly string[] = DEFAULT_SPECIAL_TOKENS) {
+    this.specialTokens = new Map(specials.map((s, i) => [s, 256 + i]));
+    this.specialById = new Map(specials.map((s, i) => [256 + i, s]));
+    this.vocabSize = 256 + specials.length;
+    // Longest first, so a special that prefixes another never wins.
+    const sorted = [...specials].sort((a, b) => b.length - a.length);
+    this.splitter = sorted.length
+      ? new RegExp(`(${sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`)
+      : null;
+  }
+
+  encode(text: string): number[] {
+    const ids: number[] = [];
+    const utf8 = new TextEncoder();
+    for (const piece of this.splitter ? text.split(this.splitter) : [text]) {
+      const special = this.specialTokens.get(piece);
+      if (special !== undefined) ids.push(special);
+      else for (const b of utf8.encode(piece)) ids.push(b);
+    }
+    return ids;
+  }
+
+  decode(ids: readonly number[]): string {
+    let out = '';
+    let bytes: number[] = [];
+    const flush = () => {
+      out += new TextDecoder().decode(new Uint8Array(bytes));
+      bytes = [];
+    };
+    for (const id of ids) {
+      if (id >= 0 && id < 256) bytes.push(id);
+      else {
+        const special = this.specialById.get(id);
+        if (special === undefined)
+          throw new ModelError(ModelErrorCode.InvalidTokenizer, `token id ${id} is outside the byte vocabulary`);
+        flush();
+        out += special;
+      }
+    }
+    flush();
+    return out;
+  }
+
+  tokenId(token: string): number | undefined {
+    const special = this.specialTokens.get(token);
+    if (special !== undefined) return special;
+    const bytes = new TextEncoder().encode(token);
+    return bytes.length === 1 ? bytes[0] : undefined;
+  }
+
+  files(): Record<string, unknown> {
+    const table = byteToUnicode();
+    const level = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
+    const addedTokens = [...this.specialTokens].map(([content, id]) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    }));
+    return {
+      'tokenizer.json': {
+        version: '1.0',
+        truncation: null,
+        padding: null,
+        added_tokens: addedTokens,
+        normalizer: null,
+        pre_tokenizer: level,
+        post_processor: null,
+        decoder: level,
+        model: {
+          type: 'BPE',
+          dropout: null,
+          unk_token: null,
+          continuing_subword_prefix: null,
+          end_of_word_suffix: null,
+          fuse_unk: false,
+          byte_fallback: false,
+          ignore_merges: false,
+          vocab: Object.fromEntries(table.map((ch, b) => [ch, b])),
+          merges: [],
+        },
+      },
+      'tokenizer_config.json': {
+        tokenizer_class: 'PreTrainedTokenizerFast',
+        fathom_tokenizer: 'byte',
+        added_tokens_decoder: Object.fromEntries(addedTokens.map(({ id, ...rest }) => [String(id), rest])),
+        bos_token: null,
+        eos_token: this.specials.includes('<|endoftext|>') ? '<|endoftext|>' : null,
+        pad_token: this.specials.includes('<|pad|>') ? '<|pad|>' : null,
+        clean_up_tokenization_spaces: false,
+        model_max_length: 1_000_000,
+      },
+    };
+  }
+
+  /**
+   * Recognises a tokenizer.json written by `files()` (a merge-free vocabulary of exactly the 256 bytes in order,
+   * specials from 256) and returns the equivalent `ByteTokenizer`, else null.
+   */
+  static fromTokenizerJson(json: unknown): ByteTokenizer | null {
+    const j = json as {
+      model?: { type?: string; vocab?: Record<string, number>; merges?: unknown[] };
+      added_tokens?: { id: number; content: string }[];
+    };
+    if (j?.model?.type !== 'BPE' || (j.model.merges?.length ?? 0) !== 0 || !j.model.vocab) return null;
+    const table = byteToUnicode();
+    const vocab = j.model.vocab;
+    if (Object.keys(vocab).length !== 256 || table.some((ch, b) => vocab[ch] !== b)) return null;
+    const added = [...(j.added_tokens ?? [])].sort((a, b) => a.id - b.id);
+    if (added.some((t, i) => t.id !== 256 + i)) return null;
+    return new ByteTokenizer(added.map((t) => t.content));
+  }
+}
