@@ -37,4 +37,3 @@ export const GrpoConfigSchema = z
   .refine((c) => c.epsilonLow < 1, { message: 'epsilonLow must be below 1 so the lower clip bound stays positive' });
 
 export type GrpoConfig = z.infer<typeof GrpoConfigSchema>;
-
