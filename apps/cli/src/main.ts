@@ -2,11 +2,13 @@ import { Command } from 'commander';
 import { dataCommand } from './data.command';
 import { dbCommand } from './db.command';
 import { modelCommand } from './model.command';
+import { sftDataCommand } from './sft-data.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
   .showHelpAfterError()
   .addCommand(dataCommand())
+  .addCommand(sftDataCommand())
   .addCommand(dbCommand())
   .addCommand(modelCommand());
 

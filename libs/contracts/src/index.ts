@@ -3,3 +3,4 @@ export * from './env';
 export * from './trajectory';
 export * from './reward';
 export * from './grpo';
+export * from './sft';

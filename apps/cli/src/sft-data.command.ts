@@ -1,0 +1,124 @@
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { SftExampleSchema, type Task } from '@fathom/contracts';
+import {
+  buildSftExamples,
+  DEFAULT_TEACHER_MIX,
+  formatSftStats,
+  parseTeacherMix,
+  SftStatsAccumulator,
+} from '@fathom/rlm';
+import { SandboxPool } from '@fathom/sandbox';
+import { readTasksJsonl } from '@fathom/tasks';
+
+function integer(name: string, min: number): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min)
+      throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
+    return parsed;
+  };
+}
+
+interface SftDataFlags {
+  tasks: string;
+  out: string;
+  mix?: string;
+  seed: number;
+  perTask: number;
+  everyStrategy: boolean;
+  workers: number;
+  concurrency: number;
+  progress: boolean;
+  json: boolean;
+}
+
+/** Lines of a file, for the progress bar's total (streamed: dataset files can be hundreds of MB). */
+async function countLines(file: string): Promise<number> {
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1];
+  }
+  return last === 10 ? lines : lines + 1;
+}
+
+async function writeLine(out: WriteStream, line: string): Promise<void> {
+  if (!out.write(line)) await once(out, 'drain');
+}
+
+async function sftData(flags: SftDataFlags): Promise<void> {
+  // The mix is checked before any file is touched.
+  const mix = flags.mix === undefined ? DEFAULT_TEACHER_MIX : parseTeacherMix(flags.mix);
+  const total = await countLines(flags.tasks);
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: 'sft-data [{bar}] {value}/{total} tasks | {examples} examples, {accuracy} correct | {duration}s',
+    hideCursor: true,
+  });
+  const stats = new SftStatsAccumulator();
+  let read = 0;
+  async function* counted(tasks: AsyncIterable<Task>): AsyncGenerator<Task> {
+    for await (const task of tasks) {
+      read++;
+      yield task;
+    }
+  }
+  const pool = await SandboxPool.start({ workers: flags.workers, warmIsolatesPerWorker: flags.concurrency });
+  const out = createWriteStream(flags.out);
+  const started = performance.now();
+  try {
+    if (flags.progress) bar.start(total, 0, { examples: 0, accuracy: '-' });
+    const examples = buildSftExamples(counted(readTasksJsonl(flags.tasks)), {
+      pool,
+      mix,
+      seed: flags.seed,
+      perTask: flags.perTask,
+      everyStrategy: flags.everyStrategy,
+      concurrency: flags.concurrency,
+      onSkip: (skip) => {
+        stats.skip(skip);
+        console.error(`skipped ${skip.task_id} (${skip.strategy ?? '-'}): ${skip.reason}: ${skip.detail}`);
+      },
+    });
+    for await (const example of examples) {
+      await writeLine(out, `${JSON.stringify(SftExampleSchema.parse(example))}\n`);
+      stats.add(example);
+      const overall = stats.result().overall;
+      if (flags.progress)
+        bar.update(read, { examples: overall.examples, accuracy: `${(100 * overall.accuracy).toFixed(1)}%` });
+    }
+    if (flags.progress) bar.update(read);
+  } finally {
+    if (flags.progress) bar.stop();
+    out.end();
+    await once(out, 'close');
+    await pool.close();
+  }
+  const result = stats.result();
+  const seconds = (performance.now() - started) / 1000;
+  console.error(
+    `wrote ${result.overall.examples} SFT examples for ${read} tasks to ${flags.out} in ${seconds.toFixed(1)} s`,
+  );
+  console.log(flags.json ? JSON.stringify(result, null, 2) : formatSftStats(result));
+}
+
+/** `fathom sft-data`: teacher SFT episodes (code → sandbox observation → answer) for a tasks file (docs/TEACHER.md). */
+export function sftDataCommand(): Command {
+  return new Command('sft-data')
+    .description('Write teacher SFT examples for a tasks JSONL file, from a mix of robust and naive strategies.')
+    .requiredOption('--tasks <file>', 'tasks JSONL (fathom data generate)')
+    .requiredOption('--out <file>', 'output SFT JSONL (one SftExample per line)')
+    .option('--mix <weights>', 'robust share and strategy weights, e.g. robust=0.6,niah.llm_window=0 (docs/TEACHER.md)')
+    .option('--seed <seed>', 'seed of the strategy draws', integer('--seed', 0), 0)
+    .option('--per-task <n>', 'examples per task, each by a different strategy', integer('--per-task', 1), 1)
+    .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
+    .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
+    .option('--concurrency <n>', 'tasks in flight at once', integer('--concurrency', 1), 4)
+    .option('--no-progress', 'do not draw the progress bar')
+    .option('--json', 'print the summary as JSON instead of a table', false)
+    .action(sftData);
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { TaskTypeSchema } from './task';
+
+/**
+ * One SFT example written by the teacher (`libs/rlm/src/teacher`, `fathom sft-data`): one line of an SFT
+ * JSONL file. The task's question and context are not repeated: join on `task_id` with the tasks file and
+ * render with `renderSftExample` (the one prompt renderer). Documented in docs/TEACHER.md.
+ */
+
+/** One model turn and, for a code turn, what the REPL printed in reply. */
+export const SftTurnSchema = z.strictObject({
+  /** The model's text for the turn, exactly as trained on (a ```js block, or `<answer>…</answer>`). */
+  completion: z.string().min(1),
+  /** The observation text the turn's code produced; absent on the final (answer) turn. */
+  observation: z.string().optional(),
+});
+export type SftTurn = z.infer<typeof SftTurnSchema>;
+
+/** One `llm(question, chunk)` call of the example's code, with the teacher's answer (a sub-call SFT example). */
+export const SftSubcallSchema = z.strictObject({
+  question: z.string(),
+  chunk: z.string().optional(),
+  answer: z.string().min(1),
+});
+export type SftSubcall = z.infer<typeof SftSubcallSchema>;
+
+export const SftExampleSchema = z
+  .strictObject({
+    task_id: z.string().min(1),
+    type: TaskTypeSchema,
+    /** The teacher strategy that wrote it, e.g. "niah.first_mention". */
+    strategy: z.string().min(1),
+    /** Whether that strategy is one of the robust ones. */
+    robust: z.boolean(),
+    turns: z.array(SftTurnSchema).min(1),
+    /** The final answer, as in the last turn's `<answer>` tags. */
+    answer: z.string().min(1),
+    /** The answer graded against the gold answer by `@fathom/rewards` `isCorrect`; for reporting, never for choosing. */
+    correct: z.boolean(),
+    subcalls: z.array(SftSubcallSchema),
+  })
+  .superRefine((example, ctx) => {
+    const last = example.turns.length - 1;
+    example.turns.forEach((turn, i) => {
+      if ((turn.observation === undefined) !== (i === last))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i, 'observation'],
+          message: i === last ? 'the final turn has no observation' : 'every turn but the last has an observation',
+        });
+    });
+  });
+export type SftExample = z.infer<typeof SftExampleSchema>;
