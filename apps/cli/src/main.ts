@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { dataCommand } from './data.command';
 import { dbCommand } from './db.command';
+import { evalCommand } from './eval.command';
 import { modelCommand } from './model.command';
 import { sftDataCommand } from './sft-data.command';
+import { trainCommand } from './train.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
@@ -10,7 +12,9 @@ const program = new Command('fathom')
   .addCommand(dataCommand())
   .addCommand(sftDataCommand())
   .addCommand(dbCommand())
-  .addCommand(modelCommand());
+  .addCommand(modelCommand())
+  .addCommand(evalCommand())
+  .addCommand(trainCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

@@ -3,4 +3,7 @@ export * from './env';
 export * from './trajectory';
 export * from './reward';
 export * from './grpo';
+export * from './run-config';
+export * from './jobs';
+export * from './rollout';
 export * from './sft';

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EVENT_NAMES,
+  JOB_NAMES,
+  JOB_OPTIONS,
+  JOB_QUEUE,
+  MESSAGE_SCHEMAS,
+  QUEUE_NAMES,
+  RewardGroupJobSchema,
+  deadLetterQueueOf,
+  groupJobId,
+  jobIdOf,
+  jobNamesOf,
+} from './jobs';
+
+const key = { runId: 'run-1', step: 3, groupId: 'g0', taskId: 't1', policyVersion: 2 };
+const trajectory = (sampleIndex: number) => ({
+  sampleIndex,
+  status: 'ok',
+  prompt: 'p',
+  turns: [{ completion: 'x' }],
+  observations: [null],
+  llmCalls: [],
+  recursionTree: [
+    {
+      depth: 1,
+      prompt: 'q',
+      chunkChars: 10,
+      answer: 'a',
+      promptTokens: 1,
+      completionTokens: 1,
+      latencyMs: 2,
+      children: [
+        {
+          depth: 2,
+          prompt: 'q2',
+          chunkChars: 5,
+          answer: null,
+          promptTokens: 1,
+          completionTokens: 0,
+          latencyMs: 1,
+          error: 'cap',
+          children: [],
+        },
+      ],
+    },
+  ],
+  tokens: { completion: 1, subcall: 2 },
+  ids: [5, 6],
+  logprobs: [0, -1],
+  mask: [0, 1],
+});
+
+describe('job contracts', () => {
+  it('route every job name to one queue and give every name a schema', () => {
+    expect(new Set(Object.values(JOB_QUEUE))).toEqual(new Set(QUEUE_NAMES));
+    expect(Object.keys(MESSAGE_SCHEMAS).sort()).toEqual([...JOB_NAMES, ...EVENT_NAMES].sort());
+    expect(QUEUE_NAMES.flatMap(jobNamesOf).sort()).toEqual([...JOB_NAMES].sort());
+    for (const q of QUEUE_NAMES) {
+      expect(deadLetterQueueOf(q)).not.toContain(':');
+      expect(JOB_OPTIONS[q].attempts).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('makes the job id from run, step and group', () => {
+    expect(groupJobId(key)).toBe('run-1:3:g0');
+    expect(jobIdOf('rollout.group', { ...key, G: 8 })).toBe('run-1:3:g0');
+    const evalJob = { evalId: 'e1', checkpoint: 'default', split: 'eval', runId: null, limit: null, seed: 0 } as const;
+    expect(jobIdOf('eval.run', evalJob)).toBe('eval-e1');
+  });
+
+  it('accepts a well-formed reward group with a nested recursion tree', () => {
+    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [trajectory(0), trajectory(1)] }).success).toBe(true);
+  });
+
+  it('rejects mismatched token arrays, repeated sample indexes and unknown keys', () => {
+    const short = { ...trajectory(0), mask: [1] };
+    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [short] }).error?.issues[0].message).toMatch(
+      /same length/,
+    );
+    const twice = RewardGroupJobSchema.safeParse({ ...key, trajectories: [trajectory(0), trajectory(0)] });
+    expect(twice.error?.issues[0].message).toMatch(/sampleIndex values must be 0\.\.1/);
+    expect(RewardGroupJobSchema.safeParse({ ...key, extra: 1, trajectories: [trajectory(0)] }).success).toBe(false);
+    const positiveLogprob = { ...trajectory(0), logprobs: [0, 0.5] };
+    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [positiveLogprob] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,285 @@
+import { z } from 'zod';
+import { GroupRewardSchema } from './reward';
+import { EntityIdSchema } from './run-config';
+import { LlmCallRecordSchema, RewardTurnSchema } from './trajectory';
+
+/**
+ * The job contract of FATHOM's services: every queue, every job and event name, and the one map from a name to
+ * its payload schema. Producers and consumers compile against the same types and validate with the same
+ * schemas on both sides (libs/queue does both).
+ */
+
+/**
+ * Work queues: the GRPO pipeline in order (rollout → reward → learn), then evaluations requested through the admin
+ * API. Each has a dead-letter queue (`deadLetterQueueOf`).
+ */
+export const QUEUE_NAMES = ['rollout', 'reward', 'learn', 'eval'] as const;
+export const QueueNameSchema = z.enum(QUEUE_NAMES);
+export type QueueName = z.infer<typeof QueueNameSchema>;
+
+/** Where a queue's jobs go when they failed for good (malformed payload, or every attempt used). */
+export function deadLetterQueueOf(queue: QueueName): string {
+  return `${queue}-dead`;
+}
+
+/** The id of a job's dead letter. Prefixed because BullMQ refuses all-digit custom ids (an auto-id job's id). */
+export function deadLetterIdOf(jobId: string): string {
+  return `dl-${jobId}`;
+}
+
+/** Jobs: each is delivered to exactly one consumer of its queue. */
+export const JOB_QUEUE = {
+  'rollout.group': 'rollout',
+  'reward.group': 'reward',
+  'learn.group': 'learn',
+  'eval.run': 'eval',
+} as const satisfies Record<string, QueueName>;
+export type JobName = keyof typeof JOB_QUEUE;
+export const JOB_NAMES = Object.keys(JOB_QUEUE) as JobName[];
+
+/** Events: broadcast to every subscriber (e.g. every rollout worker), not queued. */
+export const EVENT_NAMES = ['policy.updated'] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** The names of the jobs routed to `queue`. */
+export function jobNamesOf(queue: QueueName): JobName[] {
+  return JOB_NAMES.filter((name) => JOB_QUEUE[name] === queue);
+}
+
+const step = z.number().int().min(0);
+const policyVersion = z.number().int().min(0);
+
+/** What every group job carries: which group of which step of which run, and the policy that samples it. */
+const GroupKeySchema = z.strictObject({
+  runId: EntityIdSchema,
+  step,
+  groupId: EntityIdSchema,
+  taskId: z.string().min(1).max(256),
+  /** The policy version that samples (or sampled) the group. */
+  policyVersion,
+});
+
+/** rollout.group: sample G episodes of one task with one policy version. */
+export const RolloutGroupJobSchema = GroupKeySchema.extend({
+  /** Episodes to sample (the group size). */
+  G: z.number().int().min(1).max(1024),
+});
+export type RolloutGroupJob = z.infer<typeof RolloutGroupJobSchema>;
+
+/** One executed `llm()` call and the calls its child episode made: a node of an episode's recursion tree. */
+export interface RecursionNode {
+  /** 1 for a call made by the root episode's code, 2 for a call made by its child, … */
+  depth: number;
+  /** The question passed to `llm()`. */
+  prompt: string;
+  /** Length in characters of the chunk passed, 0 without one. */
+  chunkChars: number;
+  /** The sub-model's answer, or null when the call failed or was refused. */
+  answer: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  /** Why the call was refused or failed; absent when it returned text. */
+  error?: string;
+  children: RecursionNode[];
+}
+
+export const RecursionNodeSchema: z.ZodType<RecursionNode> = z.lazy(() =>
+  z.strictObject({
+    depth: z.number().int().positive(),
+    prompt: z.string(),
+    chunkChars: z.number().int().nonnegative(),
+    answer: z.string().nullable(),
+    promptTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+    latencyMs: z.number().nonnegative(),
+    error: z.string().optional(),
+    children: z.array(RecursionNodeSchema),
+  }),
+);
+
+/** How an episode ended. Mirrors Episode.status in the database. */
+export const EPISODE_STATUSES = ['ok', 'truncated', 'timeout', 'sandbox_error', 'infra_error'] as const;
+export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
+export type EpisodeStatus = z.infer<typeof EpisodeStatusSchema>;
+
+/** The tokens a learner trains on: one entry per token of the whole episode (prompt, turns, observations). */
+const TOKEN_FIELDS = {
+  ids: z.array(z.number().int().nonnegative()),
+  /** Behaviour log-probs of the sampled tokens (0 where mask is 0). */
+  logprobs: z.array(z.number().finite().max(0)),
+  /** 1 for model tokens (trained on), 0 for prompt and observation tokens. */
+  mask: z.array(z.union([z.literal(0), z.literal(1)])),
+};
+const sameLength = (t: { ids: unknown[]; logprobs: unknown[]; mask: unknown[] }) =>
+  t.logprobs.length === t.ids.length && t.mask.length === t.ids.length;
+const SAME_LENGTH = { message: 'ids, logprobs and mask must have the same length', path: ['ids'] };
+
+const TrainingTokensSchema = z
+  .strictObject({
+    /** Position in the group, 0..G-1; part of every idempotency key. */
+    sampleIndex: z.number().int().min(0),
+    ...TOKEN_FIELDS,
+  })
+  .refine(sameLength, SAME_LENGTH);
+
+/** One sampled episode as the rollout worker hands it to the reward-service. */
+export const RolloutTrajectorySchema = z
+  .strictObject({
+    sampleIndex: z.number().int().min(0),
+    status: EpisodeStatusSchema,
+    /** The rendered prompt of the root episode. */
+    prompt: z.string(),
+    /** The model's turns, in order (the reward reads the final answer from the last). */
+    turns: z.array(RewardTurnSchema),
+    /** The REPL's reply to each turn (null for a turn that ran no code), same length as turns. */
+    observations: z.array(z.string().nullable()),
+    /** Every executed llm() call, flattened (what the reward counts); [] when none. */
+    llmCalls: z.array(LlmCallRecordSchema),
+    /** The same calls as a tree (what the dashboard draws). */
+    recursionTree: z.array(RecursionNodeSchema),
+    tokens: z.strictObject({
+      completion: z.number().int().nonnegative(),
+      subcall: z.number().int().nonnegative(),
+    }),
+    ...TOKEN_FIELDS,
+  })
+  .refine((t) => t.observations.length === t.turns.length, {
+    message: 'observations must have one entry per turn',
+    path: ['observations'],
+  })
+  .refine(sameLength, SAME_LENGTH);
+export type RolloutTrajectory = z.infer<typeof RolloutTrajectorySchema>;
+
+/** Sample indexes must be exactly 0..n-1, each once, so (runId, step, groupId, sampleIndex) keys never collide. */
+function checkSampleIndexes(samples: readonly { sampleIndex: number }[], ctx: z.RefinementCtx, path: string): void {
+  const seen = new Set(samples.map((s) => s.sampleIndex));
+  const complete = seen.size === samples.length && samples.every((s) => s.sampleIndex < samples.length);
+  if (!complete) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [path],
+      message: `sampleIndex values must be 0..${samples.length - 1}, each once`,
+    });
+  }
+}
+
+/** reward.group: the G trajectories of one group, to be scored. */
+export const RewardGroupJobSchema = GroupKeySchema.extend({
+  trajectories: z.array(RolloutTrajectorySchema).min(1).max(1024),
+}).superRefine((job, ctx) => checkSampleIndexes(job.trajectories, ctx, 'trajectories'));
+export type RewardGroupJob = z.infer<typeof RewardGroupJobSchema>;
+
+/**
+ * learn.group: a scored group, reduced to what the GRPO update needs (the transcripts are in Postgres by now).
+ * `reward.rewards[i]` is the total reward of `samples[i]`.
+ */
+export const LearnGroupJobSchema = GroupKeySchema.extend({
+  samples: z.array(TrainingTokensSchema).min(1).max(1024),
+  reward: GroupRewardSchema,
+}).superRefine((job, ctx) => {
+  checkSampleIndexes(job.samples, ctx, 'samples');
+  if (job.reward.rewards.length !== job.samples.length) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reward', 'rewards'],
+      message: `expected one reward per sample (${job.samples.length}), got ${job.reward.rewards.length}`,
+    });
+  }
+});
+export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
+
+/** eval.run: evaluate one checkpoint on one split and record EvalResult rows under `evalId`. */
+export const EvalRunJobSchema = z.strictObject({
+  evalId: EntityIdSchema,
+  /** A checkpoint folder, or "default" for the shipped model. */
+  checkpoint: z.string().min(1).max(1024),
+  split: z.enum(['eval', 'heldout']),
+  /** The run the checkpoint belongs to, when it came from one. */
+  runId: EntityIdSchema.nullable(),
+  /** Evaluate only the first n tasks of the split; null for all. */
+  limit: z.number().int().positive().nullable(),
+  seed: z.number().int().min(0),
+});
+export type EvalRunJob = z.infer<typeof EvalRunJobSchema>;
+
+/** policy.updated: the learner published a new policy version; workers drop older cached weights. */
+export const PolicyUpdatedEventSchema = z.strictObject({
+  runId: EntityIdSchema,
+  policyVersion,
+  /** The learner step whose update produced this version. */
+  step,
+  /** Where the version's checkpoint was written, when it was. */
+  checkpointPath: z.string().min(1).nullable(),
+});
+export type PolicyUpdatedEvent = z.infer<typeof PolicyUpdatedEventSchema>;
+
+/** THE map from every job and event name to its payload schema. */
+export const MESSAGE_SCHEMAS = {
+  'rollout.group': RolloutGroupJobSchema,
+  'reward.group': RewardGroupJobSchema,
+  'learn.group': LearnGroupJobSchema,
+  'eval.run': EvalRunJobSchema,
+  'policy.updated': PolicyUpdatedEventSchema,
+} as const satisfies Record<JobName | EventName, z.ZodType>;
+
+export type MessageName = keyof typeof MESSAGE_SCHEMAS;
+/** The payload type of a job or event name. */
+export type MessagePayload<N extends MessageName> = z.infer<(typeof MESSAGE_SCHEMAS)[N]>;
+export type JobPayload<N extends JobName> = MessagePayload<N>;
+export type EventPayload<N extends EventName> = MessagePayload<N>;
+
+/**
+ * The job id of a group job: `${runId}:${step}:${groupId}`. The same group always gets the same id, so an
+ * enqueue repeated by a retried producer never creates a second job.
+ */
+export function groupJobId(key: { runId: string; step: number; groupId: string }): string {
+  return `${key.runId}:${key.step}:${key.groupId}`;
+}
+
+/** The deterministic id of any job: the group key for group jobs, the eval id for eval.run. */
+export function jobIdOf<N extends JobName>(name: N, payload: JobPayload<N>): string {
+  if (name === 'eval.run') return `eval-${(payload as EvalRunJob).evalId}`;
+  return groupJobId(payload as RolloutGroupJob);
+}
+
+/** Delivery options of a queue's jobs. Transports translate these; nothing else sets job options. */
+export interface QueueJobOptions {
+  /** Tries in total, the first included. */
+  attempts: number;
+  /** Exponential backoff: the n-th retry waits backoffMs · 2^(n-1). */
+  backoffMs: number;
+  /**
+   * How long finished jobs are kept (seconds). A kept job still blocks a new job with its id, so this is the
+   * window in which a repeated enqueue is recognised as a duplicate.
+   */
+  keepCompletedS: number;
+  keepFailedS: number;
+}
+
+/** Job options in one place. Rollouts are costly to redo and fail mostly on infrastructure, so they retry most. */
+export const JOB_OPTIONS: Readonly<Record<QueueName, QueueJobOptions>> = {
+  rollout: { attempts: 5, backoffMs: 2000, keepCompletedS: 24 * 3600, keepFailedS: 7 * 24 * 3600 },
+  reward: { attempts: 3, backoffMs: 1000, keepCompletedS: 24 * 3600, keepFailedS: 7 * 24 * 3600 },
+  learn: { attempts: 3, backoffMs: 1000, keepCompletedS: 24 * 3600, keepFailedS: 7 * 24 * 3600 },
+  eval: { attempts: 2, backoffMs: 5000, keepCompletedS: 7 * 24 * 3600, keepFailedS: 7 * 24 * 3600 },
+};
+
+/** What a dead-letter queue holds: the original job, untouched, and why it was given up. */
+export const DeadLetterSchema = z.strictObject({
+  queue: QueueNameSchema,
+  jobId: z.string(),
+  name: z.string(),
+  /** The payload exactly as received (possibly malformed). */
+  data: z.unknown(),
+  reason: z.string(),
+  /**
+   * "malformed": the payload failed validation; "unknown_job": the queue carries no job of that name;
+   * "rejected": the handler declared the failure permanent (all three are never retried);
+   * "exhausted": every attempt failed with a transient error.
+   */
+  kind: z.enum(['malformed', 'unknown_job', 'rejected', 'exhausted']),
+  attemptsMade: z.number().int().min(0),
+  failedAt: z.string(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { RunConfigSchema } from './run-config';
+
+describe('RunConfigSchema', () => {
+  it('fills every default from a name alone', () => {
+    const config = RunConfigSchema.parse({ name: 'demo' });
+    expect(config).toMatchObject({
+      name: 'demo',
+      seed: 0,
+      model: { checkpoint: 'default' },
+      data: { split: 'train', trainSize: 1000 },
+      steps: 20,
+      batchSize: 4,
+      checkpointEvery: 10,
+      rollout: { maxTurns: 6, maxDepth: 2, temperature: 1 },
+    });
+    expect(config.grpo).toMatchObject({ groupSize: 8, maxStaleness: 0, beta: 0.04 });
+    expect(config.reward.weights).toEqual({ correctness: 0.7, token_budget: 0.15, recursion_efficiency: 0.15 });
+  });
+
+  it('rejects unknown keys at the top and inside sections', () => {
+    const top = RunConfigSchema.safeParse({ name: 'x', lr: 1 });
+    expect(top.success).toBe(false);
+    expect(top.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['lr'] });
+    const inner = RunConfigSchema.safeParse({ name: 'x', rollout: { G: 8 } });
+    expect(inner.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', path: ['rollout'], keys: ['G'] });
+    expect(RunConfigSchema.safeParse({ name: 'x', grpo: { groupSize: 1 } }).success).toBe(false);
+  });
+
+  it('rejects wrong types, empty names and inverted context bounds', () => {
+    expect(RunConfigSchema.safeParse({ name: '' }).success).toBe(false);
+    expect(RunConfigSchema.safeParse({ name: 'x', steps: '10' }).success).toBe(false);
+    const bounds = RunConfigSchema.safeParse({ name: 'x', data: { minContextTokens: 9000, maxContextTokens: 8000 } });
+    expect(bounds.error?.issues[0].path).toEqual(['data', 'minContextTokens']);
+    const weights = RunConfigSchema.safeParse({ name: 'x', reward: { weights: { correctness: 0.9 } } });
+    expect(weights.error?.issues[0].message).toMatch(/must sum to 1/);
+  });
+});

@@ -1,0 +1,29 @@
+export {
+  PermanentJobError,
+  type DeliveredJob,
+  type DeliveryOptions,
+  type EventListener,
+  type FailedJobInfo,
+  type JobHandlerFn,
+  type JobTransport,
+  type NewJob,
+  type QueueCounts,
+  type TransportWorker,
+  type WorkOptions,
+} from './transport';
+export { InProcessTransport } from './in-process.transport';
+export { BullMqTransport, redisOptionsFromUrl, type BullMqTransportOptions } from './bullmq.transport';
+export { JobProducer, type EnqueueResult } from './producer';
+export { JobConsumer, type JobConsumerOptions } from './consumer';
+export {
+  checkHandlers,
+  handlerFor,
+  type HandlerMismatch,
+  type HandlerRegistration,
+  type JobContext,
+  type JobHandler,
+} from './handlers';
+export { subscribeEvent } from './events';
+export { QueueMetrics, type JobOutcome } from './metrics';
+export { queueStats, type QueueStats } from './stats';
+export { QueueError, queueErrorMessage, type QueueErrorCode } from './errors';

@@ -1,0 +1,74 @@
+import { LATENCY_BUCKETS_S } from '@fathom/observability';
+import { QUEUE_NAMES, type QueueName } from '@fathom/contracts';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { queueStats } from './stats';
+import type { JobTransport } from './transport';
+
+/** How a delivery ended, as counted by fathom_queue_jobs_processed_total. */
+export type JobOutcome = 'completed' | 'retrying' | 'dead_lettered';
+
+/** Buckets for job latency: jobs run from milliseconds (learn bookkeeping) to minutes (a group of rollouts). */
+const JOB_SECONDS_BUCKETS = [...LATENCY_BUCKETS_S, 30, 60, 120, 300, 600];
+
+/**
+ * Queue metrics on a service's registry: job counts per queue and state (read from the transport at each
+ * scrape, dead-letter depth included) and, for consumers, processed jobs by outcome and job latency.
+ */
+export class QueueMetrics {
+  readonly processed: Counter<'queue' | 'name' | 'outcome'>;
+  readonly jobSeconds: Histogram<'queue' | 'name'>;
+
+  /**
+   * @param queues the queues whose counts are reported (default: all).
+   * @param timeoutMs how long a scrape waits for the counts; a scrape never hangs on an unreachable Redis.
+   */
+  constructor(
+    registry: Registry,
+    transport: JobTransport,
+    { queues = QUEUE_NAMES, timeoutMs = 2000 }: { queues?: readonly QueueName[]; timeoutMs?: number } = {},
+  ) {
+    const registers = [registry];
+    new Gauge({
+      name: 'fathom_queue_jobs',
+      help: "Jobs per queue and state (dead_lettered: jobs in the queue's dead-letter queue)",
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        let all;
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          all = await Promise.race([
+            queueStats(transport, queues),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error('queue counts timed out')), timeoutMs);
+            }),
+          ]);
+        } catch {
+          // Redis unreachable: report no series rather than stale counts (and never fail the whole scrape).
+          this.reset();
+          return;
+        } finally {
+          clearTimeout(timer);
+        }
+        for (const stats of all) {
+          for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed', 'deadLettered'] as const) {
+            this.set({ queue: stats.queue, state: state === 'deadLettered' ? 'dead_lettered' : state }, stats[state]);
+          }
+        }
+      },
+    });
+    this.processed = new Counter({
+      name: 'fathom_queue_jobs_processed_total',
+      help: 'Job deliveries handled by this process, by outcome',
+      labelNames: ['queue', 'name', 'outcome'],
+      registers,
+    });
+    this.jobSeconds = new Histogram({
+      name: 'fathom_queue_job_seconds',
+      help: 'Time from a delivery start to its end (success or failure), by job name',
+      labelNames: ['queue', 'name'],
+      buckets: JOB_SECONDS_BUCKETS,
+      registers,
+    });
+  }
+}
