@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createLogger } from '@fathom/observability';
+import {
+  createPrismaClient,
+  EpisodeRepository,
+  PolicyVersionRepository,
+  RunRepository,
+  StepRepository,
+} from '@fathom/persistence';
+import { BullMqTransport, JobProducer, type JobTransport } from '@fathom/queue';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { AdminApiModule } from './app.module';
+import type { AdminApiConfig } from './config';
+import { EvalService } from './evals/eval.service';
+import { bearerAuth, bodyParserErrors, requestLog } from './http/middleware';
+import { AdminMetrics } from './metrics';
+import { NestJsonLogger } from './nest-logger';
+import { HealthService } from './ops/health.service';
+import { QueueService } from './ops/queue.service';
+import { assertSchemaApplied } from './ops/schema-check';
+import { RunService } from './runs/run.service';
+
+export interface RunningAdminApi {
+  app: NestExpressApplication;
+  /** The bound port (useful when the config asked for port 0). */
+  port: number;
+  metrics: AdminMetrics;
+  /** Stops accepting requests, then closes the database and Redis connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where log lines go (default stdout). */
+  logWrite?: (line: string) => void;
+  /** The job transport (default: BullMQ on REDIS_URL under QUEUE_PREFIX). */
+  transport?: JobTransport;
+}
+
+/**
+ * Starts the admin API from a validated config: Prisma (refusing a database that lacks migrations), the queue
+ * transport, the services, then Nest.
+ */
+export async function startAdminApi(config: AdminApiConfig, options: StartOptions = {}): Promise<RunningAdminApi> {
+  const logger = createLogger({ service: 'admin-api', level: config.LOG_LEVEL, write: options.logWrite });
+  const prisma = createPrismaClient(config.DATABASE_URL);
+  const transport =
+    options.transport ??
+    new BullMqTransport({
+      redisUrl: config.REDIS_URL,
+      prefix: config.QUEUE_PREFIX,
+      onError: (error, where) => logger.warn('redis connection error', { where, reason: error.message }),
+    });
+  const metrics = new AdminMetrics(transport, config.DEPENDENCY_TIMEOUT_MS);
+  const runRepository = new RunRepository(prisma);
+  const runs = new RunService({
+    runs: runRepository,
+    steps: new StepRepository(prisma),
+    episodes: new EpisodeRepository(prisma),
+    policies: new PolicyVersionRepository(prisma),
+    newRunId: () => `run-${randomUUID()}`,
+  });
+  const evals = new EvalService(runRepository, new JobProducer(transport), () => randomUUID());
+  const queues = new QueueService(transport, config.DEPENDENCY_TIMEOUT_MS);
+  const health = new HealthService(
+    () => prisma.$queryRaw`SELECT 1`,
+    () => transport.counts('rollout'),
+    config.DEPENDENCY_TIMEOUT_MS,
+  );
+
+  const closeConnections = async () => {
+    await Promise.allSettled([prisma.$disconnect(), options.transport ? Promise.resolve() : transport.close()]);
+  };
+  try {
+    await assertSchemaApplied(prisma, config.DATABASE_URL);
+  } catch (error) {
+    await closeConnections();
+    throw error;
+  }
+
+  const app = await NestFactory.create<NestExpressApplication>(
+    AdminApiModule.create({ config, logger, metrics, runs, evals, queues, health }),
+    { bodyParser: false, logger: new NestJsonLogger(logger) },
+  );
+  // BigInt ids (episodes, eval rows) leave as decimal strings; JSON has no 64-bit integers.
+  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  app.use(requestLog(logger, metrics));
+  app.use(bearerAuth(config.ADMIN_TOKEN, metrics));
+  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
+  app.use(bodyParserErrors(metrics));
+
+  try {
+    await app.listen(config.HTTP_PORT, config.HOST);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await closeConnections();
+    throw error;
+  }
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  logger.info('admin-api listening', { port, auth: config.ADMIN_TOKEN === undefined ? 'off' : 'bearer' });
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    port,
+    metrics,
+    close: () =>
+      (closed ??= (async () => {
+        await app.close();
+        await closeConnections();
+      })()),
+  };
+}

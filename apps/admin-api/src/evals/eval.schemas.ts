@@ -1,0 +1,20 @@
+import { DEFAULT_MODEL_CHECKPOINT, EntityIdSchema } from '@fathom/contracts';
+import { z } from 'zod';
+
+/** POST /evals: evaluate a checkpoint on the eval or held-out split. */
+export const EvalRequestSchema = z.strictObject({
+  /** A checkpoint folder, or "default" for the shipped model. */
+  checkpoint: z.string().min(1).max(1024).default(DEFAULT_MODEL_CHECKPOINT),
+  split: z.enum(['eval', 'heldout']).default('eval'),
+  /** The run the checkpoint came from; must exist when given. */
+  runId: EntityIdSchema.optional(),
+  /** Evaluate only the first n tasks of the split. */
+  limit: z.number().int().positive().max(1_000_000).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(0),
+});
+export type EvalRequest = z.output<typeof EvalRequestSchema>;

@@ -1,0 +1,17 @@
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { parseInput } from '../errors';
+import { EVALS } from '../tokens';
+import { EvalRequestSchema } from './eval.schemas';
+import type { EvalService } from './eval.service';
+
+@Controller()
+export class EvalsController {
+  constructor(@Inject(EVALS) private readonly evals: EvalService) {}
+
+  /** 202: the eval is queued, not done. */
+  @Post('evals')
+  @HttpCode(202)
+  request(@Body() body: unknown) {
+    return this.evals.request(parseInput(EvalRequestSchema, body, 'body'));
+  }
+}

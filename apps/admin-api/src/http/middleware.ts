@@ -1,0 +1,75 @@
+import type { Logger } from '@fathom/observability';
+import type { NextFunction, Request, Response } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AdminError } from '../errors';
+import type { AdminMetrics } from '../metrics';
+import { sendAdminError } from './http-error.filter';
+
+/** Routes that answer without a token: liveness probes and the Prometheus scrape carry no run data. */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/metrics']);
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Bearer-token auth in front of everything (even the body parser, so an unauthenticated client cannot make the
+ * service parse a large body). Without a token configured it lets everything through; the config makes a token
+ * mandatory when NODE_ENV=production. Tokens are compared as SHA-256 digests in constant time.
+ */
+export function bearerAuth(token: string | undefined, metrics: AdminMetrics) {
+  const expected = token === undefined ? undefined : digest(token);
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (expected === undefined || PUBLIC_PATHS.has(req.path)) return next();
+    const header = req.headers.authorization;
+    const presented = header === undefined ? undefined : /^Bearer +(\S+)$/i.exec(header)?.[1];
+    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return next();
+    const message =
+      header === undefined
+        ? 'missing Authorization header; send "Authorization: Bearer <ADMIN_TOKEN>"'
+        : presented === undefined
+          ? 'Authorization header is not of the form "Bearer <token>"'
+          : 'invalid bearer token';
+    sendAdminError(res, new AdminError('UNAUTHORIZED', message), metrics);
+  };
+}
+
+/** body-parser failures (bad JSON, too large, unreadable) as taxonomy errors. */
+export function bodyParserErrors(metrics: AdminMetrics) {
+  return (
+    err: { type?: string; message?: string; limit?: number },
+    _req: Request,
+    res: Response,
+    next: NextFunction,
+  ) => {
+    if (!err) return next();
+    const error =
+      err.type === 'entity.too.large'
+        ? new AdminError('PAYLOAD_TOO_LARGE', `request body is over the limit of ${err.limit} bytes`)
+        : err.type === 'entity.parse.failed'
+          ? new AdminError('INVALID_JSON', `request body is not valid JSON: ${err.message}`)
+          : new AdminError('INVALID_JSON', `request body could not be read: ${err.message}`);
+    sendAdminError(res, error, metrics);
+  };
+}
+
+/** One structured log line and the HTTP metrics per request, labelled by route pattern (never by raw path). */
+export function requestLog(logger: Logger, metrics: AdminMetrics) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1000;
+      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.requestSeconds.observe({ method: req.method, route }, seconds);
+      // Probes and scrapes arrive every few seconds; they would drown the log at info.
+      const level = res.statusCode >= 500 ? 'error' : PUBLIC_PATHS.has(req.path) ? 'debug' : 'info';
+      logger[level]('request', {
+        method: req.method,
+        path: req.path,
+        route,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1e4) / 10,
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,59 @@
+import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
+import { z } from 'zod';
+import { parseInput } from '../errors';
+import { queryInt } from '../runs/run.schemas';
+import type { Response } from 'express';
+import { docsPage } from '../http/docs.page';
+import { openApiDocument } from '../http/openapi';
+import type { AdminMetrics } from '../metrics';
+import { HEALTH, METRICS, QUEUES } from '../tokens';
+import type { HealthService } from './health.service';
+import type { QueueService } from './queue.service';
+
+const FailedQuerySchema = z.strictObject({ limit: queryInt(1, 500).default(20) });
+
+/** Operations: queues, health, metrics, and the API's own documentation. */
+@Controller()
+export class OpsController {
+  private readonly document = openApiDocument() as Parameters<typeof docsPage>[0];
+
+  constructor(
+    @Inject(QUEUES) private readonly queues: QueueService,
+    @Inject(HEALTH) private readonly health: HealthService,
+    @Inject(METRICS) private readonly metrics: AdminMetrics,
+  ) {}
+
+  @Get('queues')
+  queueStats() {
+    return this.queues.stats();
+  }
+
+  @Get('queues/:name/failed')
+  failed(@Param('name') name: string, @Query() query: unknown) {
+    return this.queues.failed(name, parseInput(FailedQuerySchema, query, 'query').limit);
+  }
+
+  /** 200 when Postgres and Redis answer, 503 (same body) when either does not. */
+  @Get('health')
+  async healthCheck(@Res() res: Response): Promise<void> {
+    const report = await this.health.check();
+    res.status(report.status === 'healthy' ? 200 : 503).json(report);
+  }
+
+  @Get('metrics')
+  async scrape(@Res() res: Response): Promise<void> {
+    res.setHeader('content-type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+
+  @Get('docs/openapi.json')
+  openApi() {
+    return this.document;
+  }
+
+  @Get('docs')
+  @Header('content-type', 'text/html; charset=utf-8')
+  docs(): string {
+    return docsPage(this.document);
+  }
+}

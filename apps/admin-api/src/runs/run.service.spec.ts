@@ -1,0 +1,89 @@
+import type { Run, RunStatus } from '@fathom/persistence';
+import { describe, expect, it } from 'vitest';
+import type { AdminError } from '../errors';
+import { RunService, type RunServiceDeps } from './run.service';
+
+/** TEST DOUBLE of the run repository: one run in memory; setStatus records what it was asked. */
+function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus) {
+  const run = { id: 'r1', name: 'r', status } as Run;
+  const asked: RunStatus[] = [];
+  const runs: RunServiceDeps['runs'] = {
+    create: async () => run,
+    list: async () => [run],
+    get: async (id) => (id === 'r1' ? { ...run } : null),
+    setStatus: async (_id, next) => {
+      asked.push(next);
+      if (movedUnderneathTo) {
+        run.status = movedUnderneathTo;
+        throw new Error(`run r1 cannot go from ${movedUnderneathTo} to ${next}`);
+      }
+      run.status = next;
+      return { ...run };
+    },
+  };
+  const service = new RunService({
+    runs,
+    steps: { list: (() => Promise.resolve([])) as unknown as RunServiceDeps['steps']['list'] },
+    episodes: { list: async () => ({ items: [], nextCursor: null }), get: async () => null },
+    policies: { list: async () => [] },
+    newRunId: () => 'r1',
+  });
+  return { service, asked };
+}
+
+const code = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    return (error as AdminError).code;
+  }
+};
+
+describe('RunService stop/resume', () => {
+  it.each([
+    ['pending', 'stopped'],
+    ['running', 'stopping'],
+    ['stopping', 'stopping'],
+    ['stopped', 'stopped'],
+  ] as const)('stop moves %s to %s', async (from, to) => {
+    const { service, asked } = fakeRuns(from);
+    expect((await service.stop('r1')).status).toBe(to);
+    expect(asked).toEqual([to]);
+  });
+
+  it.each(['completed', 'failed'] as const)(
+    'stop of a %s run is INVALID_TRANSITION and writes nothing',
+    async (from) => {
+      const { service, asked } = fakeRuns(from);
+      expect(await code(service.stop('r1'))).toBe('INVALID_TRANSITION');
+      expect(asked).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['stopped', 'ok'],
+    ['failed', 'ok'],
+    ['running', 'ok'],
+    ['pending', 'INVALID_TRANSITION'],
+    ['stopping', 'INVALID_TRANSITION'],
+    ['completed', 'INVALID_TRANSITION'],
+  ] as const)('resume of a %s run: %s', async (from, expected) => {
+    expect(await code(fakeRuns(from).service.resume('r1'))).toBe(expected);
+  });
+
+  it('reports the new status when the learner moved the run between read and write', async () => {
+    const { service } = fakeRuns('running', 'completed');
+    await expect(service.stop('r1')).rejects.toMatchObject({
+      code: 'INVALID_TRANSITION',
+      message: 'cannot stop run r1: it is now completed',
+    });
+  });
+
+  it('an unknown run is RUN_NOT_FOUND; an unknown episode EPISODE_NOT_FOUND', async () => {
+    const { service } = fakeRuns('running');
+    expect(await code(service.stop('nope'))).toBe('RUN_NOT_FOUND');
+    expect(await code(service.steps('nope', { fromStep: 0, limit: 1 }))).toBe('RUN_NOT_FOUND');
+    expect(await code(service.episode(5n))).toBe('EPISODE_NOT_FOUND');
+  });
+});

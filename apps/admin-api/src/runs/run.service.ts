@@ -1,0 +1,110 @@
+import type { RunConfig } from '@fathom/contracts';
+import type {
+  Episode,
+  EpisodeRepository,
+  PolicyVersion,
+  PolicyVersionRepository,
+  Run,
+  RunRepository,
+  RunStatus,
+  StepRepository,
+} from '@fathom/persistence';
+import { AdminError } from '../errors';
+import type { EpisodesQuery } from './run.schemas';
+
+/** What stop and resume move a run to, from each status; a status missing here is a 409. */
+const ON_STOP: Partial<Record<RunStatus, RunStatus>> = {
+  // Nothing has started: stop at once.
+  pending: 'stopped',
+  // The learner sees "stopping", finishes its step, then sets "stopped".
+  running: 'stopping',
+  stopping: 'stopping',
+  stopped: 'stopped',
+};
+const ON_RESUME: Partial<Record<RunStatus, RunStatus>> = {
+  // "running" is the learner's cue to resume from the run's last checkpoint and step.
+  stopped: 'running',
+  failed: 'running',
+  running: 'running',
+};
+
+export interface RunServiceDeps {
+  runs: Pick<RunRepository, 'create' | 'get' | 'list' | 'setStatus'>;
+  steps: Pick<StepRepository, 'list'>;
+  episodes: Pick<EpisodeRepository, 'list' | 'get'>;
+  policies: Pick<PolicyVersionRepository, 'list'>;
+  /** A new run id (matching EntityIdSchema). */
+  newRunId: () => string;
+}
+
+/** Runs as the admin API exposes them: creation from a validated config, reads, and the stop/resume machine. */
+export class RunService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  /** Records a run as pending, under a new id, with its parsed config (every default filled in). */
+  create(config: RunConfig): Promise<Run> {
+    return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });
+  }
+
+  list(query: { status?: RunStatus; limit: number }): Promise<Run[]> {
+    return this.deps.runs.list(query);
+  }
+
+  async get(id: string): Promise<Run & { policyVersions: PolicyVersion[] }> {
+    const run = await this.require(id);
+    return { ...run, policyVersions: await this.deps.policies.list(id) };
+  }
+
+  async steps(id: string, query: { fromStep: number; limit: number }) {
+    await this.require(id);
+    return { runId: id, items: await this.deps.steps.list(id, query) };
+  }
+
+  async episodes(id: string, query: EpisodesQuery) {
+    await this.require(id);
+    const { limit, cursor, ...filter } = query;
+    return this.deps.episodes.list(id, filter, { limit, cursor });
+  }
+
+  async episode(id: bigint): Promise<Episode> {
+    const episode = await this.deps.episodes.get(id);
+    if (!episode) throw new AdminError('EPISODE_NOT_FOUND', `episode ${id} does not exist`);
+    return episode;
+  }
+
+  stop(id: string): Promise<Run> {
+    return this.transition(id, 'stop', ON_STOP);
+  }
+
+  resume(id: string): Promise<Run> {
+    return this.transition(id, 'resume', ON_RESUME);
+  }
+
+  private async transition(id: string, action: string, table: Partial<Record<RunStatus, RunStatus>>): Promise<Run> {
+    const run = await this.require(id);
+    const target = table[run.status];
+    if (target === undefined) {
+      throw new AdminError('INVALID_TRANSITION', `cannot ${action} run ${id}: it is ${run.status}`, {
+        status: run.status,
+      });
+    }
+    try {
+      return await this.deps.runs.setStatus(id, target);
+    } catch (error) {
+      // The learner moved the run between our read and our write; report the state it is in now.
+      const now = await this.deps.runs.get(id);
+      if (now && now.status !== run.status) {
+        throw new AdminError('INVALID_TRANSITION', `cannot ${action} run ${id}: it is now ${now.status}`, {
+          status: now.status,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async require(id: string): Promise<Run> {
+    const run = await this.deps.runs.get(id);
+    if (!run) throw new AdminError('RUN_NOT_FOUND', `run ${id} does not exist`);
+    return run;
+  }
+}
