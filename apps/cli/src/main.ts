@@ -4,7 +4,6 @@ import { dbCommand } from './db.command';
 import { evalCommand } from './eval.command';
 import { modelCommand } from './model.command';
 import { sftDataCommand } from './sft-data.command';
-import { trainCommand } from './train.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
@@ -13,8 +12,7 @@ const program = new Command('fathom')
   .addCommand(sftDataCommand())
   .addCommand(dbCommand())
   .addCommand(modelCommand())
-  .addCommand(evalCommand())
-  .addCommand(trainCommand());
+  .addCommand(evalCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,0 +1,133 @@
+import { writeFile } from 'node:fs/promises';
+import { SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { SPLITS, type Split, type Task } from '@fathom/contracts';
+import { loadCheckpoint, ModelGraphs } from '@fathom/model';
+import { evaluate, formatEvalTable, SamplerPolicy, type EpisodeConfigInput } from '@fathom/rlm';
+import { SandboxPool } from '@fathom/sandbox';
+import { DEFAULT_SPLIT_SIZES, generateTasks, readTasksJsonl } from '@fathom/tasks';
+
+const integer = (name: string, min: number) => (value: string) => {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min)
+    throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
+  return parsed;
+};
+
+interface EvalFlags {
+  checkpoint: string;
+  split: Split;
+  tasks?: string;
+  n?: number;
+  dataSeed: number;
+  seed: number;
+  mode: 'greedy' | 'sampled';
+  maxTurns: number;
+  maxTurnTokens: number;
+  maxEpisodeTokens: number;
+  workers: number;
+  concurrency: number;
+  policyVersion: number;
+  out?: string;
+  progress: boolean;
+}
+
+async function loadTasks(flags: EvalFlags): Promise<Task[]> {
+  const n = flags.n ?? DEFAULT_SPLIT_SIZES[flags.split];
+  if (flags.tasks === undefined) return [...generateTasks({ split: flags.split, n, seed: flags.dataSeed })];
+  const tasks: Task[] = [];
+  for await (const task of readTasksJsonl(flags.tasks)) {
+    if (tasks.length === n) break;
+    tasks.push(task);
+  }
+  return tasks;
+}
+
+async function runEval(flags: EvalFlags): Promise<void> {
+  const checkpoint = await loadCheckpoint(flags.checkpoint);
+  if (checkpoint.tokenizer === null) throw new Error(`${flags.checkpoint} has no tokenizer.json`);
+  const tasks = await loadTasks(flags);
+  const graphs = new ModelGraphs(checkpoint.config);
+  const decoder = graphs.decoder(checkpoint.params);
+  const policy = new SamplerPolicy(decoder, checkpoint.tokenizer, flags.policyVersion);
+  const episode: EpisodeConfigInput = {
+    maxTurns: flags.maxTurns,
+    maxTurnTokens: flags.maxTurnTokens,
+    maxEpisodeTokens: flags.maxEpisodeTokens,
+  };
+  const sandbox = await SandboxPool.start({ workers: flags.workers });
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: 'eval [{bar}] {value}/{total} tasks | accuracy {accuracy} | {duration}s',
+    hideCursor: true,
+  });
+  let correct = 0;
+  let scored = 0;
+  try {
+    if (flags.progress) bar.start(tasks.length, 0, { accuracy: '—' });
+    const report = await evaluate(policy, tasks, {
+      sandbox,
+      mode: flags.mode,
+      seed: flags.seed,
+      episode,
+      concurrency: flags.concurrency,
+      onTask: (result, done) => {
+        if (result.correct !== null) {
+          scored++;
+          if (result.correct) correct++;
+        }
+        const accuracy = scored === 0 ? '—' : `${((100 * correct) / scored).toFixed(1)}%`;
+        if (flags.progress) bar.update(done, { accuracy });
+      },
+    });
+    if (flags.progress) bar.stop();
+    console.log(formatEvalTable(report));
+    if (flags.out !== undefined) {
+      const body = {
+        checkpoint: flags.checkpoint,
+        split: flags.tasks === undefined ? flags.split : null,
+        tasksFile: flags.tasks ?? null,
+        dataSeed: flags.tasks === undefined ? flags.dataSeed : null,
+        episode,
+        ...report,
+      };
+      await writeFile(flags.out, `${JSON.stringify(body, null, 2)}\n`);
+      console.log(`wrote ${flags.out}`);
+    }
+  } finally {
+    await sandbox.close();
+    await decoder.release();
+    await graphs.release();
+  }
+}
+
+export function evalCommand(): Command {
+  return new Command('eval')
+    .description(
+      'Evaluate a policy checkpoint: one episode per task in the sandbox, scored by the rewards; accuracy, tokens ' +
+        'and llm() calls per task type and context-length bucket.',
+    )
+    .requiredOption(
+      '--checkpoint <dir>',
+      'Hugging Face-style checkpoint folder (config.json, model.safetensors, tokenizer)',
+    )
+    .addOption(
+      new Option('--split <split>', 'split to generate when --tasks is not given').choices(SPLITS).default('heldout'),
+    )
+    .option('--tasks <file>', 'evaluate the tasks of this JSONL file instead of generating the split')
+    .option('--n <n>', 'number of tasks (default: the split size: 500 heldout)', integer('--n', 1))
+    .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
+    .addOption(
+      new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),
+    )
+    .option('--seed <n>', 'sampling seed (sampled mode)', integer('--seed', 0), 0)
+    .option('--max-turns <n>', 'model turns per episode', integer('--max-turns', 1), 6)
+    .option('--max-turn-tokens <n>', 'new tokens per turn', integer('--max-turn-tokens', 1), 512)
+    .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)
+    .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
+    .option('--concurrency <n>', 'episodes run at once', integer('--concurrency', 1), 4)
+    .option('--policy-version <n>', 'policy version stamped on the report', integer('--policy-version', 0), 0)
+    .option('--out <file>', 'write the JSON report here')
+    .option('--no-progress', 'do not draw the progress bar')
+    .action((flags: EvalFlags) => runEval(flags));
+}

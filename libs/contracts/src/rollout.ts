@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { EpisodeStatusSchema } from './jobs';
+
+/**
+ * The training trajectory of one rollout: what the episode loop (`libs/rlm`) produces and the learner trains on.
+ * Token-in, token-out: `ids` are the exact ids the policy was fed and sampled, never re-encoded text; `mask`
+ * marks the model's own tokens (1) against prompt and observation tokens (0); `logprobs` are the behaviour
+ * log-probs. The three arrays have one entry per id, and the schema rejects a record where they disagree.
+ */
+
+/** The precise reason an episode stopped; `status` is its coarse class. */
+export const STOP_REASONS = [
+  'answer',
+  'turn_limit',
+  'token_limit',
+  'sandbox_timeout',
+  'sandbox_fatal',
+  'infra',
+] as const;
+export const StopReasonSchema = z.enum(STOP_REASONS);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/** What an `infra_error` was; absent for every other status. */
+export const INFRA_ERROR_CODES = ['worker_crashed', 'policy_error', 'token_mismatch', 'invalid_trajectory'] as const;
+export const InfraErrorCodeSchema = z.enum(INFRA_ERROR_CODES);
+export type InfraErrorCode = z.infer<typeof InfraErrorCodeSchema>;
+
+export const EpisodeTurnSchema = z.strictObject({
+  /** The model's text for the turn (its sampled ids decoded, without the end-of-turn token). */
+  completion: z.string(),
+  /** What the turn asked for: code run in the sandbox, the final answer, or neither (a nudge is fed back). */
+  action: z.enum(['code', 'answer', 'none']),
+  /** The observation fed back after the turn; null for the last turn (answer, or the episode stopped). */
+  observation: z.string().nullable(),
+  /** Ids the model sampled for this turn (including the end-of-turn token when it stopped on one). */
+  completionTokens: z.number().int().nonnegative(),
+  /** The sandbox's error code for this turn's code (`runtime`, `syntax`, `timeout`, …), or null. */
+  sandboxError: z.string().nullable(),
+  /** Why the sampler stopped this turn. */
+  finishReason: z.enum(['stop_token', 'stop_string', 'length']),
+  /** Time spent sampling this turn (the batched call it was part of), ms. */
+  generationMs: z.number().nonnegative(),
+  /** Time spent running this turn's code in the sandbox (including its `llm()` calls), ms. */
+  envMs: z.number().nonnegative(),
+});
+export type EpisodeTurn = z.infer<typeof EpisodeTurnSchema>;
+
+/**
+ * A node of the recursion tree. The root (depth 0) is the episode itself; each child is one `llm()` call made by
+ * the code of its parent: a child RLM episode (`kind: 'episode'`) while the depth allows, a plain completion at
+ * the last level. Token counts of a node include its descendants'.
+ */
+export interface RecursionTreeNode {
+  depth: number;
+  kind: 'root' | 'episode' | 'completion';
+  /** The question: the task's for the root, the `llm()` prompt for a call. */
+  prompt: string;
+  /** Characters of the chunk passed to `llm()` (for the root: of the document). */
+  chunkChars: number;
+  /** The answer returned (to the caller, or the root's final answer); null when there was none. */
+  answer: string | null;
+  /** Prompt tokens fed to the policy at this node (every turn's new prompt and observation ids). */
+  promptTokens: number;
+  /** Tokens the policy sampled at this node and below. */
+  completionTokens: number;
+  latencyMs: number;
+  /** Turns of a child episode (1 for a plain completion). */
+  turns: number;
+  /** Why the call failed (policy failure, nested error); absent when it returned. */
+  error?: string;
+  /**
+   * The node's exact token sequence, kept only when the run trains on sub-call tokens (`trainSubcalls`):
+   * the root's tokens live on the trajectory itself.
+   */
+  sequence?: TokenSequence;
+  children: RecursionTreeNode[];
+}
+
+/** Ids, their behaviour log-probs (0 where mask is 0) and the model-token mask, one entry per id. */
+export interface TokenSequence {
+  ids: number[];
+  logprobs: number[];
+  mask: number[];
+}
+
+/** The first violated invariant of a token sequence, or null: lengths agree, mask is 0/1, log-probs finite and 0 off-mask. */
+export function tokenSequenceProblem(seq: TokenSequence): string | null {
+  if (seq.mask.length !== seq.ids.length) return `mask has ${seq.mask.length} entries for ${seq.ids.length} ids`;
+  if (seq.logprobs.length !== seq.ids.length)
+    return `logprobs has ${seq.logprobs.length} entries for ${seq.ids.length} ids`;
+  for (let i = 0; i < seq.ids.length; i++) {
+    if (seq.mask[i] !== 0 && seq.mask[i] !== 1) return `mask[${i}] is ${seq.mask[i]}, not 0 or 1`;
+    if (!Number.isFinite(seq.logprobs[i])) return `logprobs[${i}] is ${seq.logprobs[i]}`;
+    if (seq.mask[i] === 0 && seq.logprobs[i] !== 0) return `logprobs[${i}] is ${seq.logprobs[i]} on a prompt token`;
+    if (seq.logprobs[i] > 0) return `logprobs[${i}] is positive (${seq.logprobs[i]})`;
+  }
+  return null;
+}
+
+const TokenSequenceShape = {
+  ids: z.array(z.number().int().nonnegative()),
+  logprobs: z.array(z.number()),
+  mask: z.array(z.number().int()),
+};
+
+export const TokenSequenceSchema: z.ZodType<TokenSequence> = z
+  .strictObject(TokenSequenceShape)
+  .superRefine((seq, issue) => {
+    const problem = tokenSequenceProblem(seq);
+    if (problem !== null) issue.addIssue({ code: 'custom', message: problem });
+  });
+
+export const RecursionTreeNodeSchema: z.ZodType<RecursionTreeNode> = z.lazy(() =>
+  z.strictObject({
+    depth: z.number().int().nonnegative(),
+    kind: z.enum(['root', 'episode', 'completion']),
+    prompt: z.string(),
+    chunkChars: z.number().int().nonnegative(),
+    answer: z.string().nullable(),
+    promptTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+    latencyMs: z.number().nonnegative(),
+    turns: z.number().int().nonnegative(),
+    error: z.string().optional(),
+    sequence: TokenSequenceSchema.optional(),
+    children: z.array(RecursionTreeNodeSchema),
+  }),
+);
+
+export const EpisodeTrajectorySchema = z
+  .strictObject({
+    taskId: z.string(),
+    /** Index of this sample within its group (0 … G-1). */
+    sampleIndex: z.number().int().nonnegative(),
+    /** 0 for the first try; n for the n-th retry after an infra error. */
+    attempt: z.number().int().nonnegative(),
+    /**
+     * How the rollout ended: `ok` (answered), `truncated` (turn or token limit), `timeout` (the policy's code hit a
+     * sandbox time limit), `sandbox_error` (the policy's code broke the sandbox otherwise, e.g. its memory limit) —
+     * all scored as usual — or `infra_error` (worker crash, policy failure, token mismatch): retried, never
+     * scored, excluded from the update when retries run out.
+     */
+    status: EpisodeStatusSchema,
+    stopReason: StopReasonSchema,
+    /** Set exactly when status is `infra_error`. */
+    infraError: z.strictObject({ code: InfraErrorCodeSchema, message: z.string() }).optional(),
+    turns: z.array(EpisodeTurnSchema),
+    /** The final answer of the last turn, or null. */
+    answer: z.string().nullable(),
+    ...TokenSequenceShape,
+    /** Ids of the first prompt (system, question, context metadata, first assistant header). */
+    promptTokens: z.number().int().nonnegative(),
+    tokens: z.strictObject({
+      /** Ids the root policy sampled over all turns (the mask's ones). */
+      completion: z.number().int().nonnegative(),
+      /** Observation and turn-header ids appended after the first prompt. */
+      observation: z.number().int().nonnegative(),
+      /** Prompt plus completion tokens of every `llm()` call, at every depth. */
+      subcall: z.number().int().nonnegative(),
+    }),
+    recursionTree: RecursionTreeNodeSchema,
+    /** Policy version that sampled every token of this trajectory (as the policy reported it). */
+    policyVersion: z.number().int().nonnegative(),
+    /** Whether the learner should train on the sub-call sequences in `recursionTree` (run config). */
+    trainSubcalls: z.boolean(),
+    timings: z.strictObject({
+      /** Sampling time of the root's turns, ms. */
+      generationMs: z.number().nonnegative(),
+      /** Sandbox time of the root's turns (including `llm()` calls), ms. */
+      envMs: z.number().nonnegative(),
+      totalMs: z.number().nonnegative(),
+    }),
+  })
+  .superRefine((traj, issue) => {
+    const problem = tokenSequenceProblem(traj);
+    if (problem !== null) issue.addIssue({ code: 'custom', path: ['mask'], message: problem });
+    if ((traj.status === 'infra_error') !== (traj.infraError !== undefined))
+      issue.addIssue({ code: 'custom', path: ['infraError'], message: 'infraError is set exactly for infra_error' });
+    const modelTokens = traj.mask.reduce((a, b) => a + b, 0);
+    if (traj.status !== 'infra_error' && modelTokens !== traj.tokens.completion)
+      issue.addIssue({
+        code: 'custom',
+        path: ['tokens', 'completion'],
+        message: `tokens.completion is ${traj.tokens.completion} but the mask marks ${modelTokens} model tokens`,
+      });
+  });
+export type EpisodeTrajectory = z.infer<typeof EpisodeTrajectorySchema>;

@@ -1,0 +1,73 @@
+import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from '@fathom/sandbox';
+import { z } from 'zod';
+import { DEFAULT_PROMPT_STYLE, type PromptStyle } from '../prompt';
+import { RolloutError, RolloutErrorCode } from './errors';
+
+const positiveInt = z.number().int().positive();
+
+/**
+ * How episodes are run. Unknown keys are rejected, so a typo in a run config fails at load rather than being
+ * silently ignored. Defaults fit the tiny default model on a laptop-class CPU.
+ */
+export const EpisodeConfigSchema = z.strictObject({
+  /** Model turns per root episode before it is `truncated` (stop reason `turn_limit`). */
+  maxTurns: positiveInt.default(6),
+  /** New tokens one turn may sample; a turn that hits it without ending ends the episode (`token_limit`). */
+  maxTurnTokens: positiveInt.default(512),
+  /** Tokens of the whole root sequence (prompt, turns, observations); reaching it ends the episode (`token_limit`). */
+  maxEpisodeTokens: positiveInt.default(4096),
+  sampling: z
+    .strictObject({
+      /** 0 = greedy (eval). */
+      temperature: z.number().nonnegative().default(1),
+      topP: z.number().gt(0).lte(1).default(1),
+      topK: z.number().int().nonnegative().default(0),
+    })
+    .prefault({}),
+  promptStyle: z
+    .strictObject({ system: z.enum(['full', 'compact']), previewChars: z.number().int().nonnegative() })
+    .default({ ...DEFAULT_PROMPT_STYLE }),
+  subcalls: z
+    .strictObject({
+      /** New tokens of a plain-completion sub-call (the last recursion level). */
+      maxCompletionTokens: positiveInt.default(128),
+      /** Turns of a child episode (a sub-call above the last level). */
+      maxTurns: positiveInt.default(4),
+    })
+    .prefault({}),
+  /**
+   * Whether the learner trains on sub-call tokens (with the root episode's advantage). Off by default: sub-call
+   * token counts, latency and answers are always recorded, their token sequences only when this is on.
+   */
+  trainSubcalls: z.boolean().default(false),
+  /** Retries of a sample that ended in `infra_error` before it is excluded from the group. */
+  maxInfraRetries: z.number().int().nonnegative().default(2),
+  /** Overrides of the sandbox pool's limits for every episode (root and child). */
+  sandboxLimits: z
+    .strictObject(
+      Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, z.number().optional()])) as Record<
+        keyof SandboxLimits,
+        z.ZodOptional<z.ZodNumber>
+      >,
+    )
+    .default({}),
+});
+
+export type EpisodeConfigInput = z.input<typeof EpisodeConfigSchema>;
+
+export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>, 'promptStyle' | 'sandboxLimits'> {
+  promptStyle: PromptStyle;
+  sandboxLimits: Partial<SandboxLimits>;
+}
+
+/** Validates a partial config and fills in the defaults; throws `RolloutError` (INVALID_CONFIG) naming the field. */
+export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeConfig {
+  const parsed = EpisodeConfigSchema.safeParse(input);
+  if (!parsed.success) throw new RolloutError(RolloutErrorCode.InvalidConfig, z.prettifyError(parsed.error));
+  try {
+    resolveLimits(DEFAULT_LIMITS, parsed.data.sandboxLimits);
+  } catch (error) {
+    throw new RolloutError(RolloutErrorCode.InvalidConfig, `sandboxLimits: ${(error as Error).message}`);
+  }
+  return parsed.data as EpisodeConfig;
+}

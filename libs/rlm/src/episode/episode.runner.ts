@@ -1,0 +1,628 @@
+import {
+  EpisodeTrajectorySchema,
+  type EpisodeStatus,
+  type EpisodeTrajectory,
+  type EpisodeTurn,
+  type InfraErrorCode,
+  type RecursionTreeNode,
+  type StopReason,
+  type Task,
+  type TokenSequence,
+} from '@fathom/contracts';
+import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool, StepErrorCode } from '@fathom/sandbox';
+import { estimateTokens } from '@fathom/tasks';
+import { z } from 'zod';
+import { IM_END, renderConversation, renderPrompt, renderSubcallPrompt, type PromptTask } from '../prompt';
+import { applyTurn } from '../turn';
+import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
+import { RolloutError, RolloutErrorCode } from './errors';
+import { observationText } from '../teacher/observation';
+import { NO_ACTION_OBSERVATION } from './observation';
+import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
+import { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
+
+/** What an episode needs of a task: the prompt's fields plus an id (the sandbox's document cache key). */
+export interface EpisodeTask extends PromptTask {
+  id: string;
+}
+
+export function episodeTaskOf(task: Pick<Task, 'id' | 'question' | 'context' | 'context_tokens'>): EpisodeTask {
+  return { id: task.id, question: task.question, context: task.context, contextTokens: task.context_tokens };
+}
+
+export interface EpisodeRunnerDeps {
+  sandbox: Pick<SandboxPool, 'openEpisode'>;
+  policy: Policy;
+  /** Milliseconds clock for timings; `performance.now` by default. */
+  now?: () => number;
+}
+
+/** One infra failure of one attempt of one sample (for error-rate metrics; retried or not). */
+export interface InfraFailure {
+  sampleIndex: number;
+  attempt: number;
+  code: InfraErrorCode;
+  message: string;
+}
+
+export interface GroupRollout {
+  taskId: string;
+  /** Scorable trajectories (every status but `infra_error`), ordered by sample index. */
+  trajectories: EpisodeTrajectory[];
+  /** The last failed attempt of each sample whose retries ran out; never scored, never trained on. */
+  excluded: EpisodeTrajectory[];
+  /** Every infra failure, including the ones a retry recovered from. */
+  infraFailures: InfraFailure[];
+}
+
+export interface RunGroupOptions {
+  /** Episodes in the group (GRPO's G). */
+  G: number;
+  /** Base seed; each request's seed is derived from it, the sample index and the turn. */
+  seed: number;
+}
+
+/** How an episode-ending sandbox error classifies the rollout (the one place this mapping lives). */
+function classifyFatalStep(code: StepErrorCode): { status: EpisodeStatus; stopReason: StopReason } | 'infra' {
+  switch (code) {
+    case 'timeout':
+    case 'cpu_limit':
+    case 'episode_cpu_limit':
+      return { status: 'timeout', stopReason: 'sandbox_timeout' };
+    case 'memory_limit':
+      return { status: 'sandbox_error', stopReason: 'sandbox_fatal' };
+    case 'step_limit':
+      return { status: 'truncated', stopReason: 'turn_limit' };
+    case 'worker_crashed':
+    case 'closed':
+      return 'infra';
+    // Not episode-ending by the sandbox's rules; should one ever end an episode, it is still the policy's code.
+    case 'syntax':
+    case 'runtime':
+    case 'llm_limit':
+      return { status: 'sandbox_error', stopReason: 'sandbox_fatal' };
+  }
+}
+
+/** A 32-bit seed from a base seed and a path of small integers (FNV-1a over their bytes). */
+function deriveSeed(base: number, path: readonly number[]): number {
+  let h = 0x811c9dc5;
+  for (const value of [base, ...path]) {
+    let v = value >>> 0;
+    for (let i = 0; i < 4; i++) {
+      h = Math.imul(h ^ (v & 0xff), 0x01000193);
+      v >>>= 8;
+    }
+  }
+  return h >>> 0;
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** One running episode (root or child): its sandbox, its exact token sequence and its node of the recursion tree. */
+class EpisodeState {
+  sandbox: SandboxEpisode | null = null;
+  seq: TokenSequence;
+  readonly initialPromptTokens: number;
+  readonly sampled: SampledContinuation[] = [];
+  readonly turns: EpisodeTurn[] = [];
+  answer: string | null = null;
+  status: EpisodeStatus | null = null;
+  stopReason: StopReason | null = null;
+  infraError: { code: InfraErrorCode; message: string } | undefined;
+  readonly startedAt: number;
+
+  constructor(
+    readonly task: PromptTask,
+    readonly node: RecursionTreeNode,
+    /** Seed path: [sampleIndex, callIndex, …]. */
+    readonly path: readonly number[],
+    readonly parent: EpisodeState | null,
+    readonly maxTurns: number,
+    /** Cap on the whole sequence's length (prompt, turns, observations). */
+    readonly tokenLimit: number,
+    prompt: TokenSequence,
+    now: number,
+  ) {
+    this.seq = prompt;
+    this.initialPromptTokens = prompt.ids.length;
+    this.startedAt = now;
+  }
+
+  /** The version the root episode was sampled with; every sub-call must be sampled with the same. */
+  policyVersion = 0;
+
+  get root(): EpisodeState {
+    return this.parent === null ? this : this.parent.root;
+  }
+
+  get done(): boolean {
+    return this.status !== null;
+  }
+
+  finish(status: EpisodeStatus, stopReason: StopReason): void {
+    if (this.status === null) {
+      this.status = status;
+      this.stopReason = stopReason;
+    }
+  }
+
+  /** Ends this episode and every ancestor as `infra_error`: a root cannot be scored over a broken sub-call. */
+  failInfra(code: InfraErrorCode, message: string): void {
+    if (this.status !== 'infra_error') {
+      this.status = 'infra_error';
+      this.stopReason = 'infra';
+      this.infraError = { code, message };
+    }
+    this.parent?.failInfra(code, message);
+  }
+
+  get sampledTokens(): number {
+    return this.sampled.reduce((n, c) => n + c.tokens.length, 0);
+  }
+
+  /** Prompt plus completion tokens of every sub-call of this episode, at every depth below it. */
+  get subcallTokens(): number {
+    return this.node.children.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
+  }
+
+  async close(): Promise<void> {
+    // Closing an episode whose worker died can reject; the failure was already recorded from the step result.
+    await this.sandbox?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Runs RLM episodes: render the prompt, sample a turn, run its code in the sandbox, append the observation, repeat
+ * until an `<answer>`, the turn limit or the token limit. Token-in, token-out: a trajectory's ids are the exact
+ * ids the policy was fed and sampled; every turn's prompt is re-rendered through the one prompt renderer and must
+ * extend the previous ids exactly, or the trajectory fails (`infra_error`, code `token_mismatch`) with a diff.
+ *
+ * `llm()` calls of the code are served by the same policy: a child episode over the chunk while the call's depth
+ * is below the sandbox's `maxDepth`, a plain completion (`renderSubcallPrompt`) at the last level, or when no
+ * chunk is passed. Every call is a node of the trajectory's recursion tree.
+ */
+export class EpisodeRunner {
+  readonly config: EpisodeConfig;
+  private readonly imEnd: number;
+  private readonly now: () => number;
+  private readonly params: SamplingParams;
+
+  constructor(
+    private readonly deps: EpisodeRunnerDeps,
+    config: EpisodeConfigInput = {},
+  ) {
+    this.config = resolveEpisodeConfig(config);
+    const imEnd = deps.policy.tokenizer.tokenId(IM_END);
+    if (imEnd === undefined)
+      throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer has no id for ${IM_END}`);
+    this.imEnd = imEnd;
+    this.now = deps.now ?? (() => performance.now());
+    this.params = { ...this.config.sampling, stopTokens: [imEnd] };
+  }
+
+  /**
+   * Runs G episodes of one task turn-synchronously: each turn's sampling for all unfinished episodes is one
+   * batched policy call (episodes with identical prompts, as at the first turn, share one request and its
+   * prefill). A sample that ends in `infra_error` is rerun (fresh sandbox, same seed) up to `maxInfraRetries`
+   * times, then excluded; it is never scored as 0.
+   */
+  async runGroup(task: EpisodeTask, options: RunGroupOptions): Promise<GroupRollout> {
+    if (!Number.isInteger(options.G) || options.G < 1)
+      throw new RolloutError(RolloutErrorCode.InvalidArgument, `G must be a positive integer, got ${options.G}`);
+    const kept = new Map<number, EpisodeTrajectory>();
+    const excluded: EpisodeTrajectory[] = [];
+    const infraFailures: InfraFailure[] = [];
+    let pending = Array.from({ length: options.G }, (_, i) => i);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const trajectories = await this.runAttempt(task, pending, options.seed, attempt);
+      pending = [];
+      for (const traj of trajectories) {
+        if (traj.status !== 'infra_error') {
+          kept.set(traj.sampleIndex, traj);
+          continue;
+        }
+        const failure = traj.infraError ?? { code: 'invalid_trajectory' as const, message: 'no infra error recorded' };
+        infraFailures.push({ sampleIndex: traj.sampleIndex, attempt, ...failure });
+        if (attempt < this.config.maxInfraRetries) pending.push(traj.sampleIndex);
+        else excluded.push(traj);
+      }
+    }
+    return {
+      taskId: task.id,
+      trajectories: [...kept.values()].sort((a, b) => a.sampleIndex - b.sampleIndex),
+      excluded,
+      infraFailures,
+    };
+  }
+
+  private async runAttempt(
+    task: EpisodeTask,
+    sampleIndexes: readonly number[],
+    seed: number,
+    attempt: number,
+  ): Promise<EpisodeTrajectory[]> {
+    const policyVersion = this.deps.policy.version;
+    const states = await Promise.all(
+      sampleIndexes.map((sampleIndex) =>
+        this.openEpisode({
+          task,
+          ctxKey: task.id,
+          depth: 0,
+          kind: 'root',
+          prompt: task.question,
+          path: [seed, sampleIndex],
+          parent: null,
+          maxTurns: this.config.maxTurns,
+          tokenLimit: this.config.maxEpisodeTokens,
+        }),
+      ),
+    );
+    for (const state of states) state.policyVersion = policyVersion;
+    try {
+      await this.drive(states, policyVersion);
+    } finally {
+      await Promise.all(states.map((s) => s.close()));
+    }
+    return states.map((state, i) => this.toTrajectory(state, task.id, sampleIndexes[i], attempt, policyVersion));
+  }
+
+  private async openEpisode(spec: {
+    task: PromptTask;
+    ctxKey?: string;
+    depth: number;
+    kind: RecursionTreeNode['kind'];
+    prompt: string;
+    path: number[];
+    parent: EpisodeState | null;
+    maxTurns: number;
+    tokenLimit: number;
+  }): Promise<EpisodeState> {
+    const node: RecursionTreeNode = {
+      depth: spec.depth,
+      kind: spec.kind,
+      prompt: spec.prompt,
+      chunkChars: spec.task.context.length,
+      answer: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      latencyMs: 0,
+      turns: 0,
+      children: [],
+    };
+    const prompt = encodeSegments(renderPrompt(spec.task, this.config.promptStyle), [], this.deps.policy.tokenizer);
+    const state = new EpisodeState(
+      spec.task,
+      node,
+      spec.path,
+      spec.parent,
+      spec.maxTurns,
+      spec.tokenLimit,
+      prompt,
+      this.now(),
+    );
+    try {
+      state.sandbox = await this.deps.sandbox.openEpisode({
+        ctx: spec.task.context,
+        ctxKey: spec.ctxKey,
+        depth: spec.depth,
+        limits: this.config.sandboxLimits,
+        llm: (req) => this.serveSubcall(state, req),
+      });
+    } catch (error) {
+      state.failInfra('worker_crashed', `could not open a sandbox episode: ${errorMessage(error)}`);
+    }
+    return state;
+  }
+
+  /** Turn-synchronous loop over episodes: one batched sampling call per turn, then every episode's step at once. */
+  private async drive(states: readonly EpisodeState[], policyVersion: number): Promise<void> {
+    const policy = this.deps.policy;
+    for (;;) {
+      const groups = new Map<string, { members: EpisodeState[]; request: SampleRequest }>();
+      for (const state of states) {
+        if (state.done) continue;
+        const length = state.seq.ids.length;
+        const room = Math.min(this.config.maxTurnTokens, state.tokenLimit - length, policy.maxLength - length);
+        if (room < 1) {
+          state.finish('truncated', 'token_limit');
+          continue;
+        }
+        const key = `${room}:${state.seq.ids.join(',')}`;
+        const group = groups.get(key);
+        if (group) {
+          group.members.push(state);
+          group.request.n++;
+        } else {
+          const seed = deriveSeed(0, [...state.path, state.turns.length]);
+          groups.set(key, { members: [state], request: { prompt: state.seq.ids, n: 1, maxNewTokens: room, seed } });
+        }
+      }
+      if (groups.size === 0) return;
+      const batch = [...groups.values()];
+      const started = this.now();
+      let results: SampledContinuation[][];
+      try {
+        results = await policy.sample(
+          batch.map((g) => g.request),
+          this.params,
+        );
+        const problem = this.checkSamples(
+          batch.map((g) => g.request),
+          results,
+        );
+        if (problem !== null) throw new Error(problem);
+        if (policy.version !== policyVersion)
+          throw new Error(`policy version changed mid-episode from ${policyVersion} to ${policy.version}`);
+      } catch (error) {
+        for (const g of batch) for (const s of g.members) s.failInfra('policy_error', errorMessage(error));
+        continue;
+      }
+      const generationMs = this.now() - started;
+      await Promise.all(batch.flatMap((g, i) => g.members.map((s, j) => this.step(s, results[i][j], generationMs))));
+    }
+  }
+
+  /** Why a policy's answer to a batch cannot be used, or null. */
+  private checkSamples(requests: readonly SampleRequest[], results: SampledContinuation[][]): string | null {
+    if (results.length !== requests.length)
+      return `policy returned ${results.length} results for ${requests.length} requests`;
+    for (let i = 0; i < requests.length; i++) {
+      if (results[i].length !== requests[i].n)
+        return `policy returned ${results[i].length} continuations for a request of n=${requests[i].n}`;
+      for (const c of results[i]) {
+        if (c.tokens.length === 0 || c.tokens.length > requests[i].maxNewTokens)
+          return `policy returned ${c.tokens.length} tokens for maxNewTokens=${requests[i].maxNewTokens}`;
+        if (c.logprobs.length !== c.tokens.length)
+          return `policy returned ${c.logprobs.length} log-probs for ${c.tokens.length} tokens`;
+      }
+    }
+    return null;
+  }
+
+  /** Applies one sampled turn to an episode: run its code, then re-render and extend the prompt. */
+  private async step(state: EpisodeState, sampled: SampledContinuation, generationMs: number): Promise<void> {
+    const tokenizer = this.deps.policy.tokenizer;
+    state.sampled.push(sampled);
+    // A new sequence, not pushes onto the old one: the prompt array handed to the policy must never change.
+    state.seq = {
+      ids: [...state.seq.ids, ...sampled.tokens],
+      logprobs: [...state.seq.logprobs, ...sampled.logprobs],
+      mask: [...state.seq.mask, ...sampled.tokens.map(() => 1)],
+    };
+    const endsTurn = sampled.finishReason === 'stop_token' && sampled.tokens.at(-1) === this.imEnd;
+    const turn: EpisodeTurn = {
+      completion: tokenizer.decode(endsTurn ? sampled.tokens.slice(0, -1) : sampled.tokens),
+      action: 'none',
+      observation: null,
+      completionTokens: sampled.tokens.length,
+      sandboxError: null,
+      finishReason: sampled.finishReason,
+      generationMs,
+      envMs: 0,
+    };
+    state.turns.push(turn);
+    if (!endsTurn) {
+      state.finish('truncated', 'token_limit');
+      return;
+    }
+
+    const started = this.now();
+    let outcome: Awaited<ReturnType<typeof applyTurn>>;
+    try {
+      if (state.sandbox === null) throw new Error('no sandbox episode');
+      outcome = await applyTurn(state.sandbox, turn.completion);
+    } catch (error) {
+      state.failInfra('worker_crashed', `sandbox step failed: ${errorMessage(error)}`);
+      return;
+    } finally {
+      turn.envMs = this.now() - started;
+    }
+    turn.action = outcome.kind;
+    if (state.done) return;
+
+    let observation: string;
+    if (outcome.kind === 'answer') {
+      state.answer = outcome.answer;
+      state.finish('ok', 'answer');
+      return;
+    } else if (outcome.kind === 'code') {
+      const error = outcome.result.error;
+      turn.sandboxError = error?.code ?? null;
+      if (error !== null && !outcome.result.alive) {
+        const fatal = classifyFatalStep(error.code);
+        if (fatal === 'infra') state.failInfra('worker_crashed', `${error.code}: ${error.message}`);
+        else state.finish(fatal.status, fatal.stopReason);
+        return;
+      }
+      observation = observationText(outcome.result);
+    } else {
+      observation = NO_ACTION_OBSERVATION;
+    }
+    if (state.turns.length >= state.maxTurns) {
+      state.finish('truncated', 'turn_limit');
+      return;
+    }
+    turn.observation = observation;
+
+    const rendered = encodeSegments(
+      renderConversation(
+        state.task,
+        state.turns.map((t) => ({ completion: t.completion, observation: t.observation ?? undefined })),
+        this.config.promptStyle,
+      ),
+      state.sampled,
+      tokenizer,
+    );
+    const diff = prefixMismatch(state.seq, rendered, tokenizer);
+    if (diff !== null) {
+      state.failInfra('token_mismatch', new TokenMismatchError(state.turns.length, diff).message);
+      return;
+    }
+    // An observation that leaves no room for another token is never fed: the sequence stays within the limit.
+    if (rendered.ids.length >= Math.min(state.tokenLimit, this.deps.policy.maxLength)) {
+      turn.observation = null;
+      state.finish('truncated', 'token_limit');
+      return;
+    }
+    state.seq = rendered;
+  }
+
+  /** The LlmHandler of an episode: a child episode over the chunk while depth allows, else a plain completion. */
+  private async serveSubcall(parent: EpisodeState, req: LlmRequest): Promise<LlmResponse> {
+    const started = this.now();
+    const maxDepth = parent.sandbox?.limits.maxDepth ?? 0;
+    const path = [...parent.path, parent.node.children.length];
+    const recursive = req.chunk !== undefined && req.depth < maxDepth;
+    let node: RecursionTreeNode | null = null;
+    try {
+      if (recursive) {
+        const chunk = req.chunk ?? '';
+        const child = await this.openEpisode({
+          task: { question: req.prompt, context: chunk, contextTokens: estimateTokens(chunk) },
+          depth: req.depth,
+          kind: 'episode',
+          prompt: req.prompt,
+          path,
+          parent,
+          maxTurns: this.config.subcalls.maxTurns,
+          tokenLimit: Math.min(this.config.maxEpisodeTokens, req.tokenBudget),
+        });
+        node = child.node;
+        parent.node.children.push(node);
+        try {
+          await this.drive([child], child.root.policyVersion);
+        } finally {
+          await child.close();
+        }
+        if (child.status === 'infra_error') throw new Error(`sub-call failed: ${child.infraError?.message ?? ''}`);
+        const completion = child.sampledTokens;
+        node.answer = child.answer ?? child.turns.at(-1)?.completion ?? '';
+        node.turns = child.turns.length;
+        node.promptTokens = child.seq.ids.length - completion;
+        node.completionTokens = completion + child.subcallTokens;
+        if (this.config.trainSubcalls) node.sequence = child.seq;
+      } else {
+        node = {
+          depth: req.depth,
+          kind: 'completion',
+          prompt: req.prompt,
+          chunkChars: req.chunk?.length ?? 0,
+          answer: null,
+          promptTokens: 0,
+          completionTokens: 0,
+          latencyMs: 0,
+          turns: 0,
+          children: [],
+        };
+        parent.node.children.push(node);
+        await this.plainCompletion(parent, node, req, path);
+      }
+      return { text: node.answer ?? '', promptTokens: node.promptTokens, completionTokens: node.completionTokens };
+    } catch (error) {
+      if (node !== null) node.error = errorMessage(error);
+      throw error;
+    } finally {
+      if (node !== null) node.latencyMs = this.now() - started;
+    }
+  }
+
+  private async plainCompletion(
+    parent: EpisodeState,
+    node: RecursionTreeNode,
+    req: LlmRequest,
+    path: number[],
+  ): Promise<void> {
+    const policy = this.deps.policy;
+    const prompt = encodeSegments(renderSubcallPrompt(req.prompt, req.chunk), [], policy.tokenizer);
+    const room = Math.min(
+      this.config.subcalls.maxCompletionTokens,
+      req.tokenBudget - prompt.ids.length,
+      policy.maxLength - prompt.ids.length,
+    );
+    node.promptTokens = prompt.ids.length;
+    // The guest sees this as an LlmError it can handle: its own chunk was too large, not an infra failure.
+    if (room < 1)
+      throw new Error(`llm() prompt of ${prompt.ids.length} tokens leaves no room (token budget ${req.tokenBudget})`);
+    let sampled: SampledContinuation;
+    try {
+      const results = await policy.sample(
+        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]) }],
+        this.params,
+      );
+      const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);
+      if (problem !== null) throw new Error(problem);
+      sampled = results[0][0];
+    } catch (error) {
+      parent.failInfra('policy_error', `llm() sub-call: ${errorMessage(error)}`);
+      throw error;
+    }
+    const endsTurn = sampled.finishReason === 'stop_token' && sampled.tokens.at(-1) === this.imEnd;
+    node.answer = policy.tokenizer.decode(endsTurn ? sampled.tokens.slice(0, -1) : sampled.tokens);
+    node.turns = 1;
+    node.completionTokens = sampled.tokens.length;
+    if (this.config.trainSubcalls) {
+      node.sequence = {
+        ids: [...prompt.ids, ...sampled.tokens],
+        logprobs: [...prompt.logprobs, ...sampled.logprobs],
+        mask: [...prompt.mask, ...sampled.tokens.map(() => 1)],
+      };
+    }
+  }
+
+  private toTrajectory(
+    state: EpisodeState,
+    taskId: string,
+    sampleIndex: number,
+    attempt: number,
+    policyVersion: number,
+  ): EpisodeTrajectory {
+    const completion = state.sampledTokens;
+    const subcall = state.subcallTokens;
+    const totalMs = this.now() - state.startedAt;
+    const node = state.node;
+    node.answer = state.answer;
+    node.turns = state.turns.length;
+    node.promptTokens = state.seq.ids.length - completion;
+    node.completionTokens = completion + subcall;
+    node.latencyMs = totalMs;
+    const status = state.status ?? 'infra_error';
+    const trajectory: EpisodeTrajectory = {
+      taskId,
+      sampleIndex,
+      attempt,
+      status,
+      stopReason: state.stopReason ?? 'infra',
+      ...(status === 'infra_error'
+        ? { infraError: state.infraError ?? { code: 'invalid_trajectory', message: 'episode never finished' } }
+        : {}),
+      turns: state.turns,
+      answer: state.answer,
+      ids: state.seq.ids,
+      logprobs: state.seq.logprobs,
+      mask: state.seq.mask,
+      promptTokens: state.initialPromptTokens,
+      tokens: {
+        completion,
+        observation: state.seq.ids.length - state.initialPromptTokens - completion,
+        subcall,
+      },
+      recursionTree: node,
+      policyVersion,
+      trainSubcalls: this.config.trainSubcalls,
+      timings: {
+        generationMs: state.turns.reduce((t, turn) => t + turn.generationMs, 0),
+        envMs: state.turns.reduce((t, turn) => t + turn.envMs, 0),
+        totalMs,
+      },
+    };
+    const parsed = EpisodeTrajectorySchema.safeParse(trajectory);
+    if (parsed.success || status === 'infra_error') return trajectory;
+    return {
+      ...trajectory,
+      status: 'infra_error',
+      stopReason: 'infra',
+      infraError: { code: 'invalid_trajectory', message: z.prettifyError(parsed.error) },
+    };
+  }
+}

@@ -1,0 +1,29 @@
+export {
+  EpisodeConfigSchema,
+  resolveEpisodeConfig,
+  type EpisodeConfig,
+  type EpisodeConfigInput,
+} from './episode.config';
+export {
+  EpisodeRunner,
+  episodeTaskOf,
+  type EpisodeRunnerDeps,
+  type EpisodeTask,
+  type GroupRollout,
+  type InfraFailure,
+  type RunGroupOptions,
+} from './episode.runner';
+export { RolloutError, RolloutErrorCode } from './errors';
+export { NO_ACTION_OBSERVATION } from './observation';
+export type {
+  Policy,
+  PolicyFinishReason,
+  PolicyTokenizer,
+  SampledContinuation,
+  SampleRequest,
+  SamplingParams,
+} from './policy';
+export { SamplerPolicy } from './sampler-policy';
+export { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
+export { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
+export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';

@@ -1,0 +1,59 @@
+/**
+ * What the episode loop needs from a policy. Shaped after `@fathom/model`'s sampler (`generate`,
+ * `SamplingOptions`, `Completion`, `Tokenizer`), so `SamplerPolicy` adapts a model in a few lines, and remote
+ * inference (a rollout worker's gRPC endpoint) can implement the same interface.
+ */
+
+/** Text ↔ ids; the subset of `@fathom/model`'s `Tokenizer` the episode loop uses. */
+export interface PolicyTokenizer {
+  /** Encodes text; special-token strings in it (`<|im_start|>`, `<|im_end|>`) become their ids. Adds nothing. */
+  encode(text: string): number[];
+  /** Decodes ids; special tokens are rendered as their text. */
+  decode(ids: readonly number[]): string;
+  /** The id of a special or ordinary token by its text. */
+  tokenId(token: string): number | undefined;
+}
+
+/** One prompt to continue `n` times; the n continuations share the prompt's prefill. */
+export interface SampleRequest {
+  /** Exact prompt ids (never re-encoded by the policy). */
+  prompt: readonly number[];
+  n: number;
+  maxNewTokens: number;
+  /** PRNG seed of this request; the same seed, prompt, options and weights give the same continuations. */
+  seed: number;
+}
+
+export interface SamplingParams {
+  /** 0 = greedy. */
+  temperature: number;
+  /** Nucleus mass (1 = off). */
+  topP: number;
+  /** Keep the k most likely tokens (0 = off). */
+  topK: number;
+  /** Ids that end a continuation; the stop token is kept as its last id. */
+  stopTokens: readonly number[];
+}
+
+export type PolicyFinishReason = 'stop_token' | 'stop_string' | 'length';
+
+export interface SampledContinuation {
+  /** Exactly the ids sampled, stop token included. */
+  tokens: number[];
+  /** Behaviour log-prob of each sampled id under the distribution it was drawn from (0 for greedy picks). */
+  logprobs: number[];
+  finishReason: PolicyFinishReason;
+}
+
+export interface Policy {
+  readonly tokenizer: PolicyTokenizer;
+  /** The weights' version; stamped on every trajectory sampled with them. */
+  readonly version: number;
+  /** Longest sequence (prompt + continuation) the policy can hold. */
+  readonly maxLength: number;
+  /**
+   * Samples `requests[i].n` continuations of each prompt, in one batched call; result[i][j] is the j-th
+   * continuation of request i. Rejects on failure of the policy itself (an infra error for the caller).
+   */
+  sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]>;
+}

@@ -1,0 +1,74 @@
+import { ByteTokenizer, generate, initParams, parseHfConfig, ReferenceDecodeBackend } from '@fathom/model';
+import { SandboxPool } from '@fathom/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IM_END } from '../prompt';
+import { EpisodeRunner } from './episode.runner';
+import type { Policy, SampleRequest } from './policy';
+import { SamplerPolicy } from './sampler-policy';
+
+/** A tiny random byte-level model: its samples are arbitrary bytes, often not valid UTF-8. */
+const config = parseHfConfig({
+  architectures: ['Qwen2ForCausalLM'],
+  vocab_size: 260,
+  hidden_size: 16,
+  intermediate_size: 32,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+  head_dim: 8,
+  rms_norm_eps: 1e-6,
+  rope_theta: 10000,
+  max_position_embeddings: 1024,
+  tie_word_embeddings: true,
+});
+const tokenizer = new ByteTokenizer();
+const backend = new ReferenceDecodeBackend(config, initParams(config, 3));
+const task = { id: 'sampler-1', question: 'Which?', context: 'a short document', contextTokens: 4 };
+
+let pool: SandboxPool;
+beforeAll(async () => {
+  pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 2 });
+});
+afterAll(() => pool.close());
+
+describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
+  it('stores exactly the ids and behaviour log-probs the sampler produced', async () => {
+    const inner = new SamplerPolicy(backend, tokenizer, 4);
+    const requests: SampleRequest[][] = [];
+    const spy: Policy = {
+      tokenizer,
+      version: inner.version,
+      maxLength: inner.maxLength,
+      sample: (reqs, params) => {
+        requests.push([...reqs]);
+        return inner.sample(reqs, params);
+      },
+    };
+    const runner = new EpisodeRunner(
+      { sandbox: pool, policy: spy },
+      { maxTurnTokens: 6, maxTurns: 1, promptStyle: { system: 'compact', previewChars: 16 } },
+    );
+    const group = await runner.runGroup(task, { G: 2, seed: 1 });
+    expect(group.trajectories).toHaveLength(2);
+    expect(requests[0]).toHaveLength(1);
+    const request = requests[0][0];
+    expect(request.n).toBe(2);
+    const direct = await generate(backend, request.prompt, {
+      n: 2,
+      maxNewTokens: request.maxNewTokens,
+      temperature: 1,
+      topP: 1,
+      topK: 0,
+      stopTokens: [tokenizer.tokenId(IM_END)!],
+      seed: request.seed,
+    });
+    for (const [i, traj] of group.trajectories.entries()) {
+      expect(traj.policyVersion).toBe(4);
+      expect(traj.ids.slice(0, traj.promptTokens)).toEqual(request.prompt);
+      const modelIds = traj.ids.filter((_, k) => traj.mask[k] === 1);
+      expect(modelIds).toEqual(direct[i].tokens);
+      expect(traj.logprobs.filter((_, k) => traj.mask[k] === 1)).toEqual(direct[i].logprobs);
+      expect(direct[i].logprobs.every((l) => l < 0)).toBe(true);
+    }
+  });
+});

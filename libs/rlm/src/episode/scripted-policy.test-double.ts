@@ -1,0 +1,69 @@
+import { IM_END } from '../prompt';
+import type { Policy, PolicyTokenizer, SampledContinuation, SampleRequest, SamplingParams } from './policy';
+
+/** What a script sees for one continuation it must write. */
+export interface ScriptCall {
+  /** The prompt decoded (the whole conversation so far, ChatML). */
+  prompt: string;
+  /** Index of this continuation among the request's n (shared-prefill rows). */
+  row: number;
+  /** The request's seed. */
+  seed: number;
+  /** How many times `sample` has been called before this one. */
+  call: number;
+}
+
+/**
+ * TEST DOUBLE — never a real policy. A deterministic policy whose "sampling" is a script: for each continuation
+ * it calls `script` and returns the encoded text followed by `<|im_end|>`, cut to `maxNewTokens` (finish reason
+ * `length`) when longer. Log-probs are a fixed function of the token id, so tests can check they travel intact.
+ * `fail` makes a given call reject, as a crashed inference server would.
+ */
+export class ScriptedTestPolicy implements Policy {
+  version: number;
+  readonly maxLength: number;
+  /** Every request received, in order (tests assert on batching). */
+  readonly calls: { requests: SampleRequest[]; params: SamplingParams }[] = [];
+  private readonly imEnd: number;
+  private readonly fail: (call: number, requests: readonly SampleRequest[]) => boolean;
+
+  constructor(
+    readonly tokenizer: PolicyTokenizer,
+    private readonly script: (call: ScriptCall) => string,
+    options: {
+      version?: number;
+      maxLength?: number;
+      fail?: (call: number, requests: readonly SampleRequest[]) => boolean;
+    } = {},
+  ) {
+    this.version = options.version ?? 0;
+    this.maxLength = options.maxLength ?? 1 << 20;
+    this.fail = options.fail ?? (() => false);
+    const imEnd = tokenizer.tokenId(IM_END);
+    if (imEnd === undefined) throw new Error(`ScriptedTestPolicy: the tokenizer has no id for ${IM_END}`);
+    this.imEnd = imEnd;
+  }
+
+  /** The log-prob the double reports for a sampled id: deterministic, negative, distinct across small ids. */
+  static logprobOf(id: number): number {
+    return -((id % 13) + 1) / 16;
+  }
+
+  async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
+    const call = this.calls.length;
+    this.calls.push({ requests: requests.map((r) => ({ ...r, prompt: [...r.prompt] })), params });
+    if (this.fail(call, requests)) throw new Error(`ScriptedTestPolicy: injected failure of call ${call}`);
+    return requests.map((request) => {
+      const prompt = this.tokenizer.decode(request.prompt);
+      return Array.from({ length: request.n }, (_, row) => {
+        const full = [...this.tokenizer.encode(this.script({ prompt, row, seed: request.seed, call })), this.imEnd];
+        const tokens = full.slice(0, request.maxNewTokens);
+        return {
+          tokens,
+          logprobs: tokens.map((id) => ScriptedTestPolicy.logprobOf(id)),
+          finishReason: tokens.length === full.length ? 'stop_token' : 'length',
+        };
+      });
+    });
+  }
+}

@@ -1,0 +1,191 @@
+import {
+  EPISODE_STATUSES,
+  STOP_REASONS,
+  tokenSequenceProblem,
+  type EpisodeStatus,
+  type EpisodeTrajectory,
+  type LlmCallRecord,
+  type RecursionTreeNode,
+  type RewardTrajectory,
+  type StopReason,
+  type TokenSequence,
+} from '@fathom/contracts';
+import { RolloutError, RolloutErrorCode } from './errors';
+
+/** Every `llm()` call below `node` that returned, depth-first in call order. */
+export function flattenCalls(node: RecursionTreeNode): RecursionTreeNode[] {
+  const out: RecursionTreeNode[] = [];
+  const visit = (n: RecursionTreeNode) => {
+    for (const child of n.children) {
+      if (child.error === undefined) out.push(child);
+      visit(child);
+    }
+  };
+  visit(node);
+  return out;
+}
+
+/**
+ * The trajectory as `@fathom/rewards` scores it: the turns' text, every executed `llm()` call (calls that failed
+ * never ran and are left out) and the token counts. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error`
+ * trajectory, which must never be scored.
+ */
+export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
+  if (traj.status === 'infra_error')
+    throw new RolloutError(
+      RolloutErrorCode.NotScorable,
+      `task ${traj.taskId} sample ${traj.sampleIndex} ended in infra_error (${traj.infraError?.code ?? 'unknown'})`,
+    );
+  const llmCalls: LlmCallRecord[] = flattenCalls(traj.recursionTree).map((n) => ({
+    depth: n.depth,
+    promptTokens: n.promptTokens,
+    completionTokens: n.completionTokens,
+    chunkChars: n.chunkChars,
+  }));
+  return {
+    turns: traj.turns.map((t) => ({ completion: t.completion })),
+    llmCalls,
+    tokens: { completion: traj.tokens.completion, subcall: traj.tokens.subcall },
+  };
+}
+
+/**
+ * The token sequences a learner trains on for one root episode, each checked (mask and log-probs against ids):
+ * the root's, then — only when the run trains on sub-calls — every sub-call's, depth-first. All of them take the
+ * root episode's one advantage. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error` trajectory and
+ * (INVALID_ARGUMENT) naming the sequence whose mask or log-probs disagree with its ids.
+ */
+export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
+  if (traj.status === 'infra_error')
+    throw new RolloutError(
+      RolloutErrorCode.NotScorable,
+      `task ${traj.taskId} sample ${traj.sampleIndex} is infra_error`,
+    );
+  const sequences: { where: string; seq: TokenSequence }[] = [
+    { where: 'root', seq: { ids: traj.ids, logprobs: traj.logprobs, mask: traj.mask } },
+  ];
+  if (traj.trainSubcalls) {
+    for (const [i, node] of flattenCalls(traj.recursionTree).entries()) {
+      if (node.sequence !== undefined)
+        sequences.push({ where: `sub-call ${i} (depth ${node.depth})`, seq: node.sequence });
+    }
+  }
+  for (const { where, seq } of sequences) {
+    const problem = tokenSequenceProblem(seq);
+    if (problem !== null)
+      throw new RolloutError(
+        RolloutErrorCode.InvalidArgument,
+        `task ${traj.taskId} sample ${traj.sampleIndex}, ${where}: ${problem}`,
+      );
+  }
+  return sequences.map((s) => s.seq);
+}
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+function median(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Multi-turn metrics of a batch of rollouts (issue 10 item 5), named for a metrics JSONL / Prometheus. */
+export interface RolloutMetrics {
+  episodes: number;
+  /** Count of each status, every status present (0 when none). */
+  status: Record<EpisodeStatus, number>;
+  /** Count of each stop reason, every reason present. */
+  stop_reasons: Record<StopReason, number>;
+  /** Share of episodes that ended `truncated`. */
+  truncation_rate: number;
+  /** Truncated episodes by the number of turns they had taken ("1": truncated in its first turn, …). */
+  truncated_at_turn: Record<string, number>;
+  turns_per_episode_mean: number;
+  turns_per_episode_max: number;
+  /** Share of turns whose code ended with a sandbox error (runtime, syntax, limits …). */
+  sandbox_error_rate: number;
+  /** Sandbox errors by code. */
+  sandbox_errors: Record<string, number>;
+  completion_tokens_mean: number;
+  completion_tokens_min: number;
+  completion_tokens_max: number;
+  /** `llm()` calls per episode, mean. */
+  llm_calls_mean: number;
+  /** Executed `llm()` calls by depth ("1", "2", …), summed over episodes. */
+  llm_calls_per_depth: Record<string, number>;
+  /** Prompt + completion tokens of a call, summed by the depth of the call. */
+  subcall_tokens_per_depth: Record<string, number>;
+  /** Latency of calls, summed by depth, ms. */
+  subcall_latency_ms_per_depth: Record<string, number>;
+  subcall_tokens_mean: number;
+  /** Sandbox time of one step (a turn that ran code), ms. */
+  env_step_ms_mean: number;
+  env_step_ms_p50: number;
+  /** Sampling time per episode (sum over its turns of their batched calls), ms. */
+  generation_ms_mean: number;
+}
+
+/**
+ * Metrics of rollouts. `infra_error` trajectories count only in `episodes` and `status` (they are excluded from
+ * every other figure, as from the update).
+ */
+export function rolloutMetrics(trajectories: readonly EpisodeTrajectory[]): RolloutMetrics {
+  const status = Object.fromEntries(EPISODE_STATUSES.map((s) => [s, 0])) as Record<EpisodeStatus, number>;
+  const stopReasons = Object.fromEntries(STOP_REASONS.map((s) => [s, 0])) as Record<StopReason, number>;
+  for (const t of trajectories) {
+    status[t.status]++;
+    stopReasons[t.stopReason]++;
+  }
+  const scored = trajectories.filter((t) => t.status !== 'infra_error');
+  const truncatedAtTurn: Record<string, number> = {};
+  const sandboxErrors: Record<string, number> = {};
+  const callsPerDepth: Record<string, number> = {};
+  const tokensPerDepth: Record<string, number> = {};
+  const latencyPerDepth: Record<string, number> = {};
+  const envSteps: number[] = [];
+  let turns = 0;
+  let erroredTurns = 0;
+  let calls = 0;
+  for (const t of scored) {
+    if (t.status === 'truncated') truncatedAtTurn[t.turns.length] = (truncatedAtTurn[t.turns.length] ?? 0) + 1;
+    for (const turn of t.turns) {
+      turns++;
+      if (turn.action === 'code') envSteps.push(turn.envMs);
+      if (turn.sandboxError !== null) {
+        erroredTurns++;
+        sandboxErrors[turn.sandboxError] = (sandboxErrors[turn.sandboxError] ?? 0) + 1;
+      }
+    }
+    for (const node of flattenCalls(t.recursionTree)) {
+      calls++;
+      const d = String(node.depth);
+      callsPerDepth[d] = (callsPerDepth[d] ?? 0) + 1;
+      tokensPerDepth[d] = (tokensPerDepth[d] ?? 0) + node.promptTokens + node.completionTokens;
+      latencyPerDepth[d] = (latencyPerDepth[d] ?? 0) + node.latencyMs;
+    }
+  }
+  const completion = scored.map((t) => t.tokens.completion);
+  return {
+    episodes: trajectories.length,
+    status,
+    stop_reasons: stopReasons,
+    truncation_rate: scored.length === 0 ? 0 : status.truncated / scored.length,
+    truncated_at_turn: truncatedAtTurn,
+    turns_per_episode_mean: mean(scored.map((t) => t.turns.length)),
+    turns_per_episode_max: Math.max(0, ...scored.map((t) => t.turns.length)),
+    sandbox_error_rate: turns === 0 ? 0 : erroredTurns / turns,
+    sandbox_errors: sandboxErrors,
+    completion_tokens_mean: mean(completion),
+    completion_tokens_min: completion.length === 0 ? 0 : Math.min(...completion),
+    completion_tokens_max: Math.max(0, ...completion),
+    llm_calls_mean: scored.length === 0 ? 0 : calls / scored.length,
+    llm_calls_per_depth: callsPerDepth,
+    subcall_tokens_per_depth: tokensPerDepth,
+    subcall_latency_ms_per_depth: latencyPerDepth,
+    subcall_tokens_mean: mean(scored.map((t) => t.tokens.subcall)),
+    env_step_ms_mean: mean(envSteps),
+    env_step_ms_p50: median(envSteps),
+    generation_ms_mean: mean(scored.map((t) => t.timings.generationMs)),
+  };
+}
