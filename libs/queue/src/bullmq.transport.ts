@@ -254,15 +254,18 @@ class BullMqWorker implements TransportWorker {
   close(drainTimeoutMs: number): Promise<void> {
     this.closing ??= (async () => {
       await this.worker.pause(true);
-      const all = Promise.all([...this.running.values()].map((r) => r.done));
+      const all = Promise.all([...this.running.values()].map((r) => r.done)).then(() => true);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainTimeoutMs)))]);
+      const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), drainTimeoutMs)));
+      const drained = await Promise.race([all, timeout]);
       clearTimeout(timer);
       for (const { job, token, abort } of this.running.values()) {
         await job.moveToWait(token).catch(() => undefined);
         abort.abort(new Error(`worker of ${this.queueName} shut down; job ${job.id} released`));
       }
-      await this.worker.close(true);
+      // A drained worker closes gracefully, so BullMQ records the completion of jobs whose handlers just returned;
+      // after releasing jobs it closes at once, not waiting for handlers that no longer own their jobs.
+      await this.worker.close(!drained);
       this.onClosed();
     })();
     return this.closing;
