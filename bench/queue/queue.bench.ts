@@ -6,7 +6,13 @@
  *
  * Prints one JSON object per measurement.
  */
-import { MESSAGE_SCHEMAS, type JobName, type RewardGroupJob, type RolloutGroupJob } from '@fathom/contracts';
+import {
+  MESSAGE_SCHEMAS,
+  type EpisodeTrajectory,
+  type JobName,
+  type RewardGroupJob,
+  type RolloutGroupJob,
+} from '@fathom/contracts';
 import { createLogger } from '@fathom/observability';
 import {
   BullMqTransport,
@@ -47,19 +53,50 @@ function rolloutJob(i: number, runId: string): RolloutGroupJob {
 }
 
 /** A reward.group job of G trajectories of TOKENS tokens each (the size a rollout worker really sends). */
+function turn(completion: string, action: 'code' | 'answer', observation: string | null) {
+  const finishReason = 'stop_token' as const;
+  return {
+    completion,
+    action,
+    observation,
+    completionTokens: 100,
+    sandboxError: null,
+    finishReason,
+    generationMs: 5,
+    envMs: 1,
+  };
+}
+
 function rewardJob(i: number, runId: string): RewardGroupJob {
-  const trajectory = (sampleIndex: number) => ({
+  const mask = Array.from({ length: TOKENS }, (_, t) => t % 2);
+  const trajectory = (sampleIndex: number): EpisodeTrajectory => ({
+    taskId: `task-${i}`,
     sampleIndex,
-    status: 'ok' as const,
-    prompt: 'p'.repeat(2000),
-    turns: [{ completion: 'x'.repeat(400) }, { completion: '<answer>42</answer>' }],
-    observations: ['o'.repeat(400), null],
-    llmCalls: [],
-    recursionTree: [],
-    tokens: { completion: TOKENS / 2, subcall: 0 },
+    attempt: 0,
+    status: 'ok',
+    stopReason: 'answer',
+    turns: [turn('x'.repeat(400), 'code', 'o'.repeat(400)), turn('<answer>42</answer>', 'answer', null)],
+    answer: '42',
     ids: Array.from({ length: TOKENS }, (_, t) => (t * 31) % 260),
-    logprobs: Array.from({ length: TOKENS }, (_, t) => (t % 2 === 0 ? 0 : -((t % 97) / 13))),
-    mask: Array.from({ length: TOKENS }, (_, t) => (t % 2) as 0 | 1),
+    logprobs: mask.map((m, t) => (m === 0 ? 0 : -((t % 97) / 13))),
+    mask,
+    promptTokens: 500,
+    tokens: { completion: TOKENS / 2, observation: TOKENS / 2 - 500, subcall: 0 },
+    recursionTree: {
+      depth: 0,
+      kind: 'root',
+      prompt: 'p'.repeat(100),
+      chunkChars: 800_000,
+      answer: '42',
+      promptTokens: TOKENS / 2,
+      completionTokens: TOKENS / 2,
+      latencyMs: 10,
+      turns: 2,
+      children: [],
+    },
+    policyVersion: 0,
+    trainSubcalls: false,
+    timings: { generationMs: 10, envMs: 1, totalMs: 11 },
   });
   return {
     runId,

@@ -12,43 +12,49 @@ import {
   jobIdOf,
   jobNamesOf,
 } from './jobs';
+import type { RecursionTreeNode } from './rollout';
 
 const key = { runId: 'run-1', step: 3, groupId: 'g0', taskId: 't1', policyVersion: 2 };
+const node = (depth: number, kind: 'root' | 'episode' | 'completion', children: RecursionTreeNode[] = []) => ({
+  depth,
+  kind,
+  prompt: 'q',
+  chunkChars: 10,
+  answer: kind === 'completion' ? null : 'a',
+  promptTokens: 1,
+  completionTokens: 1,
+  latencyMs: 2,
+  turns: 1,
+  children,
+});
 const trajectory = (sampleIndex: number) => ({
+  taskId: 't1',
   sampleIndex,
+  attempt: 0,
   status: 'ok',
-  prompt: 'p',
-  turns: [{ completion: 'x' }],
-  observations: [null],
-  llmCalls: [],
-  recursionTree: [
+  stopReason: 'answer',
+  turns: [
     {
-      depth: 1,
-      prompt: 'q',
-      chunkChars: 10,
-      answer: 'a',
-      promptTokens: 1,
+      completion: '<answer>a</answer>',
+      action: 'answer',
+      observation: null,
       completionTokens: 1,
-      latencyMs: 2,
-      children: [
-        {
-          depth: 2,
-          prompt: 'q2',
-          chunkChars: 5,
-          answer: null,
-          promptTokens: 1,
-          completionTokens: 0,
-          latencyMs: 1,
-          error: 'cap',
-          children: [],
-        },
-      ],
+      sandboxError: null,
+      finishReason: 'stop_token',
+      generationMs: 1,
+      envMs: 0,
     },
   ],
-  tokens: { completion: 1, subcall: 2 },
+  answer: 'a',
   ids: [5, 6],
   logprobs: [0, -1],
   mask: [0, 1],
+  promptTokens: 1,
+  tokens: { completion: 1, observation: 0, subcall: 2 },
+  recursionTree: node(0, 'root', [node(1, 'episode', [node(2, 'completion')])]),
+  policyVersion: 2,
+  trainSubcalls: false,
+  timings: { generationMs: 1, envMs: 0, totalMs: 1 },
 });
 
 describe('job contracts', () => {
@@ -76,7 +82,7 @@ describe('job contracts', () => {
   it('rejects mismatched token arrays, repeated sample indexes and unknown keys', () => {
     const short = { ...trajectory(0), mask: [1] };
     expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [short] }).error?.issues[0].message).toMatch(
-      /same length/,
+      /mask has 1 entries for 2 ids/,
     );
     const twice = RewardGroupJobSchema.safeParse({ ...key, trajectories: [trajectory(0), trajectory(0)] });
     expect(twice.error?.issues[0].message).toMatch(/sampleIndex values must be 0\.\.1/);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GroupRewardSchema } from './reward';
 import { EntityIdSchema } from './run-config';
-import { LlmCallRecordSchema, RewardTurnSchema } from './trajectory';
+import { EpisodeTrajectorySchema } from './rollout';
 
 /**
  * The job contract of FATHOM's services: every queue, every job and event name, and the one map from a name to
@@ -66,43 +66,6 @@ export const RolloutGroupJobSchema = GroupKeySchema.extend({
 });
 export type RolloutGroupJob = z.infer<typeof RolloutGroupJobSchema>;
 
-/** One executed `llm()` call and the calls its child episode made: a node of an episode's recursion tree. */
-export interface RecursionNode {
-  /** 1 for a call made by the root episode's code, 2 for a call made by its child, … */
-  depth: number;
-  /** The question passed to `llm()`. */
-  prompt: string;
-  /** Length in characters of the chunk passed, 0 without one. */
-  chunkChars: number;
-  /** The sub-model's answer, or null when the call failed or was refused. */
-  answer: string | null;
-  promptTokens: number;
-  completionTokens: number;
-  latencyMs: number;
-  /** Why the call was refused or failed; absent when it returned text. */
-  error?: string;
-  children: RecursionNode[];
-}
-
-export const RecursionNodeSchema: z.ZodType<RecursionNode> = z.lazy(() =>
-  z.strictObject({
-    depth: z.number().int().positive(),
-    prompt: z.string(),
-    chunkChars: z.number().int().nonnegative(),
-    answer: z.string().nullable(),
-    promptTokens: z.number().int().nonnegative(),
-    completionTokens: z.number().int().nonnegative(),
-    latencyMs: z.number().nonnegative(),
-    error: z.string().optional(),
-    children: z.array(RecursionNodeSchema),
-  }),
-);
-
-/** How an episode ended. Mirrors Episode.status in the database. */
-export const EPISODE_STATUSES = ['ok', 'truncated', 'timeout', 'sandbox_error', 'infra_error'] as const;
-export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
-export type EpisodeStatus = z.infer<typeof EpisodeStatusSchema>;
-
 /** The tokens a learner trains on: one entry per token of the whole episode (prompt, turns, observations). */
 const TOKEN_FIELDS = {
   ids: z.array(z.number().int().nonnegative()),
@@ -123,34 +86,6 @@ const TrainingTokensSchema = z
   })
   .refine(sameLength, SAME_LENGTH);
 
-/** One sampled episode as the rollout worker hands it to the reward-service. */
-export const RolloutTrajectorySchema = z
-  .strictObject({
-    sampleIndex: z.number().int().min(0),
-    status: EpisodeStatusSchema,
-    /** The rendered prompt of the root episode. */
-    prompt: z.string(),
-    /** The model's turns, in order (the reward reads the final answer from the last). */
-    turns: z.array(RewardTurnSchema),
-    /** The REPL's reply to each turn (null for a turn that ran no code), same length as turns. */
-    observations: z.array(z.string().nullable()),
-    /** Every executed llm() call, flattened (what the reward counts); [] when none. */
-    llmCalls: z.array(LlmCallRecordSchema),
-    /** The same calls as a tree (what the dashboard draws). */
-    recursionTree: z.array(RecursionNodeSchema),
-    tokens: z.strictObject({
-      completion: z.number().int().nonnegative(),
-      subcall: z.number().int().nonnegative(),
-    }),
-    ...TOKEN_FIELDS,
-  })
-  .refine((t) => t.observations.length === t.turns.length, {
-    message: 'observations must have one entry per turn',
-    path: ['observations'],
-  })
-  .refine(sameLength, SAME_LENGTH);
-export type RolloutTrajectory = z.infer<typeof RolloutTrajectorySchema>;
-
 /** Sample indexes must be exactly 0..n-1, each once, so (runId, step, groupId, sampleIndex) keys never collide. */
 function checkSampleIndexes(samples: readonly { sampleIndex: number }[], ctx: z.RefinementCtx, path: string): void {
   const seen = new Set(samples.map((s) => s.sampleIndex));
@@ -164,9 +99,12 @@ function checkSampleIndexes(samples: readonly { sampleIndex: number }[], ctx: z.
   }
 }
 
-/** reward.group: the G trajectories of one group, to be scored. */
+/**
+ * reward.group: the G trajectories of one group, to be scored: exactly what the episode loop recorded
+ * (`EpisodeTrajectorySchema`), token ids, masks and recursion tree included.
+ */
 export const RewardGroupJobSchema = GroupKeySchema.extend({
-  trajectories: z.array(RolloutTrajectorySchema).min(1).max(1024),
+  trajectories: z.array(EpisodeTrajectorySchema).min(1).max(1024),
 }).superRefine((job, ctx) => checkSampleIndexes(job.trajectories, ctx, 'trajectories'));
 export type RewardGroupJob = z.infer<typeof RewardGroupJobSchema>;
 

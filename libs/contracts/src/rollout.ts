@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { EpisodeStatusSchema } from './jobs';
 
 /**
  * The training trajectory of one rollout: what the episode loop (`libs/rlm`) produces and the learner trains on.
@@ -7,6 +6,11 @@ import { EpisodeStatusSchema } from './jobs';
  * marks the model's own tokens (1) against prompt and observation tokens (0); `logprobs` are the behaviour
  * log-probs. The three arrays have one entry per id, and the schema rejects a record where they disagree.
  */
+
+/** How an episode ended. Mirrors Episode.status in the database. */
+export const EPISODE_STATUSES = ['ok', 'truncated', 'timeout', 'sandbox_error', 'infra_error'] as const;
+export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
+export type EpisodeStatus = z.infer<typeof EpisodeStatusSchema>;
 
 /** The precise reason an episode stopped; `status` is its coarse class. */
 export const STOP_REASONS = [

@@ -7,6 +7,7 @@ import {
   groupJobId,
   jobIdOf,
   type DeadLetter,
+  type EpisodeTrajectory,
   type EvalRunJob,
   type LearnGroupJob,
   type QueueJobOptions,
@@ -45,18 +46,45 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function samplePayloads(groupId: string) {
   const key = { runId: 'run-a', step: 1, groupId, taskId: 'task-1', policyVersion: 0 };
   const rollout: RolloutGroupJob = { ...key, G: 2 };
-  const trajectory = (sampleIndex: number) => ({
+  const trajectory = (sampleIndex: number): EpisodeTrajectory => ({
+    taskId: 'task-1',
     sampleIndex,
-    status: 'ok' as const,
-    prompt: 'prompt',
-    turns: [{ completion: '<answer>42</answer>' }],
-    observations: [null],
-    llmCalls: [],
-    recursionTree: [],
-    tokens: { completion: 3, subcall: 0 },
+    attempt: 0,
+    status: 'ok',
+    stopReason: 'answer',
+    turns: [
+      {
+        completion: '<answer>42</answer>',
+        action: 'answer',
+        observation: null,
+        completionTokens: 2,
+        sandboxError: null,
+        finishReason: 'stop_token',
+        generationMs: 1,
+        envMs: 0,
+      },
+    ],
+    answer: '42',
     ids: [1, 2, 3],
     logprobs: [0, -0.5, -0.25],
-    mask: [0, 1, 1] as (0 | 1)[],
+    mask: [0, 1, 1],
+    promptTokens: 1,
+    tokens: { completion: 2, observation: 0, subcall: 0 },
+    recursionTree: {
+      depth: 0,
+      kind: 'root',
+      prompt: 'q',
+      chunkChars: 100,
+      answer: '42',
+      promptTokens: 1,
+      completionTokens: 2,
+      latencyMs: 1,
+      turns: 1,
+      children: [],
+    },
+    policyVersion: 0,
+    trainSubcalls: false,
+    timings: { generationMs: 1, envMs: 0, totalMs: 1 },
   });
   const reward: RewardGroupJob = { ...key, trajectories: [trajectory(0), trajectory(1)] };
   const ms = { mean: 0.5, std: 0.5 };
