@@ -4,15 +4,19 @@ import { dbCommand } from './db.command';
 import { evalCommand } from './eval.command';
 import { modelCommand } from './model.command';
 import { sftDataCommand } from './sft-data.command';
+import { sftCommand } from './sft.command';
+import { trainCommand } from './train.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
   .showHelpAfterError()
   .addCommand(dataCommand())
   .addCommand(sftDataCommand())
+  .addCommand(sftCommand())
   .addCommand(dbCommand())
   .addCommand(modelCommand())
-  .addCommand(evalCommand());
+  .addCommand(evalCommand())
+  .addCommand(trainCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

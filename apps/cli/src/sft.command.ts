@@ -1,0 +1,87 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { loadSftConfig, runSft, type SftConfigOverrides, type SftObserver } from '@fathom/training';
+
+const number = (name: string) => (value: string) => {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed))
+    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
+  return parsed;
+};
+
+interface SftFlags extends SftConfigOverrides {
+  config: string;
+  resume: boolean;
+  progress: boolean;
+}
+
+/** A progress bar on stderr (stdout stays for the final JSON summary). */
+function progressBar(): SftObserver & { stop(): void } {
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: 'sft [{bar}] {value}/{total} | loss {loss} | lr {lr} | {tps} tok/s | eval {eval} | {duration}s',
+    hideCursor: true,
+  });
+  let evalLoss = '-';
+  return {
+    onStart: ({ startStep, steps, data, resumedFrom }) => {
+      console.error(
+        `sft: ${data.train.examples} train examples (${data.train.tasks} tasks, ${data.train.subcalls} sub-calls), ` +
+          `${data.heldOut.examples} held out; dropped ${data.droppedTooLong} over seqLen ${data.seqLen}, ` +
+          `${data.droppedNoTrainedTokens} without trained tokens` +
+          (resumedFrom ? `; resuming from ${resumedFrom}` : ''),
+      );
+      bar.start(steps, startStep, { loss: '-', lr: '-', tps: '-', eval: evalLoss });
+    },
+    onStep: (r) =>
+      bar.update(r.step, {
+        loss: r.loss.toFixed(4),
+        lr: r.lr.toExponential(2),
+        tps: Math.round(r.tokens_per_s),
+        eval: evalLoss,
+      }),
+    onEval: (r) => {
+      evalLoss = r.eval_loss.toFixed(4);
+      bar.update({ eval: evalLoss });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+/** `fathom sft --config FILE`: supervised fine-tuning to a checkpoint (docs/SFT.md). */
+export function sftCommand(): Command {
+  return new Command('sft')
+    .description('Supervised fine-tuning on SFT conversations (loss on model tokens only); writes checkpoints.')
+    .requiredOption('--config <file>', 'SFT config JSON (see configs/sft/default.json and docs/SFT.md)')
+    .option('--steps <n>', 'override: optimizer steps', number('--steps'))
+    .option('--lr <lr>', 'override: peak learning rate', number('--lr'))
+    .option('--out <dir>', 'override: run folder')
+    .option('--batch-size <n>', 'override: conversations per step', number('--batch-size'))
+    .option('--seq-len <n>', 'override: most tokens per conversation', number('--seq-len'))
+    .option('--seed <n>', 'override: data seed', number('--seed'))
+    .option('--resume', 'continue from the latest checkpoint in the run folder', false)
+    .option('--no-progress', 'no progress bar')
+    .action(async (flags: SftFlags) => {
+      const { config: file, resume, progress, ...overrides } = flags;
+      const config = await loadSftConfig(file, overrides);
+      const bar = progress ? progressBar() : undefined;
+      let result;
+      try {
+        result = await runSft(config, { resume, observer: bar });
+      } finally {
+        bar?.stop();
+      }
+      console.log(
+        JSON.stringify({
+          out: config.out,
+          final: result.finalDir,
+          checkpoint: result.checkpointDir,
+          step: result.step,
+          loss: result.last?.loss ?? null,
+          eval_loss: result.lastEval?.eval_loss ?? null,
+          kept: result.data.kept,
+          dropped_too_long: result.data.droppedTooLong,
+        }),
+      );
+    });
+}

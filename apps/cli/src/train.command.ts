@@ -1,0 +1,110 @@
+import { SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
+import { loadGrpoTrainConfig, replayStep, runGrpo, type GrpoObserver, type GrpoTrainOverrides } from '@fathom/training';
+
+const number = (name: string) => (value: string) => {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed))
+    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
+  return parsed;
+};
+
+interface TrainFlags extends GrpoTrainOverrides {
+  config?: string;
+  resume: boolean;
+  progress: boolean;
+}
+
+const fixed = (x: unknown, digits: number) => (typeof x === 'number' ? x.toFixed(digits) : '-');
+
+/** A progress bar on stderr: steps, with the last step's reward, loss and zero-std fraction. */
+function progressBar(): GrpoObserver & { stop(): void } {
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format:
+      'train [{bar}] {value}/{total} | reward {reward} | loss {loss} | kl {kl} | zero-std {zero} | ' +
+      'groups {groups} | v{version} | {duration}s',
+    hideCursor: true,
+  });
+  return {
+    onStart: ({ startStep, steps, tasks, resumedFrom }) => {
+      console.error(`train: ${tasks} tasks` + (resumedFrom ? `; resuming from ${resumedFrom}` : ''));
+      bar.start(steps, startStep, { reward: '-', loss: '-', kl: '-', zero: '-', groups: '-', version: '-' });
+    },
+    onStep: (r) => {
+      const groups = r.groups as { submitted: number; trainable: number };
+      bar.update(r.step, {
+        reward: fixed(r.reward, 3),
+        loss: fixed(r.loss, 4),
+        kl: fixed(r.kl, 4),
+        zero: fixed(r.frac_reward_zero_std, 2),
+        groups: `${groups.trainable}/${groups.submitted}`,
+        version: r.policy_version,
+      });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+function replayCommand(): Command {
+  return new Command('replay')
+    .description("Re-run step N's GRPO update from the run's stored trajectories and print its metrics")
+    .requiredOption('--run <dir>', 'run folder of `fathom train` (holds config.json, rollouts/, checkpoints/)')
+    .requiredOption('--step <n>', 'the step to replay', number('--step'))
+    .action(async (flags: { run: string; step: number }) => {
+      const result = await replayStep(flags.run, flags.step);
+      console.log(
+        JSON.stringify({
+          step: result.step,
+          from_checkpoint: result.fromCheckpoint,
+          replayed_steps: result.replayedSteps,
+          trainable: result.selection.trainable,
+          skipped: result.selection.skipped,
+          replayed: result.replayed,
+          recorded: result.recorded,
+          max_abs_diff: result.maxAbsDiff,
+        }),
+      );
+    });
+}
+
+/** `fathom train --config FILE`: GRPO with the environment in the loop, in one process (docs/GRPO.md). */
+export function trainCommand(): Command {
+  return new Command('train')
+    .description('GRPO training with real sandbox episodes in the loop; metrics JSONL, checkpoints, --resume.')
+    .option('--config <file>', 'GRPO config JSON (see configs/grpo/default.json and docs/GRPO.md)')
+    .option('--steps <n>', 'override: GRPO steps', number('--steps'))
+    .option('--batch-size <n>', 'override: prompts per step (B)', number('--batch-size'))
+    .option('--group-size <n>', 'override: episodes per prompt (G)', number('--group-size'))
+    .option('--lr <lr>', 'override: learning rate', number('--lr'))
+    .option('--seed <n>', 'override: seed', number('--seed'))
+    .option('--checkpoint <dir>', 'override: the SFT checkpoint to start from')
+    .option('--tasks <file>', 'override: train tasks JSONL')
+    .option('--out <dir>', 'override: run folder')
+    .option('--resume', 'continue from the latest checkpoint in the run folder', false)
+    .option('--no-progress', 'no progress bar')
+    .addCommand(replayCommand())
+    .action(async (flags: TrainFlags) => {
+      const { config: file, resume, progress, ...overrides } = flags;
+      if (file === undefined) throw new InvalidArgumentError('train needs --config <file>');
+      const config = await loadGrpoTrainConfig(file, overrides);
+      const bar = progress ? progressBar() : undefined;
+      try {
+        const result = await runGrpo(config, { resume, observer: bar });
+        bar?.stop();
+        console.log(
+          JSON.stringify({
+            out: config.out,
+            final: result.finalDir,
+            checkpoint: result.checkpointDir,
+            step: result.last?.step ?? null,
+            policy_version: result.policyVersion,
+            reward: result.last?.reward ?? null,
+            loss: result.last?.loss ?? null,
+          }),
+        );
+      } finally {
+        bar?.stop();
+      }
+    });
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { applyOverrides, parseSftConfig } from './config';
+
+const data = { format: 'conversations', conversations: 'c.jsonl' };
+
+describe('SFT config', () => {
+  it('fills defaults and applies command-line overrides before validation', () => {
+    const config = parseSftConfig(
+      applyOverrides({ data, optimizer: { warmupSteps: 3 } }, { steps: 7, lr: 0.01, out: 'x' }),
+    );
+    expect(config).toMatchObject({ steps: 7, out: 'x', optimizer: { lr: 0.01, warmupSteps: 3 }, seqLen: 1024 });
+    expect(config.rolloutPromptStyle).toEqual({ system: 'full', previewChars: 160 });
+  });
+
+  it('rejects unknown keys at every level, naming them', () => {
+    expect(() => parseSftConfig({ data, stepz: 3 })).toThrow(/stepz/);
+    expect(() => parseSftConfig({ data, optimizer: { learningRate: 1 } })).toThrow(/learningRate/);
+    expect(() => parseSftConfig({ data: { ...data, extra: 1 } })).toThrow(/extra/);
+  });
+
+  it('rejects inconsistent values', () => {
+    expect(() => parseSftConfig({ data, model: { checkpoint: 'a', config: 'b' } })).toThrow(/not both/);
+    expect(() => parseSftConfig({ data, optimizer: { lr: 1e-4, minLr: 1e-3 } })).toThrow(/minLr/);
+    expect(() => parseSftConfig(applyOverrides({ data }, { steps: 0 }))).toThrow(/steps/);
+  });
+});

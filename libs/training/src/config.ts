@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
+import { z } from 'zod';
+import { TrainingError, TrainingErrorCode } from './errors';
+
+const positiveInt = z.number().int().positive();
+const path = z.string().min(1);
+
+/** `@fathom/rlm` PromptStyle. */
+export const PromptStyleSchema = z.strictObject({
+  system: z.enum(['full', 'compact']),
+  previewChars: z.number().int().nonnegative(),
+});
+
+/** Teacher examples (`fathom sft-data`, `SftExampleSchema`) joined on `task_id` with the tasks they were written for. */
+const TeacherDataSchema = z.strictObject({
+  format: z.literal('teacher'),
+  /** SFT JSONL: one `SftExample` per line. */
+  examples: path,
+  /** Tasks JSONL (libs/tasks schema) holding every task the examples name. */
+  tasks: path,
+  /** Also train on each example's `llm()` sub-calls as plain completions (the last recursion level's prompt). */
+  subcalls: z.boolean().default(true),
+});
+
+/** Conversations already rendered: one `ConversationLine` per line (see `data.source.ts`). */
+const ConversationDataSchema = z.strictObject({
+  format: z.literal('conversations'),
+  conversations: path,
+});
+
+/**
+ * One SFT run. Unknown keys are rejected at every level, so a typo fails at load instead of being ignored.
+ * Paths are relative to the working directory. Defaults fit the shipped tiny model on a laptop-class CPU.
+ */
+export const SftConfigSchema = z.strictObject({
+  model: z
+    .strictObject({
+      /** A Hugging Face–style checkpoint folder to fine-tune; absent: a fresh model from `config`. */
+      checkpoint: path.optional(),
+      /** config.json of a fresh model (default: libs/model's shipped tiny config). */
+      config: path.optional(),
+      /** Initialisation seed of a fresh model. */
+      initSeed: z.number().int().min(0).default(0),
+    })
+    .prefault({})
+    .refine((m) => !(m.checkpoint && m.config), { message: 'give model.checkpoint or model.config, not both' }),
+  data: z.discriminatedUnion('format', [TeacherDataSchema, ConversationDataSchema]),
+  /** How the teacher examples are rendered (ignored for pre-rendered conversations, which carry their own text). */
+  promptStyle: PromptStyleSchema.default({ ...DEFAULT_PROMPT_STYLE }),
+  /**
+   * The `promptStyle` of the episode config GRPO rolls out with (libs/rlm `EpisodeConfig`; its default is
+   * DEFAULT_PROMPT_STYLE). The preflight renders a rollout prompt with it and stops the run if the SFT data's
+   * prompt differs.
+   */
+  rolloutPromptStyle: PromptStyleSchema.default({ ...DEFAULT_PROMPT_STYLE }),
+  /** Most tokens of one conversation; longer ones are dropped and counted, never truncated. */
+  seqLen: positiveInt.default(1024),
+  /** Batch lengths are rounded up to a multiple of this (fewer distinct graph shapes). */
+  padMultiple: positiveInt.default(64),
+  /**
+   * Length bucketing: each window of this many batches of the epoch's shuffle is sorted by length before it is cut
+   * into batches (whose order is shuffled again), so a batch pads less. 0 = off (plain shuffle).
+   */
+  bucketWindow: z.number().int().nonnegative().default(16),
+  /** Conversations per step. */
+  batchSize: positiveInt.default(8),
+  /** Optimizer steps. */
+  steps: positiveInt.default(1000),
+  optimizer: z
+    .strictObject({
+      /** Peak learning rate. */
+      lr: z.number().positive().max(1).default(1e-3),
+      /** Linear warmup from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
+      warmupSteps: z.number().int().nonnegative().default(50),
+      minLr: z.number().nonnegative().default(1e-4),
+      /** Decoupled weight decay (AdamW) on matrices; norms and biases never decay. */
+      weightDecay: z.number().nonnegative().default(0.01),
+      /** Global gradient-norm clip. */
+      maxGradNorm: z.number().positive().default(1),
+      beta1: z.number().min(0).lt(1).default(0.9),
+      beta2: z.number().min(0).lt(1).default(0.95),
+    })
+    .prefault({})
+    .refine((o) => o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] }),
+  /** Held-out loss every this many steps (and after the last); 0 = only after the last. */
+  evalEvery: z.number().int().nonnegative().default(100),
+  /** Share of tasks held out for the eval loss (all examples of a task go to the same side). */
+  evalFraction: z.number().min(0).max(0.5).default(0.05),
+  /** Checkpoint every this many steps; the last step is always checkpointed. */
+  checkpointEvery: positiveInt.default(200),
+  /** Seeds the held-out split and the per-epoch shuffles. */
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(0),
+  /** Run folder: metrics.jsonl, data.json, checkpoints/step-N/, final/. */
+  out: path.default('runs/sft'),
+  /** dtype of the exported `final/` model (checkpoints stay F32 so a resume is exact). */
+  exportDtype: z.enum(['F32', 'F16', 'BF16']).default('F32'),
+});
+
+export type SftConfig = z.output<typeof SftConfigSchema>;
+export type SftConfigInput = z.input<typeof SftConfigSchema>;
+
+/** Command-line overrides of a config file's values. */
+export interface SftConfigOverrides {
+  steps?: number;
+  lr?: number;
+  out?: string;
+  batchSize?: number;
+  seqLen?: number;
+  seed?: number;
+}
+
+/** Validates a config object; throws TrainingError(INVALID_CONFIG) naming every bad field. */
+export function parseSftConfig(input: unknown): SftConfig {
+  const parsed = SftConfigSchema.safeParse(input);
+  if (!parsed.success) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  return parsed.data;
+}
+
+/** Applies overrides to a raw config object (before validation, so they are validated like file values). */
+export function applyOverrides(raw: unknown, overrides: SftConfigOverrides): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'the config must be a JSON object');
+  const out: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  const { lr, ...top } = overrides;
+  for (const [key, value] of Object.entries(top)) if (value !== undefined) out[key] = value;
+  if (lr !== undefined) {
+    const optimizer = out.optimizer;
+    out.optimizer = { ...(typeof optimizer === 'object' && optimizer !== null ? optimizer : {}), lr };
+  }
+  return out;
+}
+
+/** Reads a JSON config file, applies the overrides and validates the result. */
+export async function loadSftConfig(file: string, overrides: SftConfigOverrides = {}): Promise<SftConfig> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, `${file}: ${(error as Error).message}`);
+  }
+  return parseSftConfig(applyOverrides(raw, overrides));
+}

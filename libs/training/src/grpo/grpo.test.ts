@@ -1,0 +1,217 @@
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SandboxPool } from '@fathom/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetricsLog, type MetricsRecord } from '../metrics.log';
+import { TEST_STYLE } from '../testing/fixtures';
+import { GrpoTrainErrorCode } from './errors';
+import { runGrpo } from './grpo.trainer';
+import { replayStep } from './replay';
+import { RolloutStore } from './rollout.store';
+import {
+  crashingSandboxTestDouble,
+  sftWarmStart,
+  staleWeightsTestPolicy,
+  tinyGrpoConfig,
+  writeUnanswerableTasks,
+  type GrpoFixture,
+} from './testing/grpo-fixture';
+
+let pool: SandboxPool;
+let f: GrpoFixture;
+beforeAll(async () => {
+  pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 2 });
+  f = await sftWarmStart();
+});
+afterAll(() => pool?.close());
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+const weights = (dir: string) => readFile(join(dir, 'model.safetensors'));
+const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
+
+async function failure(run: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await run;
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('the run succeeded');
+}
+
+describe('runGrpo (real sandbox, tiny SFT policy)', () => {
+  it('runs a step end to end: rollouts stored, groups scored, one update that changes the weights', async () => {
+    const config = tinyGrpoConfig(f, 'one', { steps: 1 });
+    const result = await runGrpo(config, { sandbox: pool });
+    const [record] = await MetricsLog.read(join(config.out, 'metrics.jsonl'));
+    expect(record).toMatchObject({
+      kind: 'train',
+      step: 1,
+      sampled_version: 0,
+      policy_version: 1,
+      updated: true,
+      groups: { submitted: 2 },
+      status: { infra_error: 0 },
+      loss: expect.any(Number),
+      kl: 0,
+      entropy: expect.any(Number),
+      'clip_ratio/low_mean': 0,
+      'rewards/token_budget/mean': expect.any(Number),
+      frac_reward_zero_std: expect.any(Number),
+      time: { generation_s: expect.any(Number), update_s: expect.any(Number), weight_sync_s: expect.any(Number) },
+    });
+    expect(record.groups).toMatchObject({ trainable: expect.any(Number) });
+    expect((record.groups as { trainable: number }).trainable).toBeGreaterThan(0);
+    // On-policy: the learner recomputes the sampler's log-probs from the stored ids up to float noise.
+    expect(record.logprob_diff_max as number).toBeLessThan(1e-4);
+    expect(Object.keys(record.logprob_diff_per_turn as object)).toContain('1');
+    const stored = await new RolloutStore(config.out).read(1);
+    expect(stored?.groups).toHaveLength(2);
+    const traj = stored!.groups[0].trajectories[0];
+    expect(traj.mask).toHaveLength(traj.ids.length);
+    expect(traj.logprobs).toHaveLength(traj.ids.length);
+    expect(Buffer.compare(await weights(result.finalDir), await weights(f.sftFinal))).not.toBe(0);
+    expect(result.policyVersion).toBe(1);
+  });
+
+  it('resumed from a checkpoint, writes exactly the metrics and weights of an uninterrupted run', async () => {
+    const full = await runGrpo(tinyGrpoConfig(f, 'full', { steps: 3 }), { sandbox: pool });
+    const config = tinyGrpoConfig(f, 'cut', { steps: 3 });
+    const interrupt = new Error('interrupted after step 2');
+    await expect(
+      runGrpo(config, {
+        sandbox: pool,
+        observer: {
+          onStep: (r) => {
+            if (r.step === 2) throw interrupt;
+          },
+        },
+      }),
+    ).rejects.toBe(interrupt);
+    let resumedFrom: string | null = null;
+    await runGrpo(config, {
+      sandbox: pool,
+      resume: true,
+      observer: { onStart: (info) => (resumedFrom = info.resumedFrom) },
+    });
+    expect(resumedFrom).toMatch(/step-000001$/);
+    const expected = withoutTime(await MetricsLog.read(join(full.finalDir, '..', 'metrics.jsonl')));
+    expect(expected.map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(withoutTime(await MetricsLog.read(join(config.out, 'metrics.jsonl')))).toEqual(expected);
+    expect(Buffer.compare(await weights(join(config.out, 'final')), await weights(full.finalDir))).toBe(0);
+    const state = JSON.parse(
+      await readFile(join(config.out, 'checkpoints', 'step-000003', 'training_state.json'), 'utf8'),
+    );
+    expect(state).toMatchObject({
+      step: 3,
+      data: { epoch: 0, offset: 6 },
+      extra: { policyVersion: full.policyVersion },
+    });
+    // The same tasks in the same order, and the same sampled ids: neither repeated nor skipped.
+    const a = new RolloutStore(join(full.finalDir, '..'));
+    const b = new RolloutStore(config.out);
+    for (const step of [1, 2, 3]) {
+      const [x, y] = [await a.read(step), await b.read(step)];
+      expect(y!.taskIndexes).toEqual(x!.taskIndexes);
+      expect(y!.groups.map((g) => g.trajectories.map((t) => t.ids))).toEqual(
+        x!.groups.map((g) => g.trajectories.map((t) => t.ids)),
+      );
+    }
+    await expect(
+      runGrpo(tinyGrpoConfig(f, 'cut', { steps: 4 }), { sandbox: pool, resume: true }),
+    ).rejects.toMatchObject({
+      code: GrpoTrainErrorCode.RESUME_MISMATCH,
+      message: expect.stringMatching(/steps differ/),
+    });
+  });
+
+  it('replays a step from its stored trajectories with the recorded loss and metrics', async () => {
+    const config = tinyGrpoConfig(f, 'replay', { steps: 3, checkpointEvery: 2 });
+    await runGrpo(config, { sandbox: pool });
+    const fromStart = await replayStep(config.out, 2);
+    expect(fromStart.fromCheckpoint).toBeNull();
+    expect(fromStart.replayedSteps).toEqual([1]);
+    const fromCheckpoint = await replayStep(config.out, 3);
+    expect(fromCheckpoint.fromCheckpoint).toMatch(/step-000002$/);
+    for (const r of [fromStart, fromCheckpoint]) {
+      expect(r.recorded).not.toBeNull();
+      expect(Object.keys(r.replayed).sort()).toEqual(Object.keys(r.recorded!).sort());
+      expect(r.replayed.loss).toBeTypeOf('number');
+      expect(r.maxAbsDiff).toBeLessThan(1e-9);
+    }
+    // A stored trajectory whose mask lost an entry is refused with the sample named, never trained on.
+    const store = new RolloutStore(config.out);
+    const stored = (await store.read(3))!;
+    stored.groups[0].trajectories[0].mask.pop();
+    await store.write(stored);
+    await expect(replayStep(config.out, 3)).rejects.toThrow(/sample 0.*mask/);
+  });
+
+  it('skips all-equal groups with reason zero_std, counts them, and leaves the weights alone', async () => {
+    const tasks = await writeUnanswerableTasks(f.dir, 4);
+    const config = tinyGrpoConfig(f, 'flat', { steps: 1, data: { tasks }, reward: { wrongAnswerCap: 0 } });
+    const result = await runGrpo(config, { sandbox: pool });
+    const [record] = await MetricsLog.read(join(config.out, 'metrics.jsonl'));
+    expect(record).toMatchObject({
+      updated: false,
+      policy_version: 0,
+      reward: 0,
+      frac_reward_zero_std: 1,
+      groups: { submitted: 2, trainable: 0, skipped: { zero_std: 2 } },
+    });
+    expect(record).not.toHaveProperty('loss');
+    expect(record.skipped).toEqual([
+      expect.objectContaining({ reason: 'zero_std' }),
+      expect.objectContaining({ reason: 'zero_std' }),
+    ]);
+    expect(Buffer.compare(await weights(result.finalDir), await weights(f.sftFinal))).toBe(0);
+  });
+
+  it('rejects trajectories from a worker reporting other weights than it was asked for', async () => {
+    const config = tinyGrpoConfig(f, 'stale', { steps: 2 });
+    await runGrpo(config, { sandbox: pool, policyFactory: staleWeightsTestPolicy });
+    const [first, second] = await MetricsLog.read(join(config.out, 'metrics.jsonl'));
+    expect(first).toMatchObject({ updated: true, policy_version: 1, groups: { skipped: { version_mismatch: 0 } } });
+    expect(second).toMatchObject({
+      sampled_version: 1,
+      updated: false,
+      policy_version: 1,
+      groups: { trainable: 0, skipped: { version_mismatch: 2 } },
+    });
+    expect((second.skipped as { detail: string }[])[0].detail).toMatch(/reports policy version 0, the group claims 1/);
+  });
+
+  it('excludes a sample whose sandbox crashed: never scored, never trained on, counted', async () => {
+    const config = tinyGrpoConfig(f, 'crash', { steps: 1 });
+    await runGrpo(config, { sandbox: crashingSandboxTestDouble(pool, 1) });
+    const [record] = await MetricsLog.read(join(config.out, 'metrics.jsonl'));
+    expect(record).toMatchObject({
+      status: { infra_error: 1 },
+      excluded_samples: 1,
+      infra_failures: { worker_crashed: 1 },
+    });
+    const stored = await new RolloutStore(config.out).read(1);
+    const [first] = stored!.groups;
+    expect(first.excluded.map((t) => t.sampleIndex)).toEqual([1]);
+    expect(first.trajectories.map((t) => t.sampleIndex)).toEqual([0, 2, 3]);
+    expect(first.rewards).toHaveLength(3);
+    const trainedGroups = stored!.groups.filter(
+      (g) => !(record.skipped as { groupId: string }[]).some((s) => s.groupId === g.groupId),
+    );
+    expect(record.trained_sequences).toBe(trainedGroups.reduce((n, g) => n + g.trajectories.length, 0));
+  });
+
+  it('stops a run whose SFT and rollout prompts differ, showing the difference, before any step', async () => {
+    const config = tinyGrpoConfig(f, 'drift', {
+      episode: { maxTurns: 3, maxTurnTokens: 48, promptStyle: { ...TEST_STYLE, system: 'full' } },
+    });
+    const error = await failure(runGrpo(config, { sandbox: pool }));
+    expect(error.code).toBe(GrpoTrainErrorCode.PROMPT_DRIFT);
+    expect(error.message).toMatch(/^- ctx is the document \(JS REPL\)/m);
+    expect(error.message).toMatch(/^\+ You answer a question about a long document/m);
+    expect(await exists(join(config.out, 'metrics.jsonl'))).toBe(false);
+  });
+});

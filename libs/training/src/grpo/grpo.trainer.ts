@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Task } from '@fathom/contracts';
+import {
+  loadCheckpoint,
+  ModelGraphs,
+  saveCheckpoint,
+  type Checkpoint,
+  type DecodeBackend,
+  type KvCacheDecoder,
+  type ParamMap,
+  type Tokenizer,
+} from '@fathom/model';
+import { EpisodeRunner, SamplerPolicy, type Policy } from '@fathom/rlm';
+import { SandboxPool } from '@fathom/sandbox';
+import { readTasksJsonl } from '@fathom/tasks';
+import { CheckpointStore, type TrainingState } from '../checkpoint.store';
+import { MetricsLog } from '../metrics.log';
+import { createAdamW } from '../optimizer';
+import { EpochSampler } from '../sampler';
+import { collectGroups } from './collect';
+import type { GrpoTrainConfig } from './config';
+import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { applyUpdate, type Learner, type LearnerOptions } from './learner';
+import { preflightGrpo, resolveSftPromptStyle } from './preflight';
+import { RolloutStore } from './rollout.store';
+import { stepRecord, type GrpoStepRecord } from './step.metrics';
+import { selectStepGroups } from './step-groups';
+
+/** Hooks for a progress display; every one is optional. A hook that throws stops the run (tests interrupt so). */
+export interface GrpoObserver {
+  onStart?(info: { startStep: number; steps: number; tasks: number; resumedFrom: string | null }): void;
+  onGroup?(info: { step: number; done: number; total: number }): void;
+  onStep?(record: GrpoStepRecord): void;
+  onCheckpoint?(dir: string, step: number): void;
+}
+
+/** Builds the policy a step samples with from a decoder of the current weights. */
+export type PolicyFactory = (backend: DecodeBackend, tokenizer: Tokenizer, version: number) => Policy;
+
+export interface GrpoRunOptions {
+  /** Continue from the latest complete checkpoint under `config.out` (same config and tasks required). */
+  resume?: boolean;
+  observer?: GrpoObserver;
+  /** The sandbox to run episodes in; default: a `SandboxPool` of `config.sandbox.workers`, closed at the end. */
+  sandbox?: Pick<SandboxPool, 'openEpisode'>;
+  /** Default: `SamplerPolicy`. Tests pass doubles (a worker that reports the wrong weights' version). */
+  policyFactory?: PolicyFactory;
+  /** Milliseconds, for timings (default `performance.now`). */
+  clock?: () => number;
+}
+
+export interface GrpoRunResult {
+  finalDir: string;
+  checkpointDir: string;
+  last: GrpoStepRecord | null;
+  policyVersion: number;
+}
+
+/** Loads the first `limit` tasks of a JSONL file. */
+export async function loadGrpoTasks(config: Pick<GrpoTrainConfig, 'data'>): Promise<Task[]> {
+  const tasks: Task[] = [];
+  for await (const task of readTasksJsonl(config.data.tasks)) {
+    if (config.data.limit !== undefined && tasks.length === config.data.limit) break;
+    tasks.push(task);
+  }
+  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, `${config.data.tasks} has no tasks`);
+  return tasks;
+}
+
+/** A fingerprint of the tasks a run samples from, so a resume on another file is refused. */
+export function tasksFingerprint(tasks: readonly Task[]): string {
+  const hash = createHash('sha256');
+  for (const t of tasks) hash.update(`${t.id}\0${t.question}\0${t.answer}\0${t.context.length}\n`);
+  return hash.digest('hex');
+}
+
+export function learnerOptions(config: GrpoTrainConfig): LearnerOptions {
+  return {
+    grpo: config.grpo,
+    microBatchSize: config.microBatchSize,
+    padMultiple: config.padMultiple,
+    entropy: config.entropy,
+  };
+}
+
+export function padIdOf(tokenizer: Tokenizer): number {
+  return tokenizer.tokenId('<|pad|>') ?? tokenizer.tokenId('<|endoftext|>') ?? 0;
+}
+
+const copyParams = (params: ParamMap): ParamMap => new Map([...params].map(([k, v]) => [k, v.slice()]));
+
+/** The learner over `model` (updated in place) with the frozen reference `initial` and AdamW. */
+export function createLearner(config: GrpoTrainConfig, model: Checkpoint, initial: Checkpoint): Learner {
+  const graphs = new ModelGraphs(model.config);
+  return {
+    graphs,
+    params: model.params,
+    reference: config.grpo.beta > 0 ? copyParams(initial.params) : null,
+    optimizer: createAdamW(model.params, graphs.trainableSpecs, config.optimizer, config.steps),
+    padId: padIdOf(model.tokenizer!),
+  };
+}
+
+function differingKeys(a: unknown, b: unknown): string[] {
+  const x = (a ?? {}) as Record<string, unknown>;
+  const y = (b ?? {}) as Record<string, unknown>;
+  return [...new Set([...Object.keys(x), ...Object.keys(y)])].filter(
+    (k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]),
+  );
+}
+
+/**
+ * `fathom train`: GRPO with the environment in the loop, in one process. Each step samples B tasks (a seeded
+ * per-epoch shuffle whose position is checkpointed), rolls out G episodes of each in the sandbox with the current
+ * policy (version = updates applied so far), scores them, selects the trainable groups (each skip with a reason),
+ * and applies one update from the stored ids (see `applyUpdate`). Writes `<out>/metrics.jsonl` (one record a
+ * step), `<out>/rollouts/step-N.jsonl` (what the update saw, for `replay`), checkpoints every `checkpointEvery`
+ * steps and after the last, and `<out>/final`.
+ *
+ * The prompt preflight runs first, on the first task: a run whose SFT and rollout prompts differ never starts.
+ *
+ * Guarantee: a run resumed from the checkpoint of step k writes the same records for steps k+1… as an
+ * uninterrupted run with the same config (`time` aside): weights and AdamW moments are restored bit-exactly, the
+ * task order depends only on (seed, epoch) and the stored position, and each group's sampling seed only on
+ * (seed, step, group index).
+ */
+export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions = {}): Promise<GrpoRunResult> {
+  const clock = options.clock ?? (() => performance.now());
+  const tasks = await loadGrpoTasks(config);
+  const initial = await loadCheckpoint(config.model.checkpoint);
+  const tokenizer = initial.tokenizer;
+  if (tokenizer === null)
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${config.model.checkpoint} has no tokenizer`);
+  preflightGrpo(tasks[0], await resolveSftPromptStyle(config), config.episode.promptStyle, tokenizer);
+
+  const store = new CheckpointStore(config.out);
+  const resumeDir = options.resume ? await store.latest() : null;
+  if (options.resume && resumeDir === null)
+    throw new GrpoTrainError(
+      GrpoTrainErrorCode.RESUME_MISMATCH,
+      `no complete checkpoint under ${config.out}/checkpoints`,
+    );
+  const resumed = resumeDir === null ? null : await store.load(resumeDir);
+  const fingerprint = tasksFingerprint(tasks);
+  if (resumed) {
+    const changed = differingKeys(resumed.state.config, config);
+    if (changed.length > 0)
+      throw new GrpoTrainError(
+        GrpoTrainErrorCode.RESUME_MISMATCH,
+        `${resumeDir} was written with a different config (${changed.join(', ')} differ)`,
+      );
+    if (resumed.state.dataFingerprint !== fingerprint)
+      throw new GrpoTrainError(GrpoTrainErrorCode.RESUME_MISMATCH, `${resumeDir} was trained on different tasks`);
+  }
+  const model: Checkpoint = resumed
+    ? { ...resumed.model, tokenizer: resumed.model.tokenizer ?? tokenizer }
+    : { ...initial, params: copyParams(initial.params) };
+  const learner = createLearner(config, model, initial);
+  if (resumed) learner.optimizer.loadState(resumed.optimizer);
+  const startStep = resumed?.state.step ?? 0;
+  let policyVersion = resumed ? Number(resumed.state.extra.policyVersion) : 0;
+  if (!Number.isInteger(policyVersion))
+    throw new GrpoTrainError(GrpoTrainErrorCode.RESUME_MISMATCH, `${resumeDir} has no policy version`);
+  const sampler = new EpochSampler(tasks.length, config.seed, resumed?.state.data);
+  const metricsPath = join(config.out, 'metrics.jsonl');
+  const metrics = resumed ? await MetricsLog.resume(metricsPath, startStep) : await MetricsLog.create(metricsPath);
+  const rollouts = new RolloutStore(config.out);
+  await mkdir(config.out, { recursive: true });
+  await writeFile(join(config.out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+
+  const ownedPool = options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
+  const sandbox = options.sandbox ?? ownedPool!;
+  const makePolicy: PolicyFactory =
+    options.policyFactory ?? ((backend, tok, version) => new SamplerPolicy(backend, tok, version));
+  options.observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
+
+  let decoder: KvCacheDecoder | null = null;
+  let decoderVersion = -1;
+  let last: GrpoStepRecord | null = null;
+  let checkpointDir = resumeDir ?? '';
+  try {
+    for (let step = startStep + 1; step <= config.steps; step++) {
+      const stepStarted = clock();
+      let weightSyncMs = 0;
+      if (decoder === null || decoderVersion !== policyVersion) {
+        const syncStarted = clock();
+        await decoder?.release();
+        decoder = learner.graphs.decoder(learner.params);
+        decoderVersion = policyVersion;
+        weightSyncMs = clock() - syncStarted;
+      }
+      const runner = new EpisodeRunner(
+        { sandbox, policy: makePolicy(decoder, tokenizer, policyVersion) },
+        config.episode,
+      );
+      const taskIndexes = sampler.next(config.batchSize);
+      const collected = await collectGroups(
+        runner,
+        taskIndexes.map((i) => tasks[i]),
+        { step, seed: config.seed, G: config.grpo.groupSize, claimedVersion: policyVersion, reward: config.reward },
+        clock,
+      );
+      const selection = selectStepGroups(collected.groups, policyVersion, config.grpo, config.minOkSamples);
+      await rollouts.write({ step, learnerVersion: policyVersion, taskIndexes, groups: collected.groups });
+      const updateStarted = clock();
+      const update = await applyUpdate(learner, selection.trainable, learnerOptions(config), step);
+      const updateMs = clock() - updateStarted;
+      const sampledVersion = policyVersion;
+      if (update) policyVersion++;
+      last = stepRecord(step, sampledVersion, collected.groups, selection, update, {
+        generationMs: collected.generationMs,
+        scoringMs: collected.scoringMs,
+        updateMs,
+        weightSyncMs,
+        stepMs: clock() - stepStarted,
+      });
+      await metrics.write(last);
+      options.observer?.onStep?.(last);
+
+      if (step === config.steps || step % config.checkpointEvery === 0) {
+        const state: TrainingState = {
+          version: 1,
+          step,
+          seed: config.seed,
+          data: sampler.position,
+          dataFingerprint: fingerprint,
+          config,
+          extra: { policyVersion },
+        };
+        checkpointDir = await store.save(model, learner.optimizer.state(), state);
+        options.observer?.onCheckpoint?.(checkpointDir, step);
+      }
+    }
+  } finally {
+    await decoder?.release();
+    await learner.graphs.release();
+    await ownedPool?.close();
+  }
+  const finalDir = join(config.out, 'final');
+  await saveCheckpoint(finalDir, model, 'F32');
+  return { finalDir, checkpointDir, last, policyVersion };
+}

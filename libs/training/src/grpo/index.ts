@@ -1,0 +1,33 @@
+export {
+  GrpoTrainConfigSchema,
+  applyGrpoOverrides,
+  loadGrpoTrainConfig,
+  parseGrpoTrainConfig,
+  type GrpoTrainConfig,
+  type GrpoTrainConfigInput,
+  type GrpoTrainOverrides,
+} from './config';
+export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+export { collectGroups, groupSeed, type CollectedStep } from './collect';
+export { applyUpdate, type Learner, type LearnerOptions, type LogprobDiff, type UpdateMetrics } from './learner';
+export { preflightGrpo, resolveSftPromptStyle } from './preflight';
+export { RolloutStore, type StoredStep } from './rollout.store';
+export {
+  STEP_SKIP_REASONS,
+  selectStepGroups,
+  type StepGroup,
+  type StepSelection,
+  type StepSkipReason,
+  type TrainableGroup,
+} from './step-groups';
+export { stepRecord, type GrpoStepRecord, type StepTimings } from './step.metrics';
+export {
+  loadGrpoTasks,
+  runGrpo,
+  tasksFingerprint,
+  type GrpoObserver,
+  type GrpoRunOptions,
+  type GrpoRunResult,
+  type PolicyFactory,
+} from './grpo.trainer';
+export { REPLAYED_FIELDS, replayStep, type ReplayResult } from './replay';

@@ -1,0 +1,213 @@
+import type { TokenSequence } from '@fathom/contracts';
+import { grpoLoss, type GrpoConfig, type PolicySample } from '@fathom/grpo';
+import type { ModelGraphs, ParamMap } from '@fathom/model';
+import { trainingSequences } from '@fathom/rlm';
+import type { AdamW } from '@fathom/tensor';
+import { packBatch, type PackedBatch } from '../tokens';
+import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import type { TrainableGroup } from './step-groups';
+
+/** What the update needs: the graphs, the live parameters (updated in place), the frozen reference and AdamW. */
+export interface Learner {
+  graphs: ModelGraphs;
+  params: ParamMap;
+  /** The initial checkpoint's parameters, never updated; null when beta is 0 (no KL term). */
+  reference: ParamMap | null;
+  optimizer: AdamW;
+  padId: number;
+}
+
+export interface LearnerOptions {
+  grpo: GrpoConfig;
+  microBatchSize: number;
+  padMultiple: number;
+  entropy: boolean;
+}
+
+/** Mean and max |behaviour − learner| log-prob over the model tokens of one turn index. */
+export interface LogprobDiff {
+  mean: number;
+  max: number;
+  tokens: number;
+}
+
+/** What one update did; every number is deterministic given the weights, optimizer state and trajectories. */
+export interface UpdateMetrics {
+  loss: number;
+  policy_loss: number;
+  kl: number;
+  clip_ratio: number;
+  clip_ratio_low: number;
+  clip_ratio_high: number;
+  /** Mean token entropy of the learner on trained tokens (nats); absent when `entropy` is off. */
+  entropy?: number;
+  grad_norm: number;
+  learning_rate: number;
+  logprob_diff_mean: number;
+  logprob_diff_max: number;
+  /** Per turn index of the root episode ("1", "2", …; "subcall" for trained sub-call sequences). */
+  logprob_diff_per_turn: Record<string, LogprobDiff>;
+  trained_sequences: number;
+  trained_tokens: number;
+}
+
+interface Row {
+  seq: TokenSequence;
+  advantage: number;
+  /** A trained sub-call sequence (its tokens have no turn index of the root episode). */
+  subcall: boolean;
+}
+
+/** The rows of the update: each trajectory's checked training sequences with its root episode's advantage. */
+function rowsOf(trainable: readonly TrainableGroup[]): Row[] {
+  const rows: Row[] = [];
+  for (const { group, advantages } of trainable)
+    group.trajectories.forEach((traj, i) =>
+      trainingSequences(traj).forEach((seq, k) => rows.push({ seq, advantage: advantages[i], subcall: k > 0 })),
+    );
+  return rows;
+}
+
+/** Turn index (1-based) of each model token of a root sequence: the k-th run of mask = 1 is turn k. */
+function turnIndexes(mask: readonly number[]): number[] {
+  const out = new Array<number>(mask.length).fill(0);
+  let turn = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] === 1 && (i === 0 || mask[i - 1] !== 1)) turn++;
+    if (mask[i] === 1) out[i] = turn;
+  }
+  return out;
+}
+
+function entropyOf(logits: Float32Array, packed: PackedBatch, vocab: number): { sum: number; n: number } {
+  let sum = 0;
+  let n = 0;
+  for (let p = 0; p < packed.targetMask.length; p++) {
+    if (packed.targetMask[p] === 0) continue;
+    const row = logits.subarray(p * vocab, (p + 1) * vocab);
+    let max = -Infinity;
+    for (const x of row) max = Math.max(max, x);
+    let z = 0;
+    for (const x of row) z += Math.exp(x - max);
+    const logZ = Math.log(z) + max;
+    let h = 0;
+    for (const x of row) {
+      const lp = x - logZ;
+      h -= Math.exp(lp) * lp;
+    }
+    sum += h;
+    n++;
+  }
+  return { sum, n };
+}
+
+/**
+ * One GRPO update from scored groups: learner (and reference) log-probs of the stored ids — never re-encoded
+ * text — in micro-batches, the GRPO loss over the whole step (so token-level aggregation spans every group), then
+ * the graph's gradient of Σ w·logp with w = dLoss/dlogp, accumulated over micro-batches, clipped and applied by
+ * AdamW in place. Position t of a packed row predicts ids[t + 1], so its behaviour log-prob and mask are the
+ * sequence's entries at t + 1. Returns null (and changes nothing) when no group is trainable.
+ */
+export async function applyUpdate(
+  learner: Learner,
+  trainable: readonly TrainableGroup[],
+  options: LearnerOptions,
+  step: number,
+): Promise<UpdateMetrics | null> {
+  const rows = rowsOf(trainable);
+  if (rows.length === 0) return null;
+  const { graphs, params } = learner;
+  const vocab = graphs.config.vocabSize;
+  const pack = { padId: learner.padId, padMultiple: options.padMultiple, maxLength: graphs.config.maxPositions };
+  const batches: { rows: Row[]; packed: PackedBatch }[] = [];
+  for (let i = 0; i < rows.length; i += options.microBatchSize) {
+    const chunk = rows.slice(i, i + options.microBatchSize);
+    batches.push({
+      rows: chunk,
+      packed: packBatch(
+        chunk.map((r) => r.seq),
+        pack,
+      ),
+    });
+  }
+
+  const samples: PolicySample[] = [];
+  const turnOf: number[][] = [];
+  const entropy = { sum: 0, n: 0 };
+  for (const { rows: chunk, packed } of batches) {
+    const T = packed.batch.length;
+    const logpNew = await graphs.logprobs(params, packed.batch); // (B, T)
+    const logpRef = learner.reference ? await graphs.logprobs(learner.reference, packed.batch) : null; // (B, T)
+    if (options.entropy) {
+      const logits = await graphs.logits(params, packed.batch.ids, packed.batch.batch, T); // (B, T, V)
+      const e = entropyOf(logits, packed, vocab);
+      entropy.sum += e.sum;
+      entropy.n += e.n;
+    }
+    chunk.forEach((row, b) => {
+      const n = packed.rowLengths[b];
+      const at = (a: Float32Array) => a.subarray(b * T, b * T + n);
+      samples.push({
+        advantage: row.advantage,
+        logpNew: at(logpNew),
+        logpOld: row.seq.logprobs.slice(1),
+        mask: row.seq.mask.slice(1),
+        ...(logpRef ? { logpRef: at(logpRef) } : {}),
+      });
+      turnOf.push(row.subcall ? [] : turnIndexes(row.seq.mask).slice(1));
+    });
+  }
+
+  const result = grpoLoss(samples, options.grpo);
+  if (!Number.isFinite(result.loss))
+    throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: GRPO loss ${result.loss}`);
+
+  const grads = new Map<string, Float32Array>();
+  let sampleIndex = 0;
+  for (const { packed } of batches) {
+    const T = packed.batch.length;
+    const tokenWeights = new Float32Array(packed.batch.batch * T); // (B, T)
+    for (let b = 0; b < packed.batch.batch; b++) tokenWeights.set(result.weights[sampleIndex++], b * T);
+    const out = await graphs.trainStep(params, packed.batch, tokenWeights);
+    for (const [name, g] of out.grads) {
+      const acc = grads.get(name);
+      if (acc === undefined) grads.set(name, Float32Array.from(g));
+      else for (let i = 0; i < g.length; i++) acc[i] += g[i];
+    }
+  }
+  const info = learner.optimizer.update(Object.fromEntries(grads));
+  if (!Number.isFinite(info.gradNorm))
+    throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: gradient norm ${info.gradNorm}`);
+
+  const perTurn = new Map<string, { sum: number; max: number; tokens: number }>();
+  samples.forEach((s, i) => {
+    for (let t = 0; t < s.mask.length; t++) {
+      if (!s.mask[t]) continue;
+      const key = turnOf[i].length === 0 ? 'subcall' : String(turnOf[i][t]);
+      const d = Math.abs(s.logpNew[t] - s.logpOld[t]);
+      const acc = perTurn.get(key) ?? { sum: 0, max: 0, tokens: 0 };
+      acc.sum += d;
+      acc.max = Math.max(acc.max, d);
+      acc.tokens++;
+      perTurn.set(key, acc);
+    }
+  });
+  return {
+    loss: result.loss,
+    policy_loss: result.policyLoss,
+    kl: result.kl,
+    clip_ratio: result.clipRatio,
+    clip_ratio_low: result.clipRatioLow,
+    clip_ratio_high: result.clipRatioHigh,
+    ...(options.entropy ? { entropy: entropy.n === 0 ? 0 : entropy.sum / entropy.n } : {}),
+    grad_norm: info.gradNorm,
+    learning_rate: info.lr,
+    logprob_diff_mean: result.logprobDiffMean,
+    logprob_diff_max: result.logprobDiffMax,
+    logprob_diff_per_turn: Object.fromEntries(
+      [...perTurn].map(([k, v]) => [k, { mean: v.sum / v.tokens, max: v.max, tokens: v.tokens }]),
+    ),
+    trained_sequences: samples.length,
+    trained_tokens: result.tokens,
+  };
+}

@@ -1,0 +1,105 @@
+import type { EpisodeTrajectory, RewardResult } from '@fathom/contracts';
+import { selectGroups, type GrpoConfig } from '@fathom/grpo';
+import type { InfraFailure } from '@fathom/rlm';
+
+/**
+ * One prompt's group as the learner receives it: the scorable trajectories with their rewards, the samples whose
+ * infra-error retries ran out (never scored, never trained on), and the policy version the learner asked the
+ * group to be sampled with. This is also what `rollouts/step-N.jsonl` stores, one group a line.
+ */
+export interface StepGroup {
+  /** `${step}:${index}:${taskId}`: unique in the run. */
+  groupId: string;
+  taskId: string;
+  /** The version the group was requested with; every trajectory must report the same (weight-sync check). */
+  claimedVersion: number;
+  /** Scorable trajectories (every status but infra_error), by sample index. */
+  trajectories: EpisodeTrajectory[];
+  /** Total reward of each trajectory, in the same order. */
+  rewards: number[];
+  results: RewardResult[];
+  excluded: EpisodeTrajectory[];
+  infraFailures: InfraFailure[];
+}
+
+/** Why a group was not trained on. */
+export type StepSkipReason = 'version_mismatch' | 'too_few_samples' | 'stale' | 'zero_std';
+export const STEP_SKIP_REASONS: readonly StepSkipReason[] = [
+  'version_mismatch',
+  'too_few_samples',
+  'stale',
+  'zero_std',
+];
+
+export interface TrainableGroup {
+  group: StepGroup;
+  /** One advantage per trajectory (root episode), in `group.trajectories` order. */
+  advantages: number[];
+  staleness: number;
+}
+
+export interface StepSelection {
+  submitted: number;
+  trainable: TrainableGroup[];
+  skipped: { groupId: string; reason: StepSkipReason; detail: string }[];
+  /** Versions behind the learner → groups trained on. */
+  stalenessHistogram: Record<number, number>;
+  /**
+   * Share of the groups that reached scoring (version agreed, at least `minOkSamples` scorable samples) whose
+   * rewards all equal: TRL's frac_reward_zero_std.
+   */
+  fracRewardZeroStd: number;
+}
+
+/**
+ * Decides which groups a step trains on, each skip with its reason: a group whose trajectories report another
+ * policy version than the group claims is rejected (`version_mismatch`: the sampler did not load the weights it
+ * says it did); a group left with fewer than `minOkSamples` scorable samples after infra errors is skipped
+ * (`too_few_samples`); then `@fathom/grpo` skips groups older than `maxStaleness` (`stale`) and, with dynamic
+ * sampling, groups with equal rewards (`zero_std`).
+ */
+export function selectStepGroups(
+  groups: readonly StepGroup[],
+  learnerVersion: number,
+  config: GrpoConfig,
+  minOkSamples: number,
+): StepSelection {
+  const skipped: StepSelection['skipped'] = [];
+  const scored: StepGroup[] = [];
+  for (const group of groups) {
+    const wrong = group.trajectories.find((t) => t.policyVersion !== group.claimedVersion);
+    if (wrong !== undefined) {
+      skipped.push({
+        groupId: group.groupId,
+        reason: 'version_mismatch',
+        detail: `sample ${wrong.sampleIndex} reports policy version ${wrong.policyVersion}, the group claims ${group.claimedVersion}`,
+      });
+    } else if (group.trajectories.length < minOkSamples) {
+      skipped.push({
+        groupId: group.groupId,
+        reason: 'too_few_samples',
+        detail: `${group.trajectories.length} scorable samples (${group.excluded.length} excluded after infra errors), minOkSamples ${minOkSamples}`,
+      });
+    } else {
+      scored.push(group);
+    }
+  }
+  const byId = new Map(scored.map((g) => [g.groupId, g]));
+  const selection = selectGroups(
+    scored.map((g) => ({ groupId: g.groupId, policyVersion: g.claimedVersion, rewards: g.rewards })),
+    learnerVersion,
+    config,
+  );
+  for (const s of selection.skipped) skipped.push(s);
+  return {
+    submitted: groups.length,
+    trainable: selection.trainable.map(({ group, stats, staleness }) => ({
+      group: byId.get(group.groupId)!,
+      advantages: stats.advantages,
+      staleness,
+    })),
+    skipped,
+    stalenessHistogram: selection.stalenessHistogram,
+    fracRewardZeroStd: selection.fracRewardZeroStd,
+  };
+}
