@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createLogger } from '@fathom/observability';
+import { createLogger, NestJsonLogger } from '@fathom/observability';
 import {
   createPrismaClient,
   EpisodeRepository,
@@ -17,7 +17,6 @@ import type { AdminApiConfig } from './config';
 import { EvalService } from './evals/eval.service';
 import { bearerAuth, bodyParserErrors, requestLog } from './http/middleware';
 import { AdminMetrics } from './metrics';
-import { NestJsonLogger } from './nest-logger';
 import { HealthService } from './ops/health.service';
 import { QueueService } from './ops/queue.service';
 import { assertSchemaApplied } from './ops/schema-check';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createLogger, type Logger } from '@fathom/observability';
+import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
 import { SandboxPool } from '@fathom/sandbox';
 import type { NextFunction, Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,6 @@ import { EnvError, JSONRPC } from './errors';
 import { sendEnvError } from './http/http-error.filter';
 import { GrpcInferenceClient } from './inference/inference.client';
 import { EnvMetrics } from './metrics';
-import { NestJsonLogger } from './nest-logger';
 
 /** A running env-service. */
 export interface RunningEnvService {

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Logger } from '@fathom/observability';
+import type { Logger } from './logger';
 
 /** Routes Nest's own log lines into the service's JSON logger; Nest's chatty start-up lines go to debug. */
 export class NestJsonLogger implements LoggerService {
