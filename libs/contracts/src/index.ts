@@ -7,3 +7,4 @@ export * from './run-config';
 export * from './jobs';
 export * from './rollout';
 export * from './sft';
+export * from './common';

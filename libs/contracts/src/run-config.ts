@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SeedSchema } from './common';
 import { GrpoConfigSchema } from './grpo';
 import { RewardConfigSchema } from './reward';
 import { SplitSchema } from './task';
@@ -27,12 +28,7 @@ export const RunConfigSchema = z.strictObject({
   /** Human-readable name shown in lists; not unique. */
   name: z.string().trim().min(1).max(200),
   /** Seeds task sampling, rollout sampling and initialisation; the same seed and config reproduce a run. */
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .default(0),
+  seed: SeedSchema.default(0),
   model: z
     .strictObject({
       /** A Hugging Face-style checkpoint folder, or "default" for the shipped tiny model. */

@@ -12,6 +12,23 @@ describe('SFT config', () => {
     expect(config.rolloutPromptStyle).toEqual({ system: 'full', previewChars: 160 });
   });
 
+  it('fills the SFT optimizer defaults and a seed of 0, and bounds the seed to a non-negative int32', () => {
+    const config = parseSftConfig({ data });
+    expect(config.optimizer).toEqual({
+      lr: 1e-3,
+      warmupSteps: 50,
+      minLr: 1e-4,
+      weightDecay: 0.01,
+      maxGradNorm: 1,
+      beta1: 0.9,
+      beta2: 0.95,
+    });
+    expect(config.seed).toBe(0);
+    expect(parseSftConfig({ data, seed: 2 ** 31 - 1 }).seed).toBe(2 ** 31 - 1);
+    expect(() => parseSftConfig({ data, seed: 2 ** 31 })).toThrow(/seed/);
+    expect(() => parseSftConfig({ data, seed: -1 })).toThrow(/seed/);
+  });
+
   it('rejects unknown keys at every level, naming them', () => {
     expect(() => parseSftConfig({ data, stepz: 3 })).toThrow(/stepz/);
     expect(() => parseSftConfig({ data, optimizer: { learningRate: 1 } })).toThrow(/learningRate/);

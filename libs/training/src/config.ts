@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { SeedSchema } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { z } from 'zod';
 import { TrainingError, TrainingErrorCode } from './errors';
@@ -11,6 +12,37 @@ export const PromptStyleSchema = z.strictObject({
   system: z.enum(['full', 'compact']),
   previewChars: z.number().int().nonnegative(),
 });
+
+/** Defaults of an `optimizer` section; SFT and GRPO differ only in these. */
+export interface OptimizerDefaults {
+  lr: number;
+  warmupSteps: number;
+  minLr: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  beta1: number;
+  beta2: number;
+}
+
+/** The `optimizer` section of a training config (AdamW, see `createAdamW`); absent keys take `defaults`. */
+export function optimizerSchema(defaults: OptimizerDefaults) {
+  return z
+    .strictObject({
+      /** Peak learning rate. */
+      lr: z.number().positive().max(1).default(defaults.lr),
+      /** Linear warmup from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
+      warmupSteps: z.number().int().nonnegative().default(defaults.warmupSteps),
+      minLr: z.number().nonnegative().default(defaults.minLr),
+      /** Decoupled weight decay (AdamW) on matrices; norms and biases never decay. */
+      weightDecay: z.number().nonnegative().default(defaults.weightDecay),
+      /** Global gradient-norm clip. */
+      maxGradNorm: z.number().positive().default(defaults.maxGradNorm),
+      beta1: z.number().min(0).lt(1).default(defaults.beta1),
+      beta2: z.number().min(0).lt(1).default(defaults.beta2),
+    })
+    .prefault({})
+    .refine((o) => o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] });
+}
 
 /** Teacher examples (`fathom sft-data`, `SftExampleSchema`) joined on `task_id` with the tasks they were written for. */
 const TeacherDataSchema = z.strictObject({
@@ -67,22 +99,15 @@ export const SftConfigSchema = z.strictObject({
   batchSize: positiveInt.default(8),
   /** Optimizer steps. */
   steps: positiveInt.default(1000),
-  optimizer: z
-    .strictObject({
-      /** Peak learning rate. */
-      lr: z.number().positive().max(1).default(1e-3),
-      /** Linear warmup from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
-      warmupSteps: z.number().int().nonnegative().default(50),
-      minLr: z.number().nonnegative().default(1e-4),
-      /** Decoupled weight decay (AdamW) on matrices; norms and biases never decay. */
-      weightDecay: z.number().nonnegative().default(0.01),
-      /** Global gradient-norm clip. */
-      maxGradNorm: z.number().positive().default(1),
-      beta1: z.number().min(0).lt(1).default(0.9),
-      beta2: z.number().min(0).lt(1).default(0.95),
-    })
-    .prefault({})
-    .refine((o) => o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] }),
+  optimizer: optimizerSchema({
+    lr: 1e-3,
+    warmupSteps: 50,
+    minLr: 1e-4,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+    beta1: 0.9,
+    beta2: 0.95,
+  }),
   /** Held-out loss every this many steps (and after the last); 0 = only after the last. */
   evalEvery: z.number().int().nonnegative().default(100),
   /** Share of tasks held out for the eval loss (all examples of a task go to the same side). */
@@ -90,12 +115,7 @@ export const SftConfigSchema = z.strictObject({
   /** Checkpoint every this many steps; the last step is always checkpointed. */
   checkpointEvery: positiveInt.default(200),
   /** Seeds the held-out split and the per-epoch shuffles. */
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .default(0),
+  seed: SeedSchema.default(0),
   /** Run folder: metrics.jsonl, data.json, checkpoints/step-N/, final/. */
   out: path.default('runs/sft'),
   /** dtype of the exported `final/` model (checkpoints stay F32 so a resume is exact). */

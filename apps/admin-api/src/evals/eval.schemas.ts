@@ -1,4 +1,4 @@
-import { DEFAULT_MODEL_CHECKPOINT, EntityIdSchema } from '@fathom/contracts';
+import { DEFAULT_MODEL_CHECKPOINT, EntityIdSchema, SeedSchema } from '@fathom/contracts';
 import { z } from 'zod';
 
 /** POST /evals: evaluate a checkpoint on the eval or held-out split. */
@@ -10,11 +10,6 @@ export const EvalRequestSchema = z.strictObject({
   runId: EntityIdSchema.optional(),
   /** Evaluate only the first n tasks of the split. */
   limit: z.number().int().positive().max(1_000_000).optional(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .default(0),
+  seed: SeedSchema.default(0),
 });
 export type EvalRequest = z.output<typeof EvalRequestSchema>;

@@ -22,6 +22,21 @@ describe('GRPO train config', () => {
     expect(() => parseGrpoTrainConfig({ ...minimal, episode: { maxTurn: 3 } })).toThrow(/maxTurn/);
   });
 
+  it('fills the GRPO optimizer defaults, keeps the minLr check and bounds the seed', () => {
+    expect(parseGrpoTrainConfig(minimal).optimizer).toEqual({
+      lr: 1e-5,
+      warmupSteps: 0,
+      minLr: 1e-5,
+      weightDecay: 0,
+      maxGradNorm: 0.5,
+      beta1: 0.9,
+      beta2: 0.99,
+    });
+    expect(() => parseGrpoTrainConfig({ ...minimal, optimizer: { lr: 1e-6 } })).toThrow(/minLr/);
+    expect(() => parseGrpoTrainConfig({ ...minimal, seed: 2 ** 31 })).toThrow(/seed/);
+    expect(() => parseGrpoTrainConfig({ ...minimal, seed: 0.5 })).toThrow(/seed/);
+  });
+
   it('refuses sampling the learner cannot reproduce the log-probs of, and minOkSamples above G', () => {
     expect(() => parseGrpoTrainConfig({ ...minimal, episode: { sampling: { temperature: 0.7 } } })).toThrow(
       /temperature 1/,

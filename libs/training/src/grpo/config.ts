@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { GrpoConfigSchema, RewardConfigSchema } from '@fathom/contracts';
+import { GrpoConfigSchema, RewardConfigSchema, SeedSchema } from '@fathom/contracts';
 import { EpisodeConfigSchema } from '@fathom/rlm';
 import { z } from 'zod';
-import { PromptStyleSchema } from '../config';
+import { optimizerSchema, PromptStyleSchema } from '../config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 
 const positiveInt = z.number().int().positive();
@@ -35,20 +35,15 @@ export const GrpoTrainConfigSchema = z
     episode: EpisodeConfigSchema.prefault({}),
     grpo: GrpoConfigSchema.prefault({}),
     reward: RewardConfigSchema.prefault({}),
-    optimizer: z
-      .strictObject({
-        lr: z.number().positive().max(1).default(1e-5),
-        /** Linear warmup from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
-        warmupSteps: z.number().int().nonnegative().default(0),
-        minLr: z.number().nonnegative().default(1e-5),
-        weightDecay: z.number().nonnegative().default(0),
-        /** Global gradient-norm clip. */
-        maxGradNorm: z.number().positive().default(0.5),
-        beta1: z.number().min(0).lt(1).default(0.9),
-        beta2: z.number().min(0).lt(1).default(0.99),
-      })
-      .prefault({})
-      .refine((o) => o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] }),
+    optimizer: optimizerSchema({
+      lr: 1e-5,
+      warmupSteps: 0,
+      minLr: 1e-5,
+      weightDecay: 0,
+      maxGradNorm: 0.5,
+      beta1: 0.9,
+      beta2: 0.99,
+    }),
     /** A group with fewer scorable samples than this (infra errors excluded) is skipped (`too_few_samples`). */
     minOkSamples: z.number().int().min(2).default(2),
     /** Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient. */
@@ -68,12 +63,7 @@ export const GrpoTrainConfigSchema = z
       .prefault({}),
     sandbox: z.strictObject({ workers: positiveInt.default(2) }).prefault({}),
     /** Seeds task order, rollout sampling and nothing else: the same seed and config reproduce a run. */
-    seed: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 31 - 1)
-      .default(0),
+    seed: SeedSchema.default(0),
     /** Checkpoint every this many steps; the last step is always checkpointed. */
     checkpointEvery: positiveInt.default(10),
     /** Run folder: metrics.jsonl, rollouts/step-N.jsonl, checkpoints/step-N/, final/. */

@@ -1,0 +1,8 @@
+import { z } from 'zod';
+
+/** A seed of a run, an SFT or GRPO config or an eval: a non-negative int32. Each config adds its own `.default(...)`. */
+export const SeedSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
