@@ -3,7 +3,15 @@ import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SPLITS, type Split, type Task } from '@fathom/contracts';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
-import { evaluate, formatEvalTable, SamplerPolicy, type EpisodeConfigInput } from '@fathom/rlm';
+import {
+  DEFAULT_PROMPT_STYLE,
+  evaluate,
+  formatEvalTable,
+  SamplerPolicy,
+  type EpisodeConfigInput,
+  type PromptStyle,
+} from '@fathom/rlm';
+import { readPromptStyle } from '@fathom/training';
 import { SandboxPool } from '@fathom/sandbox';
 import { DEFAULT_SPLIT_SIZES, generateTasks, readTasksJsonl } from '@fathom/tasks';
 
@@ -18,6 +26,7 @@ interface EvalFlags {
   checkpoint: string;
   split: Split;
   tasks?: string;
+  promptStyle?: PromptStyle['system'];
   n?: number;
   dataSeed: number;
   seed: number;
@@ -43,6 +52,23 @@ async function loadTasks(flags: EvalFlags): Promise<Task[]> {
   return tasks;
 }
 
+/**
+ * The prompt style to evaluate with: the one the checkpoint was trained with (its fathom_prompt_style.json).
+ * `--prompt-style` may only restate it; a checkpoint without one (untrained, or foreign) takes the flag or the
+ * default style.
+ */
+async function resolvePromptStyle(flags: EvalFlags): Promise<PromptStyle> {
+  const trained = await readPromptStyle(flags.checkpoint);
+  const asked = flags.promptStyle === undefined ? null : { ...DEFAULT_PROMPT_STYLE, system: flags.promptStyle };
+  if (trained && asked && trained.system !== asked.system) {
+    throw new Error(
+      `${flags.checkpoint} was trained with the "${trained.system}" prompt style; evaluating it with ` +
+        `"${asked.system}" would ask it in a shape it never saw`,
+    );
+  }
+  return trained ?? asked ?? DEFAULT_PROMPT_STYLE;
+}
+
 async function runEval(flags: EvalFlags): Promise<void> {
   const checkpoint = await loadCheckpoint(flags.checkpoint);
   if (checkpoint.tokenizer === null) throw new Error(`${flags.checkpoint} has no tokenizer.json`);
@@ -50,7 +76,9 @@ async function runEval(flags: EvalFlags): Promise<void> {
   const graphs = new ModelGraphs(checkpoint.config);
   const decoder = graphs.decoder(checkpoint.params);
   const policy = new SamplerPolicy(decoder, checkpoint.tokenizer, flags.policyVersion);
+  const promptStyle = await resolvePromptStyle(flags);
   const episode: EpisodeConfigInput = {
+    promptStyle,
     maxTurns: flags.maxTurns,
     maxTurnTokens: flags.maxTurnTokens,
     maxEpisodeTokens: flags.maxEpisodeTokens,
@@ -121,6 +149,12 @@ export function evalCommand(): Command {
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),
     )
     .option('--seed <n>', 'sampling seed (sampled mode)', integer('--seed', 0), 0)
+    .addOption(
+      new Option('--prompt-style <system>', "prompt style (default: the checkpoint's own, else full)").choices([
+        'full',
+        'compact',
+      ]),
+    )
     .option('--max-turns <n>', 'model turns per episode', integer('--max-turns', 1), 6)
     .option('--max-turn-tokens <n>', 'new tokens per turn', integer('--max-turn-tokens', 1), 512)
     .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)

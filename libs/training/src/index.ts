@@ -55,4 +55,5 @@ export {
 } from './sft.trainer';
 
 // GRPO: the in-process training loop `fathom train` and its replay (docs/GRPO.md).
+export { PROMPT_STYLE_FILE, readPromptStyle, writePromptStyle } from './prompt-style.file';
 export * from './grpo';

@@ -7,6 +7,7 @@ import { parseSftConfig, type SftConfigInput } from './config';
 import { TrainingErrorCode } from './errors';
 import { MetricsLog, type MetricsRecord } from './metrics.log';
 import { runSft } from './sft.trainer';
+import { readPromptStyle } from './prompt-style.file';
 import { TEST_STYLE, tinyExample, tinyTasks, writeTinyFixture } from './testing/fixtures';
 import { encodeConversation, packBatch, sftTokenWeights } from './tokens';
 
@@ -92,6 +93,7 @@ describe('runSft', () => {
     const state = JSON.parse(await readFile(join(result.checkpointDir, 'training_state.json'), 'utf8'));
     expect(state).toMatchObject({ step: 40, seed: 5, data: { epoch: 26, offset: 4 } });
     expect(JSON.parse(await readFile(join(result.finalDir, 'config.json'), 'utf8')).hidden_size).toBe(32);
+    expect(await readPromptStyle(result.finalDir)).toEqual(config.rolloutPromptStyle);
   });
 
   it('resumed from a checkpoint, writes exactly the metrics and weights of an uninterrupted run', async () => {

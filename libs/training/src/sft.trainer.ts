@@ -19,6 +19,7 @@ import { MetricsLog } from './metrics.log';
 import { createAdamW } from './optimizer';
 import { EpochSampler } from './sampler';
 import { packBatch, sftTokenWeights, type PackOptions } from './tokens';
+import { writePromptStyle } from './prompt-style.file';
 
 /** One optimizer step, as written to metrics.jsonl. */
 export interface SftStepRecord {
@@ -282,5 +283,6 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
   }
   const finalDir = join(config.out, 'final');
   await saveCheckpoint(finalDir, model, config.exportDtype);
+  await writePromptStyle(finalDir, config.rolloutPromptStyle);
   return { finalDir, checkpointDir, step: config.steps, data, last, lastEval };
 }

@@ -27,6 +27,7 @@ import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
 import { selectStepGroups } from './step-groups';
+import { writePromptStyle } from '../prompt-style.file';
 
 /** Hooks for a progress display; every one is optional. A hook that throws stops the run (tests interrupt so). */
 export interface GrpoObserver {
@@ -240,5 +241,6 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   }
   const finalDir = join(config.out, 'final');
   await saveCheckpoint(finalDir, model, 'F32');
+  await writePromptStyle(finalDir, config.episode.promptStyle);
   return { finalDir, checkpointDir, last, policyVersion };
 }

@@ -15,6 +15,7 @@ import { PromptStyleSchema } from '../config';
 import { encodeConversation } from '../tokens';
 import type { GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { readPromptStyle } from '../prompt-style.file';
 
 const exists = (path: string) =>
   access(path).then(
@@ -41,6 +42,8 @@ async function styleFromState(dir: string): Promise<PromptStyle | null> {
 export async function resolveSftPromptStyle(config: GrpoTrainConfig): Promise<PromptStyle> {
   if (config.preflight.sftPromptStyle) return config.preflight.sftPromptStyle;
   const dir = config.model.checkpoint;
+  const recorded = await readPromptStyle(dir);
+  if (recorded) return recorded;
   const own = await styleFromState(dir);
   if (own) return own;
   if (basename(dir) === 'final') {
