@@ -1,5 +1,4 @@
-import { ensureDatabase } from '@fathom/persistence';
-import pg from 'pg';
+import { dropDatabase, ensureDatabase } from '@fathom/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminApi } from './bootstrap';
 import { loadConfig } from './config';
@@ -30,10 +29,7 @@ describe('boot checks', () => {
         /lacks migrations \d+_init; apply them with .*fathom db migrate/,
       );
     } finally {
-      const admin = new pg.Client({ connectionString: `${POSTGRES}/postgres` });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(url);
     }
   });
 

@@ -91,8 +91,11 @@ export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR)
   }
 }
 
-/** Creates the database named in `databaseUrl` if it does not exist (connecting to the `postgres` database). */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+/**
+ * Runs `work` with the name of the database in `databaseUrl` and a client on the server's `postgres` database
+ * (CREATE/DROP DATABASE cannot run inside the database itself).
+ */
+async function onServer<T>(databaseUrl: string, work: (client: pg.Client, name: string) => Promise<T>): Promise<T> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`database name "${name}" must be letters, digits and _`);
@@ -100,11 +103,25 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   try {
+    return await work(client, name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the database named in `databaseUrl` if it does not exist. Returns whether it created it. */
+export function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  return onServer(databaseUrl, async (client, name) => {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount) return false;
     await client.query(`CREATE DATABASE "${name}"`);
     return true;
-  } finally {
-    await client.end();
-  }
+  });
+}
+
+/** Drops the database named in `databaseUrl` if it exists, closing its connections (for throwaway test databases). */
+export function dropDatabase(databaseUrl: string): Promise<void> {
+  return onServer(databaseUrl, async (client, name) => {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
 }

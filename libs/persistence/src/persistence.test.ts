@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, appendFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import {
   applyMigrations,
   createPrismaClient,
+  dropDatabase,
   ensureDatabase,
   EpisodeRepository,
   EvalRepository,
@@ -23,22 +23,15 @@ const dbName = `fathom_test_persistence_${process.pid}`;
 const url = `${server}/${dbName}`;
 let prisma: PrismaClient;
 
-async function dropDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: `${server}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin.end();
-}
-
 beforeAll(async () => {
-  await dropDatabase();
+  await dropDatabase(url);
   expect(await ensureDatabase(url)).toBe(true);
   prisma = createPrismaClient(url);
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
-  await dropDatabase();
+  await dropDatabase(url);
 });
 
 describe('migrations', () => {

@@ -1,8 +1,13 @@
-import { applyMigrations, createPrismaClient, ensureDatabase, type PrismaClient } from '@fathom/persistence';
+import {
+  applyMigrations,
+  createPrismaClient,
+  dropDatabase,
+  ensureDatabase,
+  type PrismaClient,
+} from '@fathom/persistence';
 import { redisOptionsFromUrl } from '@fathom/queue';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { startAdminApi, type RunningAdminApi } from '../bootstrap';
 import { loadConfig } from '../config';
 
@@ -23,13 +28,7 @@ export interface TestDatabase {
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const name = `fathom_test_admin_${label}_${process.pid}`;
   const url = `${POSTGRES}/${name}`;
-  const dropDatabase = async () => {
-    const admin = new pg.Client({ connectionString: `${POSTGRES}/postgres` });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  };
-  await dropDatabase();
+  await dropDatabase(url);
   await ensureDatabase(url);
   await applyMigrations(url);
   const prisma = createPrismaClient(url);
@@ -38,7 +37,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     prisma,
     drop: async () => {
       await prisma.$disconnect();
-      await dropDatabase();
+      await dropDatabase(url);
     },
   };
 }
