@@ -49,7 +49,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const emit = (record: object) => process.stdout.write(`${JSON.stringify(record)}\n`);
 
 function rolloutJob(i: number, runId: string): RolloutGroupJob {
-  return { runId, step: 1, groupId: `g${i}`, taskId: `task-${i}`, policyVersion: 0, G };
+  return { runId, step: 1, groupId: `g${i}`, taskId: `task-${i}`, policyVersion: 0, G, seed: i };
 }
 
 /** A reward.group job of G trajectories of TOKENS tokens each (the size a rollout worker really sends). */
@@ -105,6 +105,10 @@ function rewardJob(i: number, runId: string): RewardGroupJob {
     taskId: `task-${i}`,
     policyVersion: 0,
     trajectories: Array.from({ length: G }, (_, s) => trajectory(s)),
+    excluded: [],
+    infraFailures: [],
+    generationMs: 10,
+    weightSyncMs: 0,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   JOB_QUEUE,
   MESSAGE_SCHEMAS,
   QUEUE_NAMES,
+  LearnGroupJobSchema,
   RewardGroupJobSchema,
   deadLetterQueueOf,
   groupJobId,
@@ -70,24 +71,90 @@ describe('job contracts', () => {
 
   it('makes the job id from run, step and group', () => {
     expect(groupJobId(key)).toBe('run-1:3:g0');
-    expect(jobIdOf('rollout.group', { ...key, G: 8 })).toBe('run-1:3:g0');
+    expect(jobIdOf('rollout.group', { ...key, G: 8, seed: 1 })).toBe('run-1:3:g0');
     const evalJob = { evalId: 'e1', checkpoint: 'default', split: 'eval', runId: null, limit: null, seed: 0 } as const;
     expect(jobIdOf('eval.run', evalJob)).toBe('eval-e1');
   });
 
+  const group = (trajectories: unknown[], excluded: unknown[] = []) => ({
+    ...key,
+    trajectories,
+    excluded,
+    infraFailures: [],
+    generationMs: 1,
+    weightSyncMs: 0,
+  });
+  const infra = (sampleIndex: number) => ({
+    ...trajectory(sampleIndex),
+    status: 'infra_error',
+    stopReason: 'infra',
+    infraError: { code: 'worker_crashed', message: 'sandbox worker exited' },
+  });
+
   it('accepts a well-formed reward group with a nested recursion tree', () => {
-    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [trajectory(0), trajectory(1)] }).success).toBe(true);
+    expect(RewardGroupJobSchema.safeParse(group([trajectory(0), trajectory(1)])).success).toBe(true);
   });
 
   it('rejects mismatched token arrays, repeated sample indexes and unknown keys', () => {
     const short = { ...trajectory(0), mask: [1] };
-    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [short] }).error?.issues[0].message).toMatch(
+    expect(RewardGroupJobSchema.safeParse(group([short])).error?.issues[0].message).toMatch(
       /mask has 1 entries for 2 ids/,
     );
-    const twice = RewardGroupJobSchema.safeParse({ ...key, trajectories: [trajectory(0), trajectory(0)] });
+    const twice = RewardGroupJobSchema.safeParse(group([trajectory(0), trajectory(0)]));
     expect(twice.error?.issues[0].message).toMatch(/sampleIndex values must be 0\.\.1/);
-    expect(RewardGroupJobSchema.safeParse({ ...key, extra: 1, trajectories: [trajectory(0)] }).success).toBe(false);
+    expect(RewardGroupJobSchema.safeParse({ ...group([trajectory(0)]), extra: 1 }).success).toBe(false);
     const positiveLogprob = { ...trajectory(0), logprobs: [0, 0.5] };
-    expect(RewardGroupJobSchema.safeParse({ ...key, trajectories: [positiveLogprob] }).success).toBe(false);
+    expect(RewardGroupJobSchema.safeParse(group([positiveLogprob])).success).toBe(false);
+  });
+
+  it('keeps infra errors apart from scorable samples, with the indexes of both covering the group', () => {
+    expect(RewardGroupJobSchema.safeParse(group([trajectory(0)], [infra(1)])).success).toBe(true);
+    const scoredInfra = RewardGroupJobSchema.safeParse(group([trajectory(0), infra(1)]));
+    expect(scoredInfra.error?.issues[0].message).toMatch(/infra_error samples go in excluded/);
+    const excludedOk = RewardGroupJobSchema.safeParse(group([infra(0)], [trajectory(1)]));
+    expect(excludedOk.success).toBe(false);
+    const gap = RewardGroupJobSchema.safeParse(group([trajectory(0)], [infra(2)]));
+    expect(gap.error?.issues[0].message).toMatch(/sampleIndex values must be 0\.\.1/);
+    expect(RewardGroupJobSchema.safeParse(group([])).success).toBe(false);
+  });
+
+  it('requires a learn group to score exactly its scorable trajectories', () => {
+    const ms = { mean: 0, std: 0 };
+    const result = {
+      total: 0,
+      components: { format: 0, correctness: 0, token_budget: 0, recursion_efficiency: 0 },
+      diagnostics: {
+        answer: null,
+        answerSource: 'none',
+        tagCount: 0,
+        rejection: 'no_answer',
+        matched: null,
+        matchKind: null,
+        llmCalls: 0,
+        callCountSource: 'executed',
+        unparsedCodeBlocks: 0,
+        tokensSpent: 1,
+        tokenBudget: 10,
+        recursionEfficiencyRaw: 1,
+        uncappedTotal: 0,
+        capped: false,
+      },
+    };
+    const reward = {
+      rewards: [0],
+      results: [result],
+      totals: { mean: 0, std: 0, min: 0, max: 0 },
+      perComponent: { format: ms, correctness: ms, token_budget: ms, recursion_efficiency: ms },
+      zeroStd: true,
+    };
+    const learn = (g: object, r: unknown) => LearnGroupJobSchema.safeParse({ ...g, reward: r, scoringMs: 0 });
+    expect(learn(group([trajectory(0)], [infra(1)]), reward).success).toBe(true);
+    expect(learn(group([], [infra(0)]), null).success).toBe(true);
+    expect(learn(group([trajectory(0)]), null).error?.issues[0].message).toMatch(
+      /1 scorable trajectories but no reward/,
+    );
+    expect(learn(group([trajectory(0), trajectory(1)]), reward).error?.issues[0].message).toMatch(
+      /one reward and one result per scorable trajectory \(2\)/,
+    );
   });
 });

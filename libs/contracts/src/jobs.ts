@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GroupRewardSchema } from './reward';
 import { EntityIdSchema } from './run-config';
-import { EpisodeTrajectorySchema } from './rollout';
+import { EpisodeTrajectorySchema, InfraErrorCodeSchema } from './rollout';
 
 /**
  * The job contract of FATHOM's services: every queue, every job and event name, and the one map from a name to
@@ -63,28 +63,34 @@ const GroupKeySchema = z.strictObject({
 export const RolloutGroupJobSchema = GroupKeySchema.extend({
   /** Episodes to sample (the group size). */
   G: z.number().int().min(1).max(1024),
+  /** The group's sampling seed, chosen by the learner, so a retried or re-run group samples the same episodes. */
+  seed: z.number().int().min(0).max(0xffffffff),
 });
 export type RolloutGroupJob = z.infer<typeof RolloutGroupJobSchema>;
 
-/** The tokens a learner trains on: one entry per token of the whole episode (prompt, turns, observations). */
-const TOKEN_FIELDS = {
-  ids: z.array(z.number().int().nonnegative()),
-  /** Behaviour log-probs of the sampled tokens (0 where mask is 0). */
-  logprobs: z.array(z.number().finite().max(0)),
-  /** 1 for model tokens (trained on), 0 for prompt and observation tokens. */
-  mask: z.array(z.union([z.literal(0), z.literal(1)])),
-};
-const sameLength = (t: { ids: unknown[]; logprobs: unknown[]; mask: unknown[] }) =>
-  t.logprobs.length === t.ids.length && t.mask.length === t.ids.length;
-const SAME_LENGTH = { message: 'ids, logprobs and mask must have the same length', path: ['ids'] };
+/** A sample whose infra-error retries were used up: never scored, never trained on, counted in step metrics. */
+export const InfraFailureSchema = z.strictObject({
+  sampleIndex: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  code: InfraErrorCodeSchema,
+  message: z.string(),
+});
+export type InfraFailureRecord = z.infer<typeof InfraFailureSchema>;
 
-const TrainingTokensSchema = z
-  .strictObject({
-    /** Position in the group, 0..G-1; part of every idempotency key. */
-    sampleIndex: z.number().int().min(0),
-    ...TOKEN_FIELDS,
-  })
-  .refine(sameLength, SAME_LENGTH);
+/**
+ * What a rollout worker produced for one group: the scorable trajectories (every status but infra_error), the
+ * trajectories whose infra-error retries ran out (`excluded`), and every infra failure on the way (retried ones
+ * too). Sample indexes of `trajectories` and `excluded` together are exactly 0..G-1.
+ */
+const GroupRolloutFields = {
+  trajectories: z.array(EpisodeTrajectorySchema).max(1024),
+  excluded: z.array(EpisodeTrajectorySchema).max(1024),
+  infraFailures: z.array(InfraFailureSchema).max(8192),
+  /** Wall time of the group's episodes on the worker, ms. */
+  generationMs: z.number().nonnegative(),
+  /** Time the worker spent fetching and loading the policy version's weights for this group (0 when cached), ms. */
+  weightSyncMs: z.number().nonnegative(),
+};
 
 /** Sample indexes must be exactly 0..n-1, each once, so (runId, step, groupId, sampleIndex) keys never collide. */
 function checkSampleIndexes(samples: readonly { sampleIndex: number }[], ctx: z.RefinementCtx, path: string): void {
@@ -99,29 +105,61 @@ function checkSampleIndexes(samples: readonly { sampleIndex: number }[], ctx: z.
   }
 }
 
+function checkGroup(
+  job: { trajectories: { sampleIndex: number; status: string }[]; excluded: { sampleIndex: number; status: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (job.trajectories.length + job.excluded.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['trajectories'], message: 'a group needs at least one trajectory' });
+  checkSampleIndexes([...job.trajectories, ...job.excluded], ctx, 'trajectories');
+  job.trajectories.forEach((t, i) => {
+    if (t.status === 'infra_error')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trajectories', i, 'status'],
+        message: 'infra_error samples go in excluded',
+      });
+  });
+  job.excluded.forEach((t, i) => {
+    if (t.status !== 'infra_error')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['excluded', i, 'status'],
+        message: `excluded samples must be infra_error, got ${t.status}`,
+      });
+  });
+}
+
 /**
  * reward.group: the G trajectories of one group, to be scored: exactly what the episode loop recorded
  * (`EpisodeTrajectorySchema`), token ids, masks and recursion tree included.
  */
-export const RewardGroupJobSchema = GroupKeySchema.extend({
-  trajectories: z.array(EpisodeTrajectorySchema).min(1).max(1024),
-}).superRefine((job, ctx) => checkSampleIndexes(job.trajectories, ctx, 'trajectories'));
+export const RewardGroupJobSchema = GroupKeySchema.extend(GroupRolloutFields).superRefine(checkGroup);
 export type RewardGroupJob = z.infer<typeof RewardGroupJobSchema>;
 
 /**
- * learn.group: a scored group, reduced to what the GRPO update needs (the transcripts are in Postgres by now).
- * `reward.rewards[i]` is the total reward of `samples[i]`.
+ * learn.group: a scored group, as the learner's update and step metrics need it (token-in, token-out: the exact ids,
+ * log-probs and masks the worker recorded). `reward.rewards[i]` and `reward.results[i]` score `trajectories[i]`.
  */
 export const LearnGroupJobSchema = GroupKeySchema.extend({
-  samples: z.array(TrainingTokensSchema).min(1).max(1024),
-  reward: GroupRewardSchema,
+  ...GroupRolloutFields,
+  /** The group's score; null exactly when no trajectory was scorable (every sample's retries ran out). */
+  reward: GroupRewardSchema.nullable(),
+  /** Wall time of scoring the group, ms. */
+  scoringMs: z.number().nonnegative(),
 }).superRefine((job, ctx) => {
-  checkSampleIndexes(job.samples, ctx, 'samples');
-  if (job.reward.rewards.length !== job.samples.length) {
+  checkGroup(job, ctx);
+  const scorable = job.trajectories.length;
+  if (job.reward === null) {
+    if (scorable > 0)
+      ctx.addIssue({ code: 'custom', path: ['reward'], message: `${scorable} scorable trajectories but no reward` });
+  } else if (job.reward.rewards.length !== scorable || job.reward.results.length !== scorable) {
     ctx.addIssue({
       code: 'custom',
       path: ['reward', 'rewards'],
-      message: `expected one reward per sample (${job.samples.length}), got ${job.reward.rewards.length}`,
+      message:
+        `expected one reward and one result per scorable trajectory (${scorable}), ` +
+        `got ${job.reward.rewards.length} and ${job.reward.results.length}`,
     });
   }
 });

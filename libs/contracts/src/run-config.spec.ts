@@ -35,4 +35,14 @@ describe('RunConfigSchema', () => {
     const weights = RunConfigSchema.safeParse({ name: 'x', reward: { weights: { correctness: 0.9 } } });
     expect(weights.error?.issues[0].message).toMatch(/must sum to 1/);
   });
+
+  it('accepts only temperature 1 (GRPO scores tokens at 1) and no minOkSamples above the group size', () => {
+    const hot = RunConfigSchema.safeParse({ name: 'x', rollout: { temperature: 0.7 } });
+    expect(hot.error?.issues[0]).toMatchObject({ path: ['rollout', 'temperature'] });
+    expect(hot.error?.issues[0].message).toMatch(/temperature 1/);
+    const few = RunConfigSchema.safeParse({ name: 'x', grpo: { groupSize: 4 }, learner: { minOkSamples: 5 } });
+    expect(few.error?.issues[0]).toMatchObject({ path: ['learner', 'minOkSamples'] });
+    const lr = RunConfigSchema.safeParse({ name: 'x', optimizer: { learningRate: 1e-4, minLearningRate: 1e-3 } });
+    expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLearningRate']);
+  });
 });

@@ -24,62 +24,116 @@ export const DEFAULT_MODEL_CHECKPOINT = 'default';
  * The group size G and maxStaleness are GRPO hyper-parameters and live in `grpo` (`grpo.groupSize`,
  * `grpo.maxStaleness`) only, so there is one value for each.
  */
-export const RunConfigSchema = z.strictObject({
-  /** Human-readable name shown in lists; not unique. */
-  name: z.string().trim().min(1).max(200),
-  /** Seeds task sampling, rollout sampling and initialisation; the same seed and config reproduce a run. */
-  seed: SeedSchema.default(0),
-  model: z
-    .strictObject({
-      /** A Hugging Face-style checkpoint folder, or "default" for the shipped tiny model. */
-      checkpoint: z.string().min(1).max(1024).default(DEFAULT_MODEL_CHECKPOINT),
-    })
-    .prefault({}),
-  data: z
-    .strictObject({
-      /** A JSONL task file (libs/tasks schema); without it, tasks are generated from `seed`. */
-      trainFile: z.string().min(1).max(1024).optional(),
-      /** The split tasks are drawn from. */
-      split: SplitSchema.default('train'),
-      /** How many training tasks to use (the first n of the file, or n generated). */
-      trainSize: z.number().int().positive().max(1_000_000).default(1000),
-      /** Context-length bounds of generated tasks, in tokens. */
-      minContextTokens: z.number().int().positive().default(4096),
-      maxContextTokens: z.number().int().positive().default(16_384),
-    })
-    .prefault({})
-    .refine((d) => d.minContextTokens <= d.maxContextTokens, {
-      message: 'minContextTokens must not exceed maxContextTokens',
-      path: ['minContextTokens'],
-    }),
-  grpo: GrpoConfigSchema.prefault({}),
-  reward: RewardConfigSchema.prefault({}),
-  optimizer: z
-    .strictObject({
-      learningRate: z.number().positive().max(1).default(1e-5),
-      weightDecay: z.number().min(0).default(0),
-      /** Global gradient-norm clip. */
-      maxGradNorm: z.number().positive().default(0.5),
-    })
-    .prefault({}),
-  rollout: z
-    .strictObject({
-      /** Model turns per episode (each may run code); the turn that reaches it ends the episode. */
-      maxTurns: z.number().int().positive().max(64).default(6),
-      /** Tokens the policy may sample in one turn. */
-      maxTokensPerTurn: z.number().int().positive().max(32_768).default(256),
-      temperature: z.number().min(0).max(2).default(1),
-      /** Recursion depth of llm() sub-calls (2 in training, as in the original FATHOM). */
-      maxDepth: z.number().int().positive().max(8).default(2),
-    })
-    .prefault({}),
-  /** GRPO steps to run. */
-  steps: z.number().int().positive().max(1_000_000).default(20),
-  /** Prompts (groups) per step, B. */
-  batchSize: z.number().int().positive().max(4096).default(4),
-  /** Write a checkpoint every this many steps (the last step is always checkpointed). */
-  checkpointEvery: z.number().int().positive().default(10),
-});
+export const RunConfigSchema = z
+  .strictObject({
+    /** Human-readable name shown in lists; not unique. */
+    name: z.string().trim().min(1).max(200),
+    /** Seeds task sampling, rollout sampling and initialisation; the same seed and config reproduce a run. */
+    seed: SeedSchema.default(0),
+    model: z
+      .strictObject({
+        /** A Hugging Face-style checkpoint folder, or "default" for the shipped tiny model. */
+        checkpoint: z.string().min(1).max(1024).default(DEFAULT_MODEL_CHECKPOINT),
+      })
+      .prefault({}),
+    data: z
+      .strictObject({
+        /** A JSONL task file (libs/tasks schema); without it, tasks are generated from `seed`. */
+        trainFile: z.string().min(1).max(1024).optional(),
+        /** The split tasks are drawn from. */
+        split: SplitSchema.default('train'),
+        /** How many training tasks to use (the first n of the file, or n generated). */
+        trainSize: z.number().int().positive().max(1_000_000).default(1000),
+        /** Context-length bounds of generated tasks, in tokens. */
+        minContextTokens: z.number().int().positive().default(4096),
+        maxContextTokens: z.number().int().positive().default(16_384),
+      })
+      .prefault({})
+      .refine((d) => d.minContextTokens <= d.maxContextTokens, {
+        message: 'minContextTokens must not exceed maxContextTokens',
+        path: ['minContextTokens'],
+      }),
+    grpo: GrpoConfigSchema.prefault({}),
+    reward: RewardConfigSchema.prefault({}),
+    optimizer: z
+      .strictObject({
+        /** Peak learning rate (AdamW). */
+        learningRate: z.number().positive().max(1).default(1e-5),
+        /** Linear warm-up steps, then cosine decay to minLearningRate at the last step. */
+        warmupSteps: z.number().int().min(0).default(0),
+        /** Learning rate at the last step; absent: constant after warm-up (= learningRate). */
+        minLearningRate: z.number().min(0).optional(),
+        weightDecay: z.number().min(0).default(0),
+        /** Global gradient-norm clip. */
+        maxGradNorm: z.number().positive().default(0.5),
+        beta1: z.number().min(0).lt(1).default(0.9),
+        beta2: z.number().min(0).lt(1).default(0.99),
+      })
+      .prefault({})
+      .refine((o) => o.minLearningRate === undefined || o.minLearningRate <= o.learningRate, {
+        message: 'minLearningRate must not exceed learningRate',
+        path: ['minLearningRate'],
+      }),
+    rollout: z
+      .strictObject({
+        /** Model turns per episode (each may run code); the turn that reaches it ends the episode. */
+        maxTurns: z.number().int().positive().max(64).default(6),
+        /** Tokens the policy may sample in one turn. */
+        maxTokensPerTurn: z.number().int().positive().max(32_768).default(256),
+        /** Tokens of a whole episode (prompt, turns, observations); the turn that reaches it ends the episode. */
+        maxEpisodeTokens: z.number().int().positive().max(1_000_000).default(4096),
+        /**
+         * Sampling temperature. GRPO trains on the log-probs of the distribution the tokens were drawn from, which the
+         * learner computes at temperature 1, so 1 is the only value a training run accepts.
+         */
+        temperature: z
+          .literal(1, { error: 'GRPO samples at temperature 1 (the learner scores tokens at 1)' })
+          .default(1),
+        /** Recursion depth of llm() sub-calls (2 in training, as in the original FATHOM). */
+        maxDepth: z.number().int().positive().max(8).default(2),
+        /**
+         * The prompt renderer's style. Absent: the style the checkpoint records (fathom_prompt_style.json), so
+         * rollouts see the prompts the SFT policy was trained on; the run's preflight checks it either way.
+         */
+        promptStyle: z
+          .strictObject({
+            system: z.enum(['full', 'compact']),
+            previewChars: z.number().int().min(0).max(100_000),
+          })
+          .optional(),
+        /** Retries of a sample that failed for infrastructure reasons before it is excluded from the update. */
+        maxInfraRetries: z.number().int().min(0).max(10).default(2),
+        /** Train on the tokens of llm() sub-call episodes too (one advantage per root episode either way). */
+        trainSubcalls: z.boolean().default(false),
+      })
+      .prefault({}),
+    learner: z
+      .strictObject({
+        /** Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient. */
+        microBatchSize: z.number().int().positive().max(4096).default(8),
+        /** Learner batch lengths are rounded up to a multiple of this (fewer graph shapes). */
+        padMultiple: z.number().int().positive().max(8192).default(64),
+        /** A group with fewer scorable samples than this is skipped (`too_few_samples`). */
+        minOkSamples: z.number().int().min(2).default(2),
+        /** Log the policy's mean token entropy on trained tokens (one extra forward pass). */
+        entropy: z.boolean().default(true),
+      })
+      .prefault({}),
+    /** GRPO steps to run. */
+    steps: z.number().int().positive().max(1_000_000).default(20),
+    /** Prompts (groups) per step, B. */
+    batchSize: z.number().int().positive().max(4096).default(4),
+    /** Write a checkpoint every this many steps (the last step is always checkpointed). */
+    checkpointEvery: z.number().int().positive().default(10),
+  })
+  .superRefine((config, ctx) => {
+    if (config.learner.minOkSamples > config.grpo.groupSize)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['learner', 'minOkSamples'],
+        message: `minOkSamples ${config.learner.minOkSamples} exceeds grpo.groupSize ${config.grpo.groupSize}`,
+      });
+  });
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 export type RunConfigInput = z.input<typeof RunConfigSchema>;

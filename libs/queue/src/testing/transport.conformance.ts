@@ -45,7 +45,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A valid payload of each job name, for group `groupId`. */
 export function samplePayloads(groupId: string) {
   const key = { runId: 'run-a', step: 1, groupId, taskId: 'task-1', policyVersion: 0 };
-  const rollout: RolloutGroupJob = { ...key, G: 2 };
+  const rollout: RolloutGroupJob = { ...key, G: 2, seed: 7 };
   const trajectory = (sampleIndex: number): EpisodeTrajectory => ({
     taskId: 'task-1',
     sampleIndex,
@@ -86,7 +86,8 @@ export function samplePayloads(groupId: string) {
     trainSubcalls: false,
     timings: { generationMs: 1, envMs: 0, totalMs: 1 },
   });
-  const reward: RewardGroupJob = { ...key, trajectories: [trajectory(0), trajectory(1)] };
+  const group = { trajectories: [trajectory(0), trajectory(1)], excluded: [], infraFailures: [], generationMs: 1, weightSyncMs: 0 };
+  const reward: RewardGroupJob = { ...key, ...group };
   const ms = { mean: 0.5, std: 0.5 };
   const result = (total: number) => ({
     total,
@@ -110,7 +111,8 @@ export function samplePayloads(groupId: string) {
   });
   const learn: LearnGroupJob = {
     ...key,
-    samples: [0, 1].map((i) => ({ sampleIndex: i, ids: [1, 2], logprobs: [0, -1], mask: [0, 1] as (0 | 1)[] })),
+    ...group,
+    scoringMs: 1,
     reward: {
       rewards: [1, 0],
       results: [result(1), result(0)],
