@@ -6,9 +6,16 @@ const libs = readdirSync(fileURLToPath(new URL('./libs', import.meta.url)));
 
 export default defineConfig({
   resolve: {
-    alias: Object.fromEntries(
-      libs.map((name) => [`@fathom/${name}`, fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url))]),
-    ),
+    alias: [
+      {
+        find: /^@fathom\/training\/testing$/,
+        replacement: fileURLToPath(new URL('./libs/training/src/testing.ts', import.meta.url)),
+      },
+      ...libs.map((name) => ({
+        find: new RegExp(`^@fathom/${name}$`),
+        replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),
+      })),
+    ],
   },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'apps/**/*.test.ts', 'libs/**/*.test.ts', 'tests/**/*.test.ts'],

@@ -95,7 +95,11 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
     await runGrpo(config, {
       sandbox: pool,
       resume: true,
-      observer: { onStart: (info) => (resumedFrom = info.resumedFrom) },
+      observer: {
+        onStart: (info) => {
+          resumedFrom = info.resumedFrom;
+        },
+      },
     });
     expect(resumedFrom).toMatch(/step-000001$/);
     const expected = withoutTime(await MetricsLog.read(join(full.finalDir, '..', 'metrics.jsonl')));
@@ -126,6 +130,36 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
       code: GrpoTrainErrorCode.RESUME_MISMATCH,
       message: expect.stringMatching(/steps differ/),
     });
+  });
+
+  it('stops before a step when asked, checkpointed there, and a resume completes it exactly', async () => {
+    const full = await runGrpo(tinyGrpoConfig(f, 'unstopped', { steps: 3, checkpointEvery: 10 }), { sandbox: pool });
+    const config = tinyGrpoConfig(f, 'stopped', { steps: 3, checkpointEvery: 10 });
+    const asked: number[] = [];
+    const stopped = await runGrpo(config, {
+      sandbox: pool,
+      shouldStop: (next) => {
+        asked.push(next);
+        return next === 3;
+      },
+    });
+    expect(asked).toEqual([1, 2, 3]);
+    expect(stopped).toMatchObject({ stopped: true, policyVersion: expect.any(Number) });
+    expect(stopped.checkpointDir).toMatch(/step-000002$/);
+    expect(await exists(join(config.out, 'final'))).toBe(false);
+    const versions: number[] = [];
+    const resumed = await runGrpo(config, {
+      sandbox: pool,
+      resume: true,
+      observer: { onPolicy: ({ version }) => void versions.push(version) },
+    });
+    expect(resumed.stopped).toBe(false);
+    expect(versions[0]).toBe(stopped.policyVersion);
+    expect(versions.at(-1)).toBe(full.policyVersion);
+    expect(withoutTime(await MetricsLog.read(join(config.out, 'metrics.jsonl')))).toEqual(
+      withoutTime(await MetricsLog.read(join(full.finalDir, '..', 'metrics.jsonl'))),
+    );
+    expect(Buffer.compare(await weights(resumed.finalDir), await weights(full.finalDir))).toBe(0);
   });
 
   it('replays a step from its stored trajectories with the recorded loss and metrics', async () => {

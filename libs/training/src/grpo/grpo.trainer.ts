@@ -13,36 +13,75 @@ import {
   type Tokenizer,
 } from '@fathom/model';
 import { EpisodeRunner, SamplerPolicy, type Policy } from '@fathom/rlm';
+import type { RuntimeConfig } from '@fathom/tensor';
 import { SandboxPool } from '@fathom/sandbox';
 import { readTasksJsonl } from '@fathom/tasks';
 import { CheckpointStore, type TrainingState } from '../checkpoint.store';
 import { MetricsLog } from '../metrics.log';
 import { createAdamW } from '../optimizer';
 import { EpochSampler } from '../sampler';
-import { collectGroups } from './collect';
+import { collectGroups, type CollectedStep } from './collect';
 import type { GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 import { applyUpdate, type Learner, type LearnerOptions } from './learner';
 import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
-import { selectStepGroups } from './step-groups';
+import { selectStepGroups, type StepGroup } from './step-groups';
 import { writePromptStyle } from '../prompt-style.file';
 
-/** Hooks for a progress display; every one is optional. A hook that throws stops the run (tests interrupt so). */
+/**
+ * Hooks for progress displays and services; every one is optional and may be async (the loop waits for it). A hook
+ * that throws stops the run (tests interrupt so).
+ */
 export interface GrpoObserver {
-  onStart?(info: { startStep: number; steps: number; tasks: number; resumedFrom: string | null }): void;
-  onGroup?(info: { step: number; done: number; total: number }): void;
-  onStep?(record: GrpoStepRecord): void;
-  onCheckpoint?(dir: string, step: number): void;
+  onStart?(info: { startStep: number; steps: number; tasks: number; resumedFrom: string | null }): void | Promise<void>;
+  /**
+   * A policy version became the one the next rollouts sample: at the start (the initial or resumed weights) and
+   * after every update. `model.params` are the live weights: copy them to keep them.
+   */
+  onPolicy?(info: { version: number; step: number; model: Checkpoint }): void | Promise<void>;
+  onStep?(record: GrpoStepRecord, groups: readonly StepGroup[]): void | Promise<void>;
+  onCheckpoint?(dir: string, step: number): void | Promise<void>;
 }
 
 /** Builds the policy a step samples with from a decoder of the current weights. */
 export type PolicyFactory = (backend: DecodeBackend, tokenizer: Tokenizer, version: number) => Policy;
 
+/** What one step asks rollouts for: one group of G episodes per task, sampled with `policyVersion`. */
+export interface StepCollectRequest {
+  step: number;
+  /** The tasks of the step, in group order, and their indexes in the run's task list. */
+  tasks: readonly Task[];
+  taskIndexes: readonly number[];
+  policyVersion: number;
+  /** The run's seed; group i samples with `groupSeed(seed, step, i)`. */
+  seed: number;
+  G: number;
+}
+
+/**
+ * Where a step's groups come from: rollouts in this process (the default, `InProcessCollector`) or the rollout and
+ * reward services over the queues (the learner-service's collector). Either way the groups come back in task order,
+ * scored.
+ */
+export interface StepCollector {
+  collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }>;
+  close(): Promise<void>;
+}
+
 export interface GrpoRunOptions {
   /** Continue from the latest complete checkpoint under `config.out` (same config and tasks required). */
   resume?: boolean;
+  /** The run's tasks; default: read from `config.data.tasks`. */
+  tasks?: readonly Task[];
+  /** Default: an `InProcessCollector` over `sandbox` and `policyFactory`. */
+  collector?: StepCollector;
+  /**
+   * Asked before every step; true stops the run there, after a checkpoint of the last completed step, so a later
+   * `resume` continues exactly (`stopped` is then true in the result).
+   */
+  shouldStop?: (nextStep: number) => boolean | Promise<boolean>;
   observer?: GrpoObserver;
   /** The sandbox to run episodes in; default: a `SandboxPool` of `config.sandbox.workers`, closed at the end. */
   sandbox?: Pick<SandboxPool, 'openEpisode'>;
@@ -50,10 +89,15 @@ export interface GrpoRunOptions {
   policyFactory?: PolicyFactory;
   /** Milliseconds, for timings (default `performance.now`). */
   clock?: () => number;
+  /** onnxruntime settings of the learner's graphs (the CUDA execution provider on GPU nodes). */
+  runtime?: RuntimeConfig;
 }
 
 export interface GrpoRunResult {
+  /** `<out>/final`; written only when the run completed (not when it stopped). */
   finalDir: string;
+  /** True when `shouldStop` ended the run before its last step. */
+  stopped: boolean;
   checkpointDir: string;
   last: GrpoStepRecord | null;
   policyVersion: number;
@@ -93,8 +137,13 @@ export function padIdOf(tokenizer: Tokenizer): number {
 const copyParams = (params: ParamMap): ParamMap => new Map([...params].map(([k, v]) => [k, v.slice()]));
 
 /** The learner over `model` (updated in place) with the frozen reference `initial` and AdamW. */
-export function createLearner(config: GrpoTrainConfig, model: Checkpoint, initial: Checkpoint): Learner {
-  const graphs = new ModelGraphs(model.config);
+export function createLearner(
+  config: GrpoTrainConfig,
+  model: Checkpoint,
+  initial: Checkpoint,
+  runtime: RuntimeConfig = {},
+): Learner {
+  const graphs = new ModelGraphs(model.config, { kind: 'full' }, runtime);
   return {
     graphs,
     params: model.params,
@@ -113,23 +162,76 @@ function differingKeys(a: unknown, b: unknown): string[] {
 }
 
 /**
- * `fathom train`: GRPO with the environment in the loop, in one process. Each step samples B tasks (a seeded
- * per-epoch shuffle whose position is checkpointed), rolls out G episodes of each in the sandbox with the current
- * policy (version = updates applied so far), scores them, selects the trainable groups (each skip with a reason),
- * and applies one update from the stored ids (see `applyUpdate`). Writes `<out>/metrics.jsonl` (one record a
- * step), `<out>/rollouts/step-N.jsonl` (what the update saw, for `replay`), checkpoints every `checkpointEvery`
- * steps and after the last, and `<out>/final`.
+ * Samples each step's groups in this process: the policy decodes with the learner's live weights (rebuilt when the
+ * version changes: the in-process weight sync), episodes run in `sandbox`, and `@fathom/rewards` scores them.
+ */
+export class InProcessCollector implements StepCollector {
+  private decoder: KvCacheDecoder | null = null;
+  private decoderVersion = -1;
+
+  constructor(
+    private readonly learner: Learner,
+    private readonly tokenizer: Tokenizer,
+    private readonly config: GrpoTrainConfig,
+    private readonly sandbox: Pick<SandboxPool, 'openEpisode'>,
+    private readonly makePolicy: PolicyFactory,
+    private readonly clock: () => number,
+  ) {}
+
+  async collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }> {
+    let weightSyncMs = 0;
+    if (this.decoder === null || this.decoderVersion !== request.policyVersion) {
+      const syncStarted = this.clock();
+      await this.decoder?.release();
+      this.decoder = this.learner.graphs.decoder(this.learner.params);
+      this.decoderVersion = request.policyVersion;
+      weightSyncMs = this.clock() - syncStarted;
+    }
+    const runner = new EpisodeRunner(
+      { sandbox: this.sandbox, policy: this.makePolicy(this.decoder, this.tokenizer, request.policyVersion) },
+      this.config.episode,
+    );
+    const collected = await collectGroups(
+      runner,
+      request.tasks,
+      {
+        step: request.step,
+        seed: request.seed,
+        G: request.G,
+        claimedVersion: request.policyVersion,
+        reward: this.config.reward,
+      },
+      this.clock,
+    );
+    return { ...collected, weightSyncMs };
+  }
+
+  async close(): Promise<void> {
+    await this.decoder?.release();
+    this.decoder = null;
+  }
+}
+
+/**
+ * `fathom train`: GRPO with the environment in the loop. Each step samples B tasks (a seeded per-epoch shuffle whose
+ * position is checkpointed), has the collector roll out G episodes of each with the current policy (version =
+ * updates applied so far) and score them, selects the trainable groups (each skip with a reason), and applies one
+ * update from the stored ids (see `applyUpdate`). Writes `<out>/metrics.jsonl` (one record a step),
+ * `<out>/rollouts/step-N.jsonl` (what the update saw, for `replay`), checkpoints every `checkpointEvery` steps and
+ * after the last, and `<out>/final`.
  *
  * The prompt preflight runs first, on the first task: a run whose SFT and rollout prompts differ never starts.
  *
  * Guarantee: a run resumed from the checkpoint of step k writes the same records for steps k+1… as an
  * uninterrupted run with the same config (`time` aside): weights and AdamW moments are restored bit-exactly, the
  * task order depends only on (seed, epoch) and the stored position, and each group's sampling seed only on
- * (seed, step, group index).
+ * (seed, step, group index). The same holds whichever collector samples the groups, as long as it honours the
+ * group seeds (the learner-service's does).
  */
 export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions = {}): Promise<GrpoRunResult> {
   const clock = options.clock ?? (() => performance.now());
-  const tasks = await loadGrpoTasks(config);
+  const tasks = options.tasks ?? (await loadGrpoTasks(config));
+  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, 'the run has no tasks');
   const initial = await loadCheckpoint(config.model.checkpoint);
   const tokenizer = initial.tokenizer;
   if (tokenizer === null)
@@ -158,7 +260,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const model: Checkpoint = resumed
     ? { ...resumed.model, tokenizer: resumed.model.tokenizer ?? tokenizer }
     : { ...initial, params: copyParams(initial.params) };
-  const learner = createLearner(config, model, initial);
+  const learner = createLearner(config, model, initial, options.runtime);
   if (resumed) learner.optimizer.loadState(resumed.optimizer);
   const startStep = resumed?.state.step ?? 0;
   let policyVersion = resumed ? Number(resumed.state.extra.policyVersion) : 0;
@@ -171,38 +273,53 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   await mkdir(config.out, { recursive: true });
   await writeFile(join(config.out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 
-  const ownedPool = options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
-  const sandbox = options.sandbox ?? ownedPool!;
+  const ownedPool =
+    options.collector || options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
   const makePolicy: PolicyFactory =
     options.policyFactory ?? ((backend, tok, version) => new SamplerPolicy(backend, tok, version));
-  options.observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
+  const collector =
+    options.collector ??
+    new InProcessCollector(learner, tokenizer, config, options.sandbox ?? ownedPool!, makePolicy, clock);
+  const observer = options.observer;
+  await observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
+  await observer?.onPolicy?.({ version: policyVersion, step: startStep, model });
 
-  let decoder: KvCacheDecoder | null = null;
-  let decoderVersion = -1;
+  const checkpoint = async (step: number) => {
+    const state: TrainingState = {
+      version: 1,
+      step,
+      seed: config.seed,
+      data: sampler.position,
+      dataFingerprint: fingerprint,
+      config,
+      extra: { policyVersion },
+    };
+    const dir = await store.save(model, learner.optimizer.state(), state);
+    await observer?.onCheckpoint?.(dir, step);
+    return dir;
+  };
+
   let last: GrpoStepRecord | null = null;
   let checkpointDir = resumeDir ?? '';
+  let stopped = false;
   try {
     for (let step = startStep + 1; step <= config.steps; step++) {
-      const stepStarted = clock();
-      let weightSyncMs = 0;
-      if (decoder === null || decoderVersion !== policyVersion) {
-        const syncStarted = clock();
-        await decoder?.release();
-        decoder = learner.graphs.decoder(learner.params);
-        decoderVersion = policyVersion;
-        weightSyncMs = clock() - syncStarted;
+      if (options.shouldStop && (await options.shouldStop(step))) {
+        stopped = true;
+        if (step - 1 > startStep && (step - 1) % config.checkpointEvery !== 0)
+          checkpointDir = await checkpoint(step - 1);
+        break;
       }
-      const runner = new EpisodeRunner(
-        { sandbox, policy: makePolicy(decoder, tokenizer, policyVersion) },
-        config.episode,
-      );
+      const stepStarted = clock();
       const taskIndexes = sampler.next(config.batchSize);
-      const collected = await collectGroups(
-        runner,
-        taskIndexes.map((i) => tasks[i]),
-        { step, seed: config.seed, G: config.grpo.groupSize, claimedVersion: policyVersion, reward: config.reward },
-        clock,
-      );
+      const collected = await collector.collect({
+        step,
+        tasks: taskIndexes.map((i) => tasks[i]),
+        taskIndexes,
+        policyVersion,
+        seed: config.seed,
+        G: config.grpo.groupSize,
+      });
       const selection = selectStepGroups(collected.groups, policyVersion, config.grpo, config.minOkSamples);
       await rollouts.write({ step, learnerVersion: policyVersion, taskIndexes, groups: collected.groups });
       const updateStarted = clock();
@@ -214,33 +331,23 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
         generationMs: collected.generationMs,
         scoringMs: collected.scoringMs,
         updateMs,
-        weightSyncMs,
+        weightSyncMs: collected.weightSyncMs,
         stepMs: clock() - stepStarted,
       });
       await metrics.write(last);
-      options.observer?.onStep?.(last);
-
-      if (step === config.steps || step % config.checkpointEvery === 0) {
-        const state: TrainingState = {
-          version: 1,
-          step,
-          seed: config.seed,
-          data: sampler.position,
-          dataFingerprint: fingerprint,
-          config,
-          extra: { policyVersion },
-        };
-        checkpointDir = await store.save(model, learner.optimizer.state(), state);
-        options.observer?.onCheckpoint?.(checkpointDir, step);
-      }
+      await observer?.onStep?.(last, collected.groups);
+      if (step === config.steps || step % config.checkpointEvery === 0) checkpointDir = await checkpoint(step);
+      if (update) await observer?.onPolicy?.({ version: policyVersion, step, model });
     }
   } finally {
-    await decoder?.release();
+    await collector.close();
     await learner.graphs.release();
     await ownedPool?.close();
   }
   const finalDir = join(config.out, 'final');
-  await saveCheckpoint(finalDir, model, 'F32');
-  await writePromptStyle(finalDir, config.episode.promptStyle);
-  return { finalDir, checkpointDir, last, policyVersion };
+  if (!stopped) {
+    await saveCheckpoint(finalDir, model, 'F32');
+    await writePromptStyle(finalDir, config.episode.promptStyle);
+  }
+  return { finalDir, checkpointDir, last, policyVersion, stopped };
 }

@@ -22,6 +22,7 @@ export {
 } from './step-groups';
 export { stepRecord, type GrpoStepRecord, type StepTimings } from './step.metrics';
 export {
+  InProcessCollector,
   loadGrpoTasks,
   runGrpo,
   tasksFingerprint,
@@ -29,5 +30,9 @@ export {
   type GrpoRunOptions,
   type GrpoRunResult,
   type PolicyFactory,
+  type StepCollectRequest,
+  type StepCollector,
 } from './grpo.trainer';
 export { REPLAYED_FIELDS, replayStep, type ReplayResult } from './replay';
+export { DEFAULT_POLICY_DIR, REPO_ROOT, grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
+export { RunContextCache, UnknownRunError, type RunConfigSource, type RunContext } from './run.context';

@@ -1,0 +1,88 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunConfigSchema } from '@fathom/contracts';
+import { saveCheckpoint, createDefaultModel } from '@fathom/model';
+import { describe, expect, it } from 'vitest';
+import { writePromptStyle } from '../prompt-style.file';
+import { tinyTasks } from '../testing/fixtures';
+import { grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
+
+async function checkpointDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'fathom-runcfg-'));
+  await saveCheckpoint(dir, await createDefaultModel(), 'F32');
+  return dir;
+}
+
+describe('a service run config as a fathom train config', () => {
+  it('maps every section, taking the prompt style from the checkpoint when the run names none', async () => {
+    const dir = await checkpointDir();
+    await writePromptStyle(dir, { system: 'compact', previewChars: 40 });
+    const run = RunConfigSchema.parse({
+      name: 'r',
+      seed: 9,
+      model: { checkpoint: dir },
+      steps: 5,
+      batchSize: 3,
+      grpo: { groupSize: 4, maxStaleness: 1 },
+      optimizer: { learningRate: 1e-4, warmupSteps: 2, minLearningRate: 1e-5 },
+      rollout: { maxTurns: 2, maxTokensPerTurn: 64, maxEpisodeTokens: 900, maxDepth: 1 },
+      learner: { microBatchSize: 2, padMultiple: 32, minOkSamples: 3, entropy: false },
+    });
+    const config = await grpoTrainConfigOfRun(run, { out: '/tmp/out', tasksFile: '/tmp/out/tasks.jsonl' });
+    expect(config).toMatchObject({
+      model: { checkpoint: dir },
+      data: { tasks: '/tmp/out/tasks.jsonl' },
+      steps: 5,
+      batchSize: 3,
+      seed: 9,
+      out: '/tmp/out',
+      minOkSamples: 3,
+      microBatchSize: 2,
+      padMultiple: 32,
+      entropy: false,
+      grpo: { groupSize: 4, maxStaleness: 1 },
+      optimizer: { lr: 1e-4, warmupSteps: 2, minLr: 1e-5, beta2: 0.99 },
+      episode: {
+        maxTurns: 2,
+        maxTurnTokens: 64,
+        maxEpisodeTokens: 900,
+        promptStyle: { system: 'compact', previewChars: 40 },
+        sampling: { temperature: 1, topP: 1, topK: 0 },
+        sandboxLimits: { maxDepth: 1 },
+      },
+    });
+    const named = RunConfigSchema.parse({
+      name: 'r',
+      model: { checkpoint: dir },
+      rollout: { promptStyle: { system: 'full', previewChars: 8 } },
+    });
+    expect((await grpoTrainConfigOfRun(named, { out: 'o', tasksFile: 't' })).episode.promptStyle).toEqual({
+      system: 'full',
+      previewChars: 8,
+    });
+  });
+
+  it('names a missing checkpoint', () => {
+    const run = RunConfigSchema.parse({ name: 'r', model: { checkpoint: '/nowhere/at/all' } });
+    expect(() => runCheckpointDir(run)).toThrow(/model\.checkpoint: no checkpoint at \/nowhere\/at\/all/);
+  });
+
+  it('reads the first trainSize tasks of a file, or generates them deterministically from the seed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fathom-runtasks-'));
+    const file = join(dir, 'tasks.jsonl');
+    await writeFile(
+      file,
+      tinyTasks(5)
+        .map((t) => JSON.stringify(t) + '\n')
+        .join(''),
+    );
+    const fromFile = await runTasks(RunConfigSchema.parse({ name: 'r', data: { trainFile: file, trainSize: 3 } }));
+    expect(fromFile.map((t) => t.id)).toEqual(['t0', 't1', 't2']);
+    const generated = RunConfigSchema.parse({ name: 'r', seed: 4, data: { trainSize: 3, maxContextTokens: 4096 } });
+    const a = await runTasks(generated);
+    expect(a).toHaveLength(3);
+    expect((await runTasks(generated)).map((t) => t.context)).toEqual(a.map((t) => t.context));
+    expect(a.every((t) => t.split === 'train')).toBe(true);
+  });
+});

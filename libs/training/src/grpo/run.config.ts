@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_MODEL_CHECKPOINT, type RunConfig, type Task } from '@fathom/contracts';
+import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
+import { generateTasks, readTasksJsonl } from '@fathom/tasks';
+import { readPromptStyle } from '../prompt-style.file';
+import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
+import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+
+/** The repository root: relative paths in a run config (checkpoints, task files) are resolved against it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** Where `model.checkpoint: "default"` points: the shipped SFT checkpoint of the default tiny model. */
+export const DEFAULT_POLICY_DIR = join(REPO_ROOT, 'data', 'checkpoints', 'default-sft');
+
+const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
+
+/** The checkpoint folder a run starts from; throws INVALID_CONFIG naming the path when it does not exist. */
+export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
+  const dir = run.model.checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : fromRoot(run.model.checkpoint);
+  if (!existsSync(join(dir, 'config.json')))
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `model.checkpoint: no checkpoint at ${dir}`);
+  return dir;
+}
+
+/**
+ * The tasks of a run, in order: the first `trainSize` tasks of `data.trainFile`, or `trainSize` tasks generated
+ * from the run's seed, split and context bounds. Deterministic, so the learner and every rollout worker hold the
+ * same list without shipping it.
+ */
+export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<Task[]> {
+  const { trainFile, trainSize, split, minContextTokens, maxContextTokens } = run.data;
+  if (trainFile === undefined) {
+    return [
+      ...generateTasks({
+        split,
+        n: trainSize,
+        seed: run.seed,
+        minTokens: minContextTokens,
+        maxTokens: maxContextTokens,
+      }),
+    ];
+  }
+  const tasks: Task[] = [];
+  for await (const task of readTasksJsonl(fromRoot(trainFile))) {
+    if (tasks.length === trainSize) break;
+    tasks.push(task);
+  }
+  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, `${trainFile} has no tasks`);
+  return tasks;
+}
+
+/**
+ * The `fathom train` config equivalent to a service run's config: the learner-service runs `runGrpo` with it, so a
+ * run started through the admin API and `fathom train` with this config compute the same thing. `out` is the run's
+ * folder; `tasksFile` where the run's task list is (or will be) written.
+ */
+export async function grpoTrainConfigOfRun(
+  run: RunConfig,
+  paths: { out: string; tasksFile: string },
+): Promise<GrpoTrainConfig> {
+  const checkpoint = runCheckpointDir(run);
+  const promptStyle = run.rollout.promptStyle ?? (await readPromptStyle(checkpoint)) ?? { ...DEFAULT_PROMPT_STYLE };
+  const { optimizer: o, rollout: r, learner: l } = run;
+  return parseGrpoTrainConfig({
+    model: { checkpoint },
+    data: { tasks: paths.tasksFile },
+    steps: run.steps,
+    batchSize: run.batchSize,
+    episode: {
+      maxTurns: r.maxTurns,
+      maxTurnTokens: r.maxTokensPerTurn,
+      maxEpisodeTokens: r.maxEpisodeTokens,
+      promptStyle,
+      trainSubcalls: r.trainSubcalls,
+      maxInfraRetries: r.maxInfraRetries,
+      sandboxLimits: { maxDepth: r.maxDepth },
+    },
+    grpo: run.grpo,
+    reward: run.reward,
+    optimizer: {
+      lr: o.learningRate,
+      warmupSteps: o.warmupSteps,
+      minLr: o.minLearningRate ?? o.learningRate,
+      weightDecay: o.weightDecay,
+      maxGradNorm: o.maxGradNorm,
+      beta1: o.beta1,
+      beta2: o.beta2,
+    },
+    minOkSamples: l.minOkSamples,
+    microBatchSize: l.microBatchSize,
+    padMultiple: l.padMultiple,
+    entropy: l.entropy,
+    seed: run.seed,
+    checkpointEvery: run.checkpointEvery,
+    out: paths.out,
+  });
+}
