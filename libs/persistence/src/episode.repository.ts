@@ -1,5 +1,6 @@
 import type { Episode, Prisma, PrismaClient } from './generated/client';
 import { assertFinite } from './finite';
+import { withoutNul } from './text';
 
 export type { Episode };
 
@@ -53,7 +54,7 @@ const REWARD_FIELDS = [
 export class EpisodeRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** Inserts the episodes not yet stored; returns how many were new. */
+  /** Inserts the episodes not yet stored; returns how many were new. NUL characters are stored as U+FFFD. */
   async recordMany(episodes: readonly EpisodeRecord[]): Promise<number> {
     for (const e of episodes) {
       assertFinite(
@@ -62,7 +63,7 @@ export class EpisodeRepository {
         `episode ${e.runId}:${e.step}:${e.groupId}:${e.sampleIndex}`,
       );
     }
-    const { count } = await this.prisma.episode.createMany({ data: [...episodes], skipDuplicates: true });
+    const { count } = await this.prisma.episode.createMany({ data: episodes.map(withoutNul), skipDuplicates: true });
     return count;
   }
 

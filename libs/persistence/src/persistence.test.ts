@@ -160,6 +160,39 @@ describe('repositories', () => {
     );
   });
 
+  it('EpisodeRepository: stores what a policy wrote even when it contains NUL (Postgres cannot)', async () => {
+    const episodes = new EpisodeRepository(prisma);
+    const nul = 'ab\u0000c';
+    const record: EpisodeRecord = {
+      runId,
+      step: 7,
+      groupId: 'g-nul',
+      sampleIndex: 0,
+      taskId: 'train-000002',
+      taskType: 'niah',
+      contextTokens: 4096,
+      policyVersion: 0,
+      status: 'ok',
+      reward: 0.1,
+      rewardCorrectness: 0,
+      rewardFormat: 1,
+      rewardTokenBudget: 0.5,
+      rewardRecursionEfficiency: 0,
+      llmCalls: 0,
+      tokens: 10,
+      turns: 1,
+      answer: nul,
+      goldAnswer: 'blue',
+      transcript: { turns: [{ completion: nul, observation: null }] },
+      recursionTree: { prompt: nul, children: [] },
+    };
+    expect(await episodes.recordMany([record])).toBe(1);
+    const [stored] = (await episodes.list(runId, { step: 7 })).items;
+    expect(stored.answer).toBe('ab\uFFFDc');
+    const full = await episodes.get(stored.id);
+    expect(full?.transcript).toEqual({ turns: [{ completion: 'ab\uFFFDc', observation: null }] });
+  });
+
   it('EvalRepository: rows keyed by (evalId, taskType, lengthBucket)', async () => {
     const evals = new EvalRepository(prisma);
     const row = {
