@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** A configuration error that names the offending variables; a service's main prints it and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Optional `host:port` (gRPC addresses). */
+export const HostPortSchema = z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port');
+export const PostgresUrlSchema = z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgresql:// URL');
+export const RedisUrlSchema = z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL');
+/** Prefix of the BullMQ keys; every service of one deployment uses the same. */
+export const QueuePrefixSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-" only');
+/** An integer read from an environment string. */
+export const envInt = (min: number) => z.coerce.number().int().min(min);
+export const PortSchema = envInt(0).max(65535);
+
+/**
+ * Parses a service's environment once at boot. Only the variables the schema names are read; an empty string
+ * counts as unset (so `FOO=` in a compose file falls back to the default). On failure throws one ConfigError that
+ * names every bad or missing variable; values of `secrets` are never echoed.
+ */
+export function loadEnvConfig<S extends z.ZodObject>(
+  service: string,
+  schema: S,
+  env: Record<string, string | undefined>,
+  secrets: readonly string[] = [],
+): z.output<S> {
+  const relevant = Object.fromEntries(
+    Object.keys(schema.shape).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  );
+  const parsed = schema.safeParse(relevant);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const name = String(issue.path[0]);
+    if (relevant[name] === undefined) return `${name} is required (${issue.message})`;
+    const shown = secrets.includes(name) ? '(hidden)' : JSON.stringify(relevant[name]);
+    return `${name}=${shown}: ${issue.message}`;
+  });
+  throw new ConfigError(`invalid ${service} configuration: ${problems.join('; ')}`);
+}

@@ -1,0 +1,17 @@
+/**
+ * @fathom/runtime — process plumbing the worker services share: environment config validated once at boot, the
+ * operations HTTP endpoint (/health, /metrics), and graceful shutdown on SIGTERM.
+ */
+export {
+  ConfigError,
+  envInt,
+  HostPortSchema,
+  loadEnvConfig,
+  PortSchema,
+  PostgresUrlSchema,
+  QueuePrefixSchema,
+  RedisUrlSchema,
+} from './env-config';
+export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
+export { onTerminationSignal } from './shutdown';
+export { launchService, type LaunchOptions, type ServiceProcess } from './service.process';

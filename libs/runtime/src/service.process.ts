@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface LaunchOptions {
+  /** Shown in errors and prefixed to forwarded log lines, e.g. "rollout-worker-1". */
+  name: string;
+  /** The service's main module (absolute path), run with Node 24 `--no-node-snapshot --import tsx`. */
+  entry: string;
+  /** Working directory (the repository root). */
+  cwd: string;
+  /** Environment variables added to this process's. */
+  env: Record<string, string>;
+  /** The `msg` of the JSON log line that says the service is up; its fields are returned. */
+  readyMessage: string;
+  /** How long to wait for it. Default 60 s. */
+  timeoutMs?: number;
+  /** Every log line the service prints (stdout and stderr), e.g. to forward or keep for a failure message. */
+  onLine?: (line: string) => void;
+}
+
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  /** The fields of the ready log line (ports and such). */
+  ready: Record<string, unknown>;
+  /** The last lines it printed (for error messages). */
+  tail(): string[];
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null when killed). */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+/**
+ * Starts one FATHOM service as its own process and waits until it logs `readyMessage`. If it exits first or the
+ * wait times out, rejects with the service's last output lines, so a failing start says why.
+ */
+export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', options.entry], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const remember = (line: string) => {
+    lines.push(line);
+    if (lines.length > 40) lines.shift();
+    options.onLine?.(line);
+  };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (graceMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  createInterface({ input: child.stderr! }).on('line', remember);
+  return new Promise<ServiceProcess>((resolve, reject) => {
+    const fail = (why: string) => {
+      void stop(1000);
+      reject(new Error(`${options.name} did not start: ${why}\n${lines.join('\n')}`));
+    };
+    const timer = setTimeout(
+      () => fail(`no "${options.readyMessage}" within ${options.timeoutMs ?? 60_000} ms`),
+      options.timeoutMs ?? 60_000,
+    );
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(`exited with code ${code}`);
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      remember(line);
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      if (record.msg !== options.readyMessage) return;
+      clearTimeout(timer);
+      resolve({ name: options.name, child, ready: record, tail: () => [...lines], stop });
+    });
+  });
+}
