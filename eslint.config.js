@@ -4,7 +4,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.nx/**', 'data/**', 'libs/persistence/src/generated/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.nx/**',
+      'data/**',
+      'libs/persistence/src/generated/**',
+      'libs/rpc/src/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -24,6 +33,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The dashboard's ES modules run in the browser.
+    files: ['apps/admin-api/dashboard/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['libs/**/*.ts'],

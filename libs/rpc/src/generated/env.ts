@@ -1,0 +1,35 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { CloseReply as _fathom_env_v1_CloseReply, CloseReply__Output as _fathom_env_v1_CloseReply__Output } from './fathom/env/v1/CloseReply';
+import type { EnvClient as _fathom_env_v1_EnvClient, EnvDefinition as _fathom_env_v1_EnvDefinition } from './fathom/env/v1/Env';
+import type { EnvState as _fathom_env_v1_EnvState, EnvState__Output as _fathom_env_v1_EnvState__Output } from './fathom/env/v1/EnvState';
+import type { EpisodeRef as _fathom_env_v1_EpisodeRef, EpisodeRef__Output as _fathom_env_v1_EpisodeRef__Output } from './fathom/env/v1/EpisodeRef';
+import type { Observation as _fathom_env_v1_Observation, Observation__Output as _fathom_env_v1_Observation__Output } from './fathom/env/v1/Observation';
+import type { ResetRequest as _fathom_env_v1_ResetRequest, ResetRequest__Output as _fathom_env_v1_ResetRequest__Output } from './fathom/env/v1/ResetRequest';
+import type { StepError as _fathom_env_v1_StepError, StepError__Output as _fathom_env_v1_StepError__Output } from './fathom/env/v1/StepError';
+import type { StepReply as _fathom_env_v1_StepReply, StepReply__Output as _fathom_env_v1_StepReply__Output } from './fathom/env/v1/StepReply';
+import type { StepRequest as _fathom_env_v1_StepRequest, StepRequest__Output as _fathom_env_v1_StepRequest__Output } from './fathom/env/v1/StepRequest';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  fathom: {
+    env: {
+      v1: {
+        CloseReply: MessageTypeDefinition<_fathom_env_v1_CloseReply, _fathom_env_v1_CloseReply__Output>
+        Env: SubtypeConstructor<typeof grpc.Client, _fathom_env_v1_EnvClient> & { service: _fathom_env_v1_EnvDefinition }
+        EnvState: MessageTypeDefinition<_fathom_env_v1_EnvState, _fathom_env_v1_EnvState__Output>
+        EpisodeRef: MessageTypeDefinition<_fathom_env_v1_EpisodeRef, _fathom_env_v1_EpisodeRef__Output>
+        Observation: MessageTypeDefinition<_fathom_env_v1_Observation, _fathom_env_v1_Observation__Output>
+        ResetRequest: MessageTypeDefinition<_fathom_env_v1_ResetRequest, _fathom_env_v1_ResetRequest__Output>
+        StepError: MessageTypeDefinition<_fathom_env_v1_StepError, _fathom_env_v1_StepError__Output>
+        StepReply: MessageTypeDefinition<_fathom_env_v1_StepReply, _fathom_env_v1_StepReply__Output>
+        StepRequest: MessageTypeDefinition<_fathom_env_v1_StepRequest, _fathom_env_v1_StepRequest__Output>
+      }
+    }
+  }
+}
+

@@ -1,0 +1,10 @@
+// Original file: proto/env.proto
+
+
+export interface EpisodeRef {
+  'episode_id'?: (string);
+}
+
+export interface EpisodeRef__Output {
+  'episode_id'?: (string);
+}

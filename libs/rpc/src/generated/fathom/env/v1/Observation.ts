@@ -1,0 +1,48 @@
+// Original file: proto/env.proto
+
+import type { StepError as _fathom_env_v1_StepError, StepError__Output as _fathom_env_v1_StepError__Output } from '../../../fathom/env/v1/StepError';
+import type { Long } from '@grpc/proto-loader';
+
+export interface Observation {
+  'episode_id'?: (string);
+  'question'?: (string);
+  'stdout'?: (string);
+  'truncated_chars'?: (number);
+  'error'?: (_fathom_env_v1_StepError | null);
+  'variables'?: (string)[];
+  'context_chars'?: (number | string | Long);
+  'context_tokens'?: (number | string | Long);
+  'step'?: (number);
+  'max_steps'?: (number);
+  'llm_calls'?: (number);
+  'cpu_ms'?: (number | string);
+  'wall_ms'?: (number | string);
+  'done'?: (boolean);
+  'reward'?: (number | string);
+  'correct'?: (boolean);
+  '_error'?: "error";
+  '_reward'?: "reward";
+  '_correct'?: "correct";
+}
+
+export interface Observation__Output {
+  'episode_id'?: (string);
+  'question'?: (string);
+  'stdout'?: (string);
+  'truncated_chars'?: (number);
+  'error'?: (_fathom_env_v1_StepError__Output);
+  'variables'?: (string)[];
+  'context_chars'?: (number);
+  'context_tokens'?: (number);
+  'step'?: (number);
+  'max_steps'?: (number);
+  'llm_calls'?: (number);
+  'cpu_ms'?: (number);
+  'wall_ms'?: (number);
+  'done'?: (boolean);
+  'reward'?: (number);
+  'correct'?: (boolean);
+  '_error'?: "error";
+  '_reward'?: "reward";
+  '_correct'?: "correct";
+}

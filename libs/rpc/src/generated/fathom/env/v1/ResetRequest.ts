@@ -1,0 +1,51 @@
+// Original file: proto/env.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface ResetRequest {
+  'seed'?: (number | string | Long);
+  'episode_id'?: (string);
+  /**
+   * Dataset selection: a task by id, or sampled from split by seed.
+   */
+  'split'?: (string);
+  'task_id'?: (string);
+  /**
+   * Inline task; context, question and answer go together.
+   */
+  'context'?: (string);
+  'question'?: (string);
+  'answer'?: (string);
+  'aliases'?: (string)[];
+  '_seed'?: "seed";
+  '_episode_id'?: "episode_id";
+  '_split'?: "split";
+  '_task_id'?: "task_id";
+  '_context'?: "context";
+  '_question'?: "question";
+  '_answer'?: "answer";
+}
+
+export interface ResetRequest__Output {
+  'seed'?: (number);
+  'episode_id'?: (string);
+  /**
+   * Dataset selection: a task by id, or sampled from split by seed.
+   */
+  'split'?: (string);
+  'task_id'?: (string);
+  /**
+   * Inline task; context, question and answer go together.
+   */
+  'context'?: (string);
+  'question'?: (string);
+  'answer'?: (string);
+  'aliases'?: (string)[];
+  '_seed'?: "seed";
+  '_episode_id'?: "episode_id";
+  '_split'?: "split";
+  '_task_id'?: "task_id";
+  '_context'?: "context";
+  '_question'?: "question";
+  '_answer'?: "answer";
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { loadProto, loadService } from './protos';
+
+describe('loadService', () => {
+  it('returns each service constructor with its definition', () => {
+    expect(Object.keys(loadService('env.proto', 'fathom.env.v1.Env').service)).toEqual([
+      'Reset',
+      'Step',
+      'State',
+      'Close',
+    ]);
+    expect(Object.keys(loadService('inference.proto', 'fathom.inference.v1.Inference').service)).toContain('Generate');
+    expect(Object.keys(loadService('policy.proto', 'fathom.policy.v1.Policy').service)).toEqual([
+      'GetLatest',
+      'GetWeights',
+    ]);
+    expect(loadService('policy.proto', 'fathom.policy.v1.Policy').service.GetWeights.responseStream).toBe(true);
+    expect(Object.keys(loadService('reward.proto', 'fathom.reward.v1.Reward').service)).toEqual(['ScoreGroup']);
+  });
+
+  it('loads each proto once', () => {
+    expect(loadProto('policy.proto')).toBe(loadProto('policy.proto'));
+  });
+
+  it('rejects a path that is not a service, at compile time and at run time', () => {
+    // @ts-expect-error a message type, not a service
+    expect(() => loadService('policy.proto', 'fathom.policy.v1.WeightsChunk')).toThrow(/no service at/);
+    // @ts-expect-error the Reward service lives in reward.proto
+    expect(() => loadService('policy.proto', 'fathom.reward.v1.Reward')).toThrow(
+      /no service at "fathom.reward.v1.Reward"/,
+    );
+  });
+});
