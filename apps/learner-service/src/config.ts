@@ -1,0 +1,42 @@
+import { LOG_LEVELS } from '@fathom/observability';
+import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
+import {
+  envInt,
+  loadEnvConfig,
+  PortSchema,
+  PostgresUrlSchema,
+  QueuePrefixSchema,
+  RedisUrlSchema,
+} from '@fathom/runtime';
+import { z } from 'zod';
+
+/**
+ * The learner-service's configuration, read once at boot from environment variables; defaults work on one
+ * machine. The learner owns runs: it picks up runs created through the admin API, schedules their rollouts,
+ * applies GRPO updates, writes checkpoints under RUNS_DIR and serves policy weights over gRPC.
+ */
+export const LearnerServiceConfigSchema = z.object({
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** /health and /metrics; 0 picks a free port. */
+  HTTP_PORT: PortSchema.default(9300),
+  /** gRPC Policy (weights); 0 picks a free port. */
+  GRPC_PORT: PortSchema.default(50061),
+  REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
+  DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
+  /** Run folders (checkpoints, metrics.jsonl, rollouts) go to `${RUNS_DIR}/<runId>`. */
+  RUNS_DIR: z.string().min(1).default('out/runs'),
+  /** How often the learner looks for new, stopped or resumed runs. */
+  POLL_INTERVAL_MS: envInt(10).default(1000),
+  /** A step whose groups have not all arrived after this long fails the run (rollouts died for good). */
+  STEP_TIMEOUT_S: envInt(1).default(3600),
+  /** onnxruntime execution provider of the update graphs. */
+  EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export type LearnerServiceConfig = z.infer<typeof LearnerServiceConfigSchema>;
+
+export function loadConfig(env: Record<string, string | undefined>): LearnerServiceConfig {
+  return loadEnvConfig('learner-service', LearnerServiceConfigSchema, env);
+}

@@ -1,0 +1,142 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunConfigSchema } from '@fathom/contracts';
+import type { Logger } from '@fathom/observability';
+import type { PolicyVersionRepository, Run, RunRepository, StepRepository } from '@fathom/persistence';
+import type { JobProducer, JobTransport } from '@fathom/queue';
+import type { RuntimeConfig } from '@fathom/tensor';
+import { CheckpointStore, grpoTrainConfigOfRun, runGrpo, runTasks } from '@fathom/training';
+import { DistributedCollector } from './distributed.collector';
+import type { GroupInbox } from './group.inbox';
+import type { LearnerMetrics } from './metrics';
+import type { PolicyStore } from './policy.store';
+import { stepRowOf } from './step.row';
+
+export interface LearnerServiceDeps {
+  runs: Pick<RunRepository, 'list' | 'get' | 'setStatus' | 'advance'>;
+  steps: Pick<StepRepository, 'record'>;
+  policyVersions: Pick<PolicyVersionRepository, 'record'>;
+  producer: Pick<JobProducer, 'enqueueMany' | 'publish'>;
+  transport: Pick<JobTransport, 'getJobData'>;
+  inbox: GroupInbox;
+  policies: PolicyStore;
+  metrics: LearnerMetrics;
+  logger: Logger;
+  /** Run folders go to `${runsDir}/<runId>`. */
+  runsDir: string;
+  stepTimeoutMs: number;
+  runtime?: RuntimeConfig;
+}
+
+/**
+ * The learner: owns runs. `poll()` picks the run to train — a `running` run this learner is not training (after a
+ * resume, or a restart of the learner: it continues from the run's last checkpoint), else the oldest `pending`
+ * one — and trains it with `runGrpo` over the services (`DistributedCollector`), one run at a time. Every step
+ * writes its Step and RewardComponentStat rows and advances the Run; every policy version is served to workers,
+ * recorded as a PolicyVersion row and announced with `policy.updated`. A run set to `stopping` (POST
+ * /runs/:id/stop) stops before its next step, checkpointed, and becomes `stopped`; a run that fails becomes
+ * `failed` with the reason.
+ */
+export class LearnerService {
+  private active: { runId: string; done: Promise<void> } | null = null;
+
+  constructor(private readonly deps: LearnerServiceDeps) {}
+
+  /** The run being trained now, if any. */
+  get activeRunId(): string | null {
+    return this.active?.runId ?? null;
+  }
+
+  /** Starts training the next run if the learner is idle; returns the run id it started, or null. */
+  async poll(): Promise<string | null> {
+    if (this.active !== null) return null;
+    const { runs } = this.deps;
+    for (const orphan of await runs.list({ status: 'stopping' })) await runs.setStatus(orphan.id, 'stopped');
+    const next = (await runs.list({ status: 'running' })).at(-1) ?? (await runs.list({ status: 'pending' })).at(-1);
+    if (next === undefined) return null;
+    const done = this.train(next).finally(() => {
+      this.active = null;
+    });
+    this.active = { runId: next.id, done };
+    return next.id;
+  }
+
+  /** Waits for the active run (if any) to end. */
+  async idle(): Promise<void> {
+    await this.active?.done;
+  }
+
+  private async train(row: Run): Promise<void> {
+    const { runs, logger: root } = this.deps;
+    const logger = root.child({ run_id: row.id });
+    try {
+      const parsed = RunConfigSchema.safeParse(row.config);
+      if (!parsed.success) throw new Error(`stored config is invalid: ${parsed.error.message}`);
+      const run = parsed.data;
+      const out = join(this.deps.runsDir, row.id);
+      const config = await grpoTrainConfigOfRun(run, { out, tasksFile: join(out, 'tasks.jsonl') });
+      const resume = existsSync(join(out, 'checkpoints')) && (await new CheckpointStore(out).latest()) !== null;
+      await runs.setStatus(row.id, 'running');
+      this.deps.inbox.reset(row.id);
+      logger.info(resume ? 'resuming run' : 'starting run', { steps: run.steps, out });
+      let lastCheckpoint: { dir: string; step: number } | null = null;
+      const result = await runGrpo(config, {
+        resume,
+        tasks: await runTasks(run),
+        runtime: this.deps.runtime,
+        collector: new DistributedCollector({
+          runId: row.id,
+          producer: this.deps.producer,
+          transport: this.deps.transport,
+          inbox: this.deps.inbox,
+          logger,
+          stepTimeoutMs: this.deps.stepTimeoutMs,
+        }),
+        shouldStop: async () => (await runs.get(row.id))?.status === 'stopping',
+        observer: {
+          onPolicy: async ({ version, step, model }) => {
+            const checkpointPath = lastCheckpoint?.step === step ? lastCheckpoint.dir : null;
+            this.deps.policies.publish(row.id, version, step, model, checkpointPath);
+            await this.deps.policyVersions.record({
+              runId: row.id,
+              version,
+              step,
+              checkpointPath: checkpointPath ?? undefined,
+            });
+            await this.deps.producer.publish('policy.updated', {
+              runId: row.id,
+              policyVersion: version,
+              step,
+              checkpointPath,
+            });
+          },
+          onStep: async (record, groups) => {
+            await this.deps.steps.record(stepRowOf(row.id, record, groups));
+            await runs.advance(row.id, record.step, record.policy_version);
+            this.deps.metrics.observeStep(row.id, record);
+            logger.info('step done', {
+              step: record.step,
+              reward: record.reward,
+              frac_reward_zero_std: record.frac_reward_zero_std,
+              updated: record.updated,
+              policy_version: record.policy_version,
+            });
+          },
+          onCheckpoint: (dir, step) => {
+            lastCheckpoint = { dir, step };
+          },
+        },
+      });
+      await runs.setStatus(row.id, result.stopped ? 'stopped' : 'completed');
+      logger.info(result.stopped ? 'run stopped' : 'run completed', { policy_version: result.policyVersion });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      logger.error('run failed', { error });
+      await runs
+        .setStatus(row.id, 'failed', reason)
+        .catch((e: unknown) => logger.error('could not mark run failed', { error: e }));
+    } finally {
+      this.deps.policies.drop(row.id);
+    }
+  }
+}

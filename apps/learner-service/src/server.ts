@@ -1,0 +1,112 @@
+import { resolve } from 'node:path';
+import { RunConfigSchema } from '@fathom/contracts';
+import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
+import { createPrismaClient, PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
+import { BullMqTransport, handlerFor, JobConsumer, JobProducer, QueueMetrics, type JobTransport } from '@fathom/queue';
+import { startPolicyServer } from '@fathom/rpc';
+import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { REPO_ROOT } from '@fathom/training';
+import type { LearnerServiceConfig } from './config';
+import { GroupInbox } from './group.inbox';
+import { LearnerService } from './learner.service';
+import { LearnerMetrics } from './metrics';
+import { PolicyStore } from './policy.store';
+
+export interface LearnerServiceHandle {
+  ops: OpsServer;
+  grpcPort: number;
+  learner: LearnerService;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the learner-service: the run scheduler (polls Postgres every POLL_INTERVAL_MS), the `learn` queue
+ * consumer feeding scored groups to the step that waits for them, gRPC Policy (weights of the newest versions of
+ * the run in training) and /health + /metrics. close() stops polling and shuts everything down; a run in training
+ * is left `running`, and the next learner resumes it from its last checkpoint.
+ */
+export async function startLearnerService(
+  config: LearnerServiceConfig,
+  logger: Logger = createLogger({ service: 'learner-service', level: config.LOG_LEVEL }),
+): Promise<LearnerServiceHandle> {
+  const registry = createMetricsRegistry({ service: 'learner-service' });
+  const transport: JobTransport = new BullMqTransport({
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    onError: (error, where) => logger.error('queue connection error', { where, error }),
+  });
+  const prisma = createPrismaClient(config.DATABASE_URL);
+  const runs = new RunRepository(prisma);
+  const staleness = new Map<string, number>();
+  const policies = new PolicyStore((runId) => (staleness.get(runId) ?? 0) + 1);
+  const inbox = new GroupInbox();
+  const learner = new LearnerService({
+    runs: {
+      list: (o) => runs.list(o),
+      setStatus: (id, status, error) => runs.setStatus(id, status, error),
+      advance: (id, step, version) => runs.advance(id, step, version),
+      get: async (id) => {
+        const run = await runs.get(id);
+        const parsed = RunConfigSchema.safeParse(run?.config);
+        if (run && parsed.success) staleness.set(id, parsed.data.grpo.maxStaleness);
+        return run;
+      },
+    },
+    steps: new StepRepository(prisma),
+    policyVersions: new PolicyVersionRepository(prisma),
+    producer: new JobProducer(transport),
+    transport,
+    inbox,
+    policies,
+    metrics: new LearnerMetrics(registry),
+    logger,
+    runsDir: resolve(REPO_ROOT, config.RUNS_DIR),
+    stepTimeoutMs: config.STEP_TIMEOUT_S * 1000,
+    runtime: { executionProvider: config.EXECUTION_PROVIDER },
+  });
+  const consumer = new JobConsumer({
+    transport,
+    queues: ['learn'],
+    handlers: [
+      handlerFor('learn.group', async (group, context) => {
+        if (!inbox.deliver(group)) context.logger.info('group of a finished step re-delivered; ignored');
+      }),
+    ],
+    concurrency: { learn: 16 },
+    logger,
+    metrics: new QueueMetrics(registry, transport),
+  });
+  const grpc = await startPolicyServer({ host: config.HOST, port: config.GRPC_PORT, source: policies, logger });
+  const ops = await startOpsServer({
+    host: config.HOST,
+    port: config.HTTP_PORT,
+    registry,
+    checks: [
+      { name: 'redis', check: () => transport.counts('learn').then(() => undefined) },
+      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
+    ],
+  });
+  consumer.start();
+  let polling = true;
+  const pollLoop = (async () => {
+    while (polling) {
+      await learner.poll().catch((error: unknown) => logger.error('poll failed', { error }));
+      await new Promise((r) => setTimeout(r, config.POLL_INTERVAL_MS));
+    }
+  })();
+  logger.info('learner-service started', { http_port: ops.port, grpc_port: grpc.port });
+  return {
+    ops,
+    grpcPort: grpc.port,
+    learner,
+    close: async () => {
+      polling = false;
+      await pollLoop;
+      await consumer.close();
+      await grpc.close();
+      await ops.close();
+      await transport.close();
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { REWARD_COMPONENTS } from '@fathom/contracts';
+import type { StepRecord } from '@fathom/persistence';
+import type { GrpoStepRecord, StepGroup } from '@fathom/training';
+
+const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
+
+function meanStd(xs: readonly number[]): { mean: number; std: number } {
+  if (xs.length === 0) return { mean: 0, std: 0 };
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { mean, std: Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length) };
+}
+
+/**
+ * The Step row of a step: the headline columns, the reward components over every scored episode of the step, the
+ * timings, and the whole metrics.jsonl record in `metrics` (so nothing `fathom train` logs is missing from
+ * Postgres). A step with no update has loss, KL and clip ratio 0, and says so in `metrics.updated`.
+ */
+export function stepRowOf(runId: string, record: GrpoStepRecord, groups: readonly StepGroup[]): StepRecord {
+  const results = groups.flatMap((g) => g.results);
+  const time = record.time as Record<string, unknown>;
+  const groupCounts = record.groups as { submitted: number; trainable: number };
+  return {
+    runId,
+    step: record.step,
+    policyVersion: record.policy_version,
+    loss: num(record.loss),
+    kl: num(record.kl),
+    clipRatio: num(record.clip_ratio),
+    rewardMean: num(record.reward),
+    rewardStd: num(record.reward_std),
+    fracRewardZeroStd: num(record.frac_reward_zero_std),
+    groupsSubmitted: groupCounts.submitted,
+    groupsTrainable: groupCounts.trainable,
+    tokens: num(record.sampled_tokens),
+    timings: Object.fromEntries(Object.entries(time).filter(([, v]) => typeof v === 'number')) as Record<
+      string,
+      number
+    >,
+    metrics: JSON.parse(JSON.stringify(record)),
+    components: REWARD_COMPONENTS.map((component) => ({
+      component,
+      ...meanStd(results.map((r) => r.components[component])),
+    })),
+  };
+}

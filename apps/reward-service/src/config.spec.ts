@@ -1,0 +1,16 @@
+import { ConfigError } from '@fathom/runtime';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config';
+
+describe('reward-service config', () => {
+  it('works on one machine with no variables set', () => {
+    expect(loadConfig({})).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: 'fathom' });
+  });
+
+  it('stops at boot naming each bad variable', () => {
+    expect(() => loadConfig({ REDIS_URL: 'http://x', HTTP_PORT: '70000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ REDIS_URL: 'http://x', HTTP_PORT: '70000' })).toThrow(
+      /invalid reward-service configuration: .*HTTP_PORT="70000".*REDIS_URL="http:\/\/x"|invalid reward-service configuration: .*REDIS_URL="http:\/\/x".*HTTP_PORT="70000"/,
+    );
+  });
+});

@@ -1,0 +1,70 @@
+import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
+import { createPrismaClient, EpisodeRepository, RunRepository } from '@fathom/persistence';
+import { BullMqTransport, handlerFor, JobConsumer, JobProducer, QueueMetrics, type JobTransport } from '@fathom/queue';
+import { startRewardServer } from '@fathom/rpc';
+import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { RunContextCache } from '@fathom/training';
+import type { RewardServiceConfig } from './config';
+import { RewardMetrics } from './metrics';
+import { RewardService } from './reward.service';
+
+export interface RewardServiceHandle {
+  ops: OpsServer;
+  grpcPort: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the reward-service: consumes the `reward` queue (CONCURRENCY groups at once), writes Episode rows, feeds
+ * the `learn` queue, serves gRPC Reward.ScoreGroup and /health + /metrics.
+ */
+export async function startRewardService(
+  config: RewardServiceConfig,
+  logger: Logger = createLogger({ service: 'reward-service', level: config.LOG_LEVEL }),
+): Promise<RewardServiceHandle> {
+  const registry = createMetricsRegistry({ service: 'reward-service' });
+  const transport: JobTransport = new BullMqTransport({
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    onError: (error, where) => logger.error('queue connection error', { where, error }),
+  });
+  const prisma = createPrismaClient(config.DATABASE_URL);
+  const service = new RewardService({
+    contexts: new RunContextCache(new RunRepository(prisma)),
+    episodes: new EpisodeRepository(prisma),
+    producer: new JobProducer(transport),
+    metrics: new RewardMetrics(registry),
+  });
+  const consumer = new JobConsumer({
+    transport,
+    queues: ['reward'],
+    handlers: [handlerFor('reward.group', (job, context) => service.handle(job, context.logger))],
+    concurrency: { reward: config.CONCURRENCY },
+    drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+    logger,
+    metrics: new QueueMetrics(registry, transport, { queues: ['reward'] }),
+  });
+  const grpc = await startRewardServer({ host: config.HOST, port: config.GRPC_PORT, logger });
+  const ops = await startOpsServer({
+    host: config.HOST,
+    port: config.HTTP_PORT,
+    registry,
+    checks: [
+      { name: 'redis', check: () => transport.counts('reward').then(() => undefined) },
+      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
+    ],
+  });
+  consumer.start();
+  logger.info('reward-service started', { http_port: ops.port, grpc_port: grpc.port });
+  return {
+    ops,
+    grpcPort: grpc.port,
+    close: async () => {
+      await consumer.close();
+      await grpc.close();
+      await ops.close();
+      await transport.close();
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { LOG_LEVELS } from '@fathom/observability';
+import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
+import {
+  envInt,
+  HostPortSchema,
+  loadEnvConfig,
+  PortSchema,
+  PostgresUrlSchema,
+  QueuePrefixSchema,
+  RedisUrlSchema,
+} from '@fathom/runtime';
+import { z } from 'zod';
+
+/**
+ * The rollout worker's configuration, read once at boot from environment variables; defaults work on one machine.
+ * A worker takes `rollout.group` jobs, pulls the job's policy version from the learner (POLICY_ADDRESS), runs the
+ * G episodes in its own sandbox pool and hands the trajectories to the `reward` queue.
+ */
+export const RolloutWorkerConfigSchema = z.object({
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** /health and /metrics; 0 picks a free port. */
+  HTTP_PORT: PortSchema.default(9100),
+  REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
+  /** Runs' configs (episode limits, tasks) are read from Postgres. */
+  DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
+  /** host:port of the learner-service's gRPC Policy service (weights). */
+  POLICY_ADDRESS: HostPortSchema.default('127.0.0.1:50061'),
+  /** Deadline of one Policy RPC (a whole weights stream included). */
+  POLICY_TIMEOUT_MS: envInt(1).default(60_000),
+  /** rollout.group jobs this worker runs at once. */
+  CONCURRENCY: envInt(1).default(1),
+  /** Sandbox worker processes (isolated-vm) of this worker. */
+  SANDBOX_WORKERS: envInt(1).default(2),
+  /** onnxruntime execution provider: "cpu", or "cuda" on GPU nodes (needs the CUDA build of onnxruntime-node). */
+  EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+  /** How long SIGTERM lets running groups finish before releasing them to other workers. */
+  DRAIN_TIMEOUT_MS: envInt(0).default(30_000),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export type RolloutWorkerConfig = z.infer<typeof RolloutWorkerConfigSchema>;
+
+export function loadConfig(env: Record<string, string | undefined>): RolloutWorkerConfig {
+  return loadEnvConfig('rollout-worker', RolloutWorkerConfigSchema, env);
+}

@@ -1,0 +1,79 @@
+import type { RewardGroupJob, RolloutGroupJob } from '@fathom/contracts';
+import type { Logger } from '@fathom/observability';
+import { PermanentJobError, type JobProducer } from '@fathom/queue';
+import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '@fathom/rlm';
+import type { SandboxPool } from '@fathom/sandbox';
+import { UnknownRunError, type RunContextCache } from '@fathom/training';
+import type { PolicyCache } from './policy.cache';
+import type { RolloutMetrics } from './metrics';
+
+export interface RolloutServiceDeps {
+  contexts: Pick<RunContextCache, 'get'>;
+  policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
+  sandbox: Pick<SandboxPool, 'openEpisode'>;
+  producer: Pick<JobProducer, 'enqueue'>;
+  metrics: RolloutMetrics;
+}
+
+/**
+ * One rollout.group job: G episodes of one task with the policy version the job names, handed on to the reward
+ * queue. The group's seed comes from the job, so a retried job samples the same episodes, and the reward job's id
+ * is the group's, so a retry never scores a group twice.
+ */
+export class RolloutService {
+  constructor(private readonly deps: RolloutServiceDeps) {}
+
+  async rollout(job: RolloutGroupJob, logger: Logger, signal?: AbortSignal): Promise<RewardGroupJob> {
+    const context = await this.deps.contexts.get(job.runId).catch((error: unknown) => {
+      if (error instanceof UnknownRunError) throw new PermanentJobError(error.message);
+      throw error;
+    });
+    const task = context.tasks.get(job.taskId);
+    if (task === undefined) throw new PermanentJobError(`run ${job.runId} has no task ${job.taskId}`);
+    const started = performance.now();
+    const { rollout, weightSyncMs } = await this.deps.policies.with(
+      job.runId,
+      job.policyVersion,
+      async (policy, weightSyncMs) => {
+        signal?.throwIfAborted();
+        const runner = new EpisodeRunner(
+          {
+            sandbox: this.deps.sandbox,
+            policy: new SamplerPolicy(policy.decoder, context.tokenizer, policy.version),
+          },
+          context.train.episode,
+        );
+        const rollout: GroupRollout = await runner.runGroup(episodeTaskOf(task), { G: job.G, seed: job.seed });
+        return { rollout, weightSyncMs };
+      },
+    );
+    const generationMs = performance.now() - started - weightSyncMs;
+    this.deps.metrics.observeGroup(rollout, generationMs, weightSyncMs);
+    const newest = this.deps.policies.newestVersion(job.runId) ?? job.policyVersion;
+    this.deps.metrics.policyVersionLag.set({ run_id: job.runId }, Math.max(0, newest - job.policyVersion));
+    logger.info('group rolled out', {
+      task_id: job.taskId,
+      policy_version: job.policyVersion,
+      scorable: rollout.trajectories.length,
+      excluded: rollout.excluded.length,
+      infra_failures: rollout.infraFailures.length,
+      generation_ms: Math.round(generationMs),
+      weight_sync_ms: Math.round(weightSyncMs),
+    });
+    const { G: _, seed: __, ...key } = job;
+    return {
+      ...key,
+      trajectories: rollout.trajectories,
+      excluded: rollout.excluded,
+      infraFailures: rollout.infraFailures,
+      generationMs,
+      weightSyncMs,
+    };
+  }
+
+  /** The job handler: roll out, then enqueue the reward job (a no-op if a previous attempt already did). */
+  async handle(job: RolloutGroupJob, logger: Logger, signal?: AbortSignal): Promise<void> {
+    const reward = await this.rollout(job, logger, signal);
+    await this.deps.producer.enqueue('reward.group', reward);
+  }
+}

@@ -1,0 +1,93 @@
+import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
+import { createPrismaClient, RunRepository } from '@fathom/persistence';
+import {
+  BullMqTransport,
+  handlerFor,
+  JobConsumer,
+  JobProducer,
+  QueueMetrics,
+  subscribeEvent,
+  type JobTransport,
+} from '@fathom/queue';
+import { PolicyClient } from '@fathom/rpc';
+import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { SandboxPool } from '@fathom/sandbox';
+import { RunContextCache } from '@fathom/training';
+import type { RolloutWorkerConfig } from './config';
+import { RolloutMetrics } from './metrics';
+import { PolicyCache } from './policy.cache';
+import { RolloutService } from './rollout.service';
+
+export interface RolloutWorker {
+  ops: OpsServer;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a rollout worker: consumes the `rollout` queue with CONCURRENCY jobs at once, keeps policy versions
+ * cached and retires old ones on `policy.updated`, and serves /health and /metrics. close() drains running groups
+ * for DRAIN_TIMEOUT_MS, releases the rest to other workers, then closes every connection.
+ */
+export async function startRolloutWorker(
+  config: RolloutWorkerConfig,
+  logger: Logger = createLogger({ service: 'rollout-worker', level: config.LOG_LEVEL }),
+): Promise<RolloutWorker> {
+  const registry = createMetricsRegistry({ service: 'rollout-worker' });
+  const transport: JobTransport = new BullMqTransport({
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    onError: (error, where) => logger.error('queue connection error', { where, error }),
+  });
+  const prisma = createPrismaClient(config.DATABASE_URL);
+  const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
+  const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
+  const sandbox = await SandboxPool.start({ workers: config.SANDBOX_WORKERS });
+  const service = new RolloutService({
+    contexts: new RunContextCache(new RunRepository(prisma)),
+    policies,
+    sandbox,
+    producer: new JobProducer(transport),
+    metrics: new RolloutMetrics(registry),
+  });
+  const consumer = new JobConsumer({
+    transport,
+    queues: ['rollout'],
+    handlers: [handlerFor('rollout.group', (job, context) => service.handle(job, context.logger, context.signal))],
+    concurrency: { rollout: config.CONCURRENCY },
+    drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+    logger,
+    metrics: new QueueMetrics(registry, transport, { queues: ['rollout'] }),
+  });
+  const unsubscribe = await subscribeEvent(
+    transport,
+    'policy.updated',
+    (event) => {
+      void policies.retireBefore(event.runId, event.policyVersion);
+    },
+    logger,
+  );
+  const ops = await startOpsServer({
+    host: config.HOST,
+    port: config.HTTP_PORT,
+    registry,
+    checks: [
+      { name: 'redis', check: () => transport.counts('rollout').then(() => undefined) },
+      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
+    ],
+  });
+  consumer.start();
+  logger.info('rollout worker started', { http_port: ops.port, policy_address: config.POLICY_ADDRESS });
+  return {
+    ops,
+    close: async () => {
+      await consumer.close();
+      await unsubscribe();
+      await ops.close();
+      await policies.close();
+      policyClient.close();
+      await sandbox.close();
+      await transport.close();
+      await prisma.$disconnect();
+    },
+  };
+}
