@@ -1,0 +1,236 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  deadLetterIdOf,
+  deadLetterQueueOf,
+  DeadLetterSchema,
+  RunConfigSchema,
+  type QueueName,
+  type RunConfigInput,
+} from '@fathom/contracts';
+import {
+  applyMigrations,
+  createPrismaClient,
+  dropDatabase,
+  ensureDatabase,
+  type PrismaClient,
+} from '@fathom/persistence';
+import { BullMqTransport } from '@fathom/queue';
+import { SandboxPool } from '@fathom/sandbox';
+import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
+import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './stack';
+
+const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
+const REDIS = 'redis://127.0.0.1:6379';
+const databaseUrl = `${POSTGRES}/fathom_test_e2e_${process.pid}`;
+const queuePrefix = `fathom-e2e-${process.pid}`;
+
+let stack: Stack;
+let prisma: PrismaClient;
+let transport: BullMqTransport;
+let fixture: GrpoFixture;
+let runsDir: string;
+
+beforeAll(async () => {
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  prisma = createPrismaClient(databaseUrl);
+  transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
+  fixture = await sftWarmStart();
+  runsDir = await mkdtemp(join(tmpdir(), 'fathom-e2e-runs-'));
+  stack = await startStack({ databaseUrl, redisUrl: REDIS, queuePrefix, runsDir, rolloutWorkers: 2 });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await transport?.close();
+  await prisma?.$disconnect();
+  await dropDatabase(databaseUrl);
+}, 60_000);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- replies are checked field by field in each test
+type Json = any;
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const reply = await fetch(`${stack.adminUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: reply.status, body: await reply.json() };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      const tails = stack.services.map((s) => `--- ${s.name}\n${s.tail().slice(-8).join('\n')}`).join('\n');
+      throw new Error(`timed out waiting for ${what}\n${tails}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The tiny fixture's run: 3 steps of B = 2 groups of G = 4 episodes. */
+function runConfig(name: string): RunConfigInput {
+  return {
+    name,
+    seed: 3,
+    model: { checkpoint: fixture.sftFinal },
+    data: { trainFile: fixture.tasks, trainSize: 8 },
+    steps: 3,
+    batchSize: 2,
+    checkpointEvery: 1,
+    grpo: { groupSize: 4, beta: 0.04 },
+    reward: { tokenBudget: { alpha: 20 } },
+    optimizer: { learningRate: 1e-3 },
+    rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 500, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
+  };
+}
+
+const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
+
+/** Deep equality with numbers compared to a relative tolerance (float noise between processes). */
+function expectClose(actual: unknown, expected: unknown, path = '$'): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    const tolerance = 1e-5 * Math.max(1, Math.abs(expected));
+    if (Math.abs(actual - expected) > tolerance) throw new Error(`${path}: ${actual} differs from ${expected}`);
+    return;
+  }
+  if (expected !== null && typeof expected === 'object') {
+    expect(actual, path).toBeTypeOf('object');
+    const a = actual as Record<string, unknown>;
+    const e = expected as Record<string, unknown>;
+    expect(Object.keys(a).sort(), path).toEqual(Object.keys(e).sort());
+    for (const key of Object.keys(e)) expectClose(a[key], e[key], `${path}.${key}`);
+    return;
+  }
+  expect(actual, path).toEqual(expected);
+}
+
+describe('FATHOM services end to end (separate processes, real Redis and Postgres)', () => {
+  const malformed: Record<QueueName, string> = { rollout: '', reward: '', learn: '', eval: '' };
+
+  it('dead-letters a malformed job injected into each queue, with the reason, and keeps running', async () => {
+    for (const queue of ['rollout', 'reward', 'learn'] as QueueName[]) {
+      const id = `junk-${queue}`;
+      malformed[queue] = id;
+      const name = `${queue}.group`;
+      await transport.add(
+        queue,
+        { id, name, data: { runId: 'nope', step: -1 } },
+        {
+          attempts: 3,
+          backoffMs: 10,
+          keepCompletedS: 60,
+          keepFailedS: 60,
+        },
+      );
+    }
+    for (const queue of ['rollout', 'reward', 'learn'] as QueueName[]) {
+      const letter = await until(
+        `the dead letter of ${queue}`,
+        async () => {
+          const data = await transport.getJobData(deadLetterQueueOf(queue), deadLetterIdOf(malformed[queue]));
+          return data === undefined ? undefined : DeadLetterSchema.parse(data);
+        },
+        30_000,
+      );
+      expect(letter).toMatchObject({ kind: 'malformed', attemptsMade: 1 });
+      expect(letter.reason).toMatch(new RegExp(`malformed ${queue}\\.group payload: .*step`));
+    }
+  });
+
+  it('rejects an invalid run config and an unknown run with 4xx and a message naming the problem', async () => {
+    const bad = await api('POST', '/runs', { name: 'x', rollout: { temperature: 0.7 } });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toMatch(/temperature/);
+    const unknown = await api('GET', '/runs/no-such-run');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('trains 3 GRPO steps through the queues and records Run, Step, RewardComponentStat, Episode and PolicyVersion', async () => {
+    const created = await api('POST', '/runs', runConfig('e2e'));
+    expect(created.status).toBe(201);
+    const runId: string = created.body.id;
+    const run = await until(
+      'the run to complete',
+      async () => {
+        const row = await prisma.run.findUnique({ where: { id: runId } });
+        if (row?.status === 'failed') throw new Error(`run failed: ${row.error}`);
+        return row?.status === 'completed' ? row : undefined;
+      },
+      240_000,
+    );
+    expect(run).toMatchObject({ step: 3, error: null });
+
+    const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
+    expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    for (const s of steps) {
+      expect(s.groupsSubmitted).toBe(2);
+      expect(s.tokens).toBeGreaterThan(0);
+      expect(Number.isFinite(s.rewardMean)).toBe(true);
+    }
+    const components = await prisma.rewardComponentStat.findMany({ where: { runId } });
+    expect(components).toHaveLength(3 * 4);
+    expect(new Set(components.map((c) => c.component))).toEqual(
+      new Set(['format', 'correctness', 'token_budget', 'recursion_efficiency']),
+    );
+    const episodes = await prisma.episode.findMany({ where: { runId } });
+    const excluded = steps.reduce(
+      (n, s) => n + Number((s.metrics as { excluded_samples: number }).excluded_samples),
+      0,
+    );
+    expect(episodes.length + excluded).toBe(3 * 2 * 4);
+    for (const e of episodes) {
+      expect(e.goldAnswer.length).toBeGreaterThan(0);
+      expect((e.transcript as { prompt: string }).prompt).toContain('<|im_start|>');
+      expect((e.recursionTree as { depth: number }).depth).toBe(0);
+    }
+    const versions = await prisma.policyVersion.findMany({ where: { runId }, orderBy: { version: 'asc' } });
+    expect(versions[0]).toMatchObject({ version: 0, step: 0 });
+    expect(versions.at(-1)!.version).toBe(run.policyVersion);
+    expect(run.policyVersion).toBe(steps.filter((s) => (s.metrics as { updated: boolean }).updated).length);
+
+    // The API reads the same rows.
+    const apiSteps = await api('GET', `/runs/${runId}/steps`);
+    expect(apiSteps.body.items).toHaveLength(3);
+
+    // maxStaleness 0 and the same seed: the in-process loop computes the same metrics.
+    const distributed = withoutTime(await MetricsLog.read(join(runsDir, runId, 'metrics.jsonl')));
+    const parsed = RunConfigSchema.parse(runConfig('e2e'));
+    const out = await mkdtemp(join(tmpdir(), 'fathom-e2e-inprocess-'));
+    const pool = await SandboxPool.start({ workers: 1 });
+    try {
+      await runGrpo(await grpoTrainConfigOfRun(parsed, { out, tasksFile: join(out, 'tasks.jsonl') }), {
+        sandbox: pool,
+        tasks: await runTasks(parsed),
+      });
+    } finally {
+      await pool.close();
+    }
+    const inProcess = withoutTime(await MetricsLog.read(join(out, 'metrics.jsonl')));
+    expect(distributed).toHaveLength(3);
+    expectClose(distributed, inProcess);
+    const finalWeights = await readFile(join(runsDir, runId, 'final', 'model.safetensors'));
+    expect(finalWeights.length).toBeGreaterThan(0);
+  }, 400_000);
+
+  it('serves /health and /metrics on every service after all of that', async () => {
+    for (const service of stack.services) {
+      const port = Number(service.ready.http_port ?? service.ready.port);
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status, service.name).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics, service.name).toContain('process_cpu_seconds_total');
+    }
+    const learner = await (await fetch(`http://127.0.0.1:${stack.learnerHttpPort}/metrics`)).text();
+    expect(learner).toMatch(/fathom_learner_steps_total\{[^}]*\} 3/);
+  });
+});

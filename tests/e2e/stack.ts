@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { launchService, type ServiceProcess } from '@fathom/runtime';
+import { REPO_ROOT } from '@fathom/training';
+
+export interface StackOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  runsDir: string;
+  rolloutWorkers: number;
+  /** Forwarded log lines (default: kept only for failure messages). */
+  onLine?: (service: string, line: string) => void;
+}
+
+export interface Stack {
+  services: ServiceProcess[];
+  adminUrl: string;
+  learnerHttpPort: number;
+  stop(): Promise<void>;
+}
+
+const entry = (app: string) => join(REPO_ROOT, 'apps', app, 'src', 'main.ts');
+
+/**
+ * Starts FATHOM's services as separate processes on free ports, in dependency order: the learner (its gRPC port
+ * goes to the workers), the reward-service, N rollout workers and the admin API.
+ */
+export async function startStack(o: StackOptions): Promise<Stack> {
+  const common = {
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: o.redisUrl,
+    QUEUE_PREFIX: o.queuePrefix,
+    HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'info',
+  };
+  const services: ServiceProcess[] = [];
+  const launch = async (name: string, app: string, env: Record<string, string>, readyMessage: string) => {
+    const service = await launchService({
+      name,
+      entry: entry(app),
+      cwd: REPO_ROOT,
+      env: { ...common, ...env },
+      readyMessage,
+      timeoutMs: 120_000,
+      onLine: o.onLine ? (line) => o.onLine!(name, line) : undefined,
+    });
+    services.push(service);
+    return service;
+  };
+  const stop = async () => {
+    await Promise.all(services.reverse().map((s) => s.stop()));
+  };
+  try {
+    const learner = await launch(
+      'learner-service',
+      'learner-service',
+      { GRPC_PORT: '0', RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '300' },
+      'learner-service started',
+    );
+    await launch('reward-service', 'reward-service', { GRPC_PORT: '0' }, 'reward-service started');
+    for (let i = 1; i <= o.rolloutWorkers; i++) {
+      await launch(
+        `rollout-worker-${i}`,
+        'rollout-worker',
+        { POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`, SANDBOX_WORKERS: '1' },
+        'rollout worker started',
+      );
+    }
+    const admin = await launch('admin-api', 'admin-api', {}, 'admin-api listening');
+    return {
+      services,
+      adminUrl: `http://127.0.0.1:${admin.ready.port}`,
+      learnerHttpPort: Number(learner.ready.http_port),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
