@@ -21,7 +21,7 @@ import { SandboxPool } from '@fathom/sandbox';
 import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './stack';
+import { startStack, type Stack } from '../../scripts/stack';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -222,6 +222,52 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(finalWeights.length).toBeGreaterThan(0);
   }, 400_000);
 
+  it('stops a run at a step boundary through the API and resumes it to the same metrics as an uninterrupted run', async () => {
+    const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
+    const created = await api('POST', '/runs', runConfig('e2e-stop'));
+    const runId: string = created.body.id;
+    await until(
+      'step 1',
+      async () => ((await prisma.step.count({ where: { runId } })) >= 1 ? true : undefined),
+      120_000,
+    );
+    const stop = await api('POST', `/runs/${runId}/stop`);
+    expect(stop.status).toBe(200);
+    expect(stop.body.status).toBe('stopping');
+    const stopped = await until(
+      'the run to stop',
+      async () => {
+        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+        return row.status === 'stopped' ? row : undefined;
+      },
+      120_000,
+    );
+    expect(stopped.step).toBeLessThan(3);
+    expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopped');
+    const resume = await api('POST', `/runs/${runId}/resume`);
+    expect(resume.body.status).toBe('running');
+    await until(
+      'the resumed run to complete',
+      async () => {
+        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+        if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
+        return row.status === 'completed' ? row : undefined;
+      },
+      240_000,
+    );
+    const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
+    const resumedSteps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
+    const expected = await prisma.step.findMany({
+      where: { runId: uninterrupted.id },
+      orderBy: { step: 'asc' },
+      select: columns,
+    });
+    expect(resumedSteps.map((s) => s.step)).toEqual([1, 2, 3]);
+    expectClose(resumedSteps, expected);
+    const episodes = await prisma.episode.groupBy({ by: ['step'], where: { runId }, _count: true });
+    expect(episodes.map((e) => e._count).every((n) => n <= 8)).toBe(true);
+  }, 400_000);
+
   it('serves /health and /metrics on every service after all of that', async () => {
     for (const service of stack.services) {
       const port = Number(service.ready.http_port ?? service.ready.port);
@@ -231,6 +277,6 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       expect(metrics, service.name).toContain('process_cpu_seconds_total');
     }
     const learner = await (await fetch(`http://127.0.0.1:${stack.learnerHttpPort}/metrics`)).text();
-    expect(learner).toMatch(/fathom_learner_steps_total\{[^}]*\} 3/);
+    expect(learner).toMatch(/fathom_learner_steps_total\{[^}]*\} 6/);
   });
 });

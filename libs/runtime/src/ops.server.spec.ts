@@ -35,7 +35,9 @@ describe('the ops server', () => {
       checks: { postgres: 'ok', redis: 'ok', slow: 'no answer within 50 ms' },
     });
     redisUp = false;
-    expect((await (await fetch(`${base}/health`)).json()).checks.redis).toBe('connection refused');
+    expect(((await (await fetch(`${base}/health`)).json()) as { checks: Record<string, string> }).checks.redis).toBe(
+      'connection refused',
+    );
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
   });

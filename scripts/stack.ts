@@ -8,6 +8,11 @@ export interface StackOptions {
   queuePrefix: string;
   runsDir: string;
   rolloutWorkers: number;
+  /**
+   * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, its llm() calls answered by the first
+   * rollout worker's Inference endpoint. Training does not need it.
+   */
+  envService?: { datasetPath: string };
   /** Forwarded log lines (default: kept only for failure messages). */
   onLine?: (service: string, line: string) => void;
 }
@@ -16,6 +21,8 @@ export interface Stack {
   services: ServiceProcess[];
   adminUrl: string;
   learnerHttpPort: number;
+  /** The env-service's HTTP base URL, when it was started. */
+  envUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -23,7 +30,8 @@ const entry = (app: string) => join(REPO_ROOT, 'apps', app, 'src', 'main.ts');
 
 /**
  * Starts FATHOM's services as separate processes on free ports, in dependency order: the learner (its gRPC port
- * goes to the workers), the reward-service, N rollout workers and the admin API.
+ * goes to the workers), the reward-service, N rollout workers, optionally the env-service, and the admin API. Used
+ * by `npm run demo`, the end-to-end test and bench/e2e.
  */
 export async function startStack(o: StackOptions): Promise<Stack> {
   const common = {
@@ -55,7 +63,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     const learner = await launch(
       'learner-service',
       'learner-service',
-      { GRPC_PORT: '0', RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '300' },
+      { GRPC_PORT: '0', RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '600' },
       'learner-service started',
     );
     await launch('reward-service', 'reward-service', { GRPC_PORT: '0' }, 'reward-service started');
@@ -63,15 +71,34 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       await launch(
         `rollout-worker-${i}`,
         'rollout-worker',
-        { POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`, SANDBOX_WORKERS: '1' },
+        { POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`, SANDBOX_WORKERS: '1', INFERENCE_PORT: '0' },
         'rollout worker started',
       );
+    }
+    let envUrl: string | null = null;
+    if (o.envService) {
+      const worker = services.find((s) => s.name === 'rollout-worker-1');
+      const inferencePort = worker?.ready.inference_port;
+      if (inferencePort === undefined) throw new Error('the env-service needs a rollout worker serving Inference');
+      const env = await launch(
+        'env-service',
+        'env-service',
+        {
+          GRPC_PORT: '0',
+          INFERENCE_ADDRESS: `127.0.0.1:${inferencePort}`,
+          DATASET_PATH: o.envService.datasetPath,
+          SANDBOX_WORKERS: '1',
+        },
+        'env-service listening',
+      );
+      envUrl = `http://127.0.0.1:${env.ready.http_port}`;
     }
     const admin = await launch('admin-api', 'admin-api', {}, 'admin-api listening');
     return {
       services,
       adminUrl: `http://127.0.0.1:${admin.ready.port}`,
       learnerHttpPort: Number(learner.ready.http_port),
+      envUrl,
       stop,
     };
   } catch (error) {
