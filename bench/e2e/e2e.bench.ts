@@ -1,0 +1,162 @@
+/**
+ * The distributed GRPO loop against the in-process loop, on the same run: one JSON line per measurement.
+ *
+ *   node --no-node-snapshot --import tsx bench/e2e/e2e.bench.ts [--steps N] [--workers 1,2] [--tiny]
+ *
+ * For each worker count the services run as separate processes over the local Redis and Postgres (a throwaway
+ * database), and `fathom train`'s loop runs the same config in this process. Step times are the learner's own
+ * `time.step_s` (rollouts, scoring and update), medians over the steps after the first (which compiles graphs).
+ * Overhead = distributed / in-process − 1 with one worker (the same sequential rollouts as in-process), i.e. what
+ * queues, gRPC weight sync and Postgres writes add; `collect_s_median` compares the step minus its update (the part
+ * those hops are in), which is less exposed to the update's noise on a shared machine. `--tiny` uses the test fixture model instead of the shipped
+ * default policy (the overhead is then a larger share of a much shorter step).
+ */
+import { loadavg, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { RunConfigSchema, type RunConfigInput } from '@fathom/contracts';
+import { applyMigrations, createPrismaClient, dropDatabase, ensureDatabase } from '@fathom/persistence';
+import { SandboxPool } from '@fathom/sandbox';
+import { DEFAULT_POLICY_DIR, grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks } from '@fathom/training';
+import { sftWarmStart, TEST_STYLE } from '@fathom/training/testing';
+import { startStack } from '../../scripts/stack';
+
+const opts = new Command()
+  .option('--steps <n>', 'GRPO steps per run (the first is not timed)', (v) => Number(v), 4)
+  .option('--workers <list>', 'rollout worker counts to measure', '1,2')
+  .option('--tiny', 'use the tiny test fixture model instead of the default policy', false)
+  .parse()
+  .opts<{ steps: number; workers: string; tiny: boolean }>();
+
+const emit = (record: object) => process.stdout.write(`${JSON.stringify({ bench: 'e2e', ...record })}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
+  const base = { name: 'bench-e2e', seed: 1, steps: opts.steps, batchSize: 2, checkpointEvery: 1000 };
+  if (!opts.tiny && existsSync(join(DEFAULT_POLICY_DIR, 'config.json'))) {
+    return {
+      model: 'default',
+      run: {
+        ...base,
+        data: { trainSize: 16, minContextTokens: 4096, maxContextTokens: 16_384 },
+        grpo: { groupSize: 4 },
+        optimizer: { learningRate: 1e-4 },
+        rollout: { maxTurns: 4, maxTokensPerTurn: 256, maxEpisodeTokens: 1536 },
+      },
+    };
+  }
+  const f = await sftWarmStart();
+  return {
+    model: 'tiny-fixture',
+    run: {
+      ...base,
+      model: { checkpoint: f.sftFinal },
+      data: { trainFile: f.tasks, trainSize: 8 },
+      grpo: { groupSize: 4 },
+      reward: { tokenBudget: { alpha: 20 } },
+      optimizer: { learningRate: 1e-3 },
+      rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 500, promptStyle: TEST_STYLE },
+    },
+  };
+}
+
+interface Timed {
+  stepS: number[];
+  generationS: number[];
+  /** Everything but the update: rollouts, scoring, weight sync (and, distributed, the queue and RPC hops). */
+  collectS: number[];
+}
+
+const timed = (records: Record<string, unknown>[]): Timed => {
+  const times = records
+    .slice(1)
+    .map((r) => r.time as { step_s: number; generation_s: number; scoring_s: number; update_s: number });
+  return {
+    stepS: times.map((t) => t.step_s),
+    generationS: times.map((t) => t.generation_s),
+    collectS: times.map((t) => t.step_s - t.update_s),
+  };
+};
+
+async function inProcess(run: RunConfigInput): Promise<Timed> {
+  const parsed = RunConfigSchema.parse(run);
+  const out = await mkdtemp(join(tmpdir(), 'fathom-bench-e2e-'));
+  const pool = await SandboxPool.start({ workers: 1 });
+  try {
+    await runGrpo(await grpoTrainConfigOfRun(parsed, { out, tasksFile: join(out, 'tasks.jsonl') }), {
+      sandbox: pool,
+      tasks: await runTasks(parsed),
+    });
+  } finally {
+    await pool.close();
+  }
+  return timed(await MetricsLog.read(join(out, 'metrics.jsonl')));
+}
+
+async function distributed(run: RunConfigInput, workers: number): Promise<Timed> {
+  const databaseUrl = `postgresql://postgres@127.0.0.1:5432/fathom_bench_e2e_${process.pid}`;
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  const runsDir = await mkdtemp(join(tmpdir(), 'fathom-bench-e2e-runs-'));
+  const stack = await startStack({
+    databaseUrl,
+    redisUrl: 'redis://127.0.0.1:6379',
+    queuePrefix: `fathom-bench-${process.pid}-${workers}`,
+    runsDir,
+    rolloutWorkers: workers,
+  });
+  const prisma = createPrismaClient(databaseUrl);
+  try {
+    const reply = await fetch(`${stack.adminUrl}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(run),
+    });
+    const { id } = (await reply.json()) as { id: string };
+    for (;;) {
+      const row = await prisma.run.findUniqueOrThrow({ where: { id } });
+      if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
+      if (row.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return timed(await MetricsLog.read(join(runsDir, id, 'metrics.jsonl')));
+  } finally {
+    await prisma.$disconnect();
+    await stack.stop();
+    await dropDatabase(databaseUrl);
+  }
+}
+
+const { model, run } = await runConfig();
+const groups = RunConfigSchema.parse(run).batchSize;
+const context = { model, steps_timed: opts.steps - 1, B: groups, G: 4, load_avg_1m: round(loadavg()[0], 2) };
+const base = await inProcess(run);
+const baseStep = median(base.stepS);
+emit({ ...context, mode: 'in_process', metric: 'step_s_median', value: round(baseStep) });
+emit({
+  ...context,
+  mode: 'in_process',
+  metric: 'rollout_groups_per_s',
+  value: round(groups / median(base.generationS)),
+});
+emit({ ...context, mode: 'in_process', metric: 'learner_steps_per_min', value: round(60 / baseStep) });
+for (const workers of opts.workers.split(',').map(Number)) {
+  const d = await distributed(run, workers);
+  const step = median(d.stepS);
+  const mode = `services_${workers}_worker${workers > 1 ? 's' : ''}`;
+  emit({ ...context, mode, metric: 'step_s_median', value: round(step) });
+  emit({ ...context, mode, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
+  emit({ ...context, mode, metric: 'learner_steps_per_min', value: round(60 / step) });
+  emit({ ...context, mode, metric: 'overhead_vs_in_process', value: round(step / baseStep - 1), target: 0.1 });
+  emit({
+    ...context,
+    mode,
+    metric: 'collect_s_median',
+    value: round(median(d.collectS)),
+    in_process: round(median(base.collectS)),
+  });
+}
