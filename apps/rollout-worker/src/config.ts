@@ -1,5 +1,6 @@
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
+import { DEFAULT_POLICY_DIR } from '@fathom/training';
 import {
   envInt,
   HostPortSchema,
@@ -32,6 +33,14 @@ export const RolloutWorkerConfigSchema = z.object({
   CONCURRENCY: envInt(1).default(1),
   /** Sandbox worker processes (isolated-vm) of this worker. */
   SANDBOX_WORKERS: envInt(1).default(2),
+  /** gRPC Inference (the env-service's llm() sub-calls, its INFERENCE_ADDRESS); 0 picks a free port. */
+  INFERENCE_PORT: PortSchema.default(50081),
+  /**
+   * Checkpoint folder whose weights answer Inference.Generate, loaded on the first request; default the shipped
+   * default policy (data/checkpoints/default-sft). While it is missing, Generate answers FAILED_PRECONDITION naming
+   * it and the worker still runs rollouts.
+   */
+  INFERENCE_CHECKPOINT: z.string().min(1).default(DEFAULT_POLICY_DIR),
   /** onnxruntime execution provider: "cpu", or "cuda" on GPU nodes (needs the CUDA build of onnxruntime-node). */
   EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   /** How long SIGTERM lets running groups finish before releasing them to other workers. */

@@ -14,18 +14,22 @@ import { startOpsServer, type OpsServer } from '@fathom/runtime';
 import { SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
+import { checkpointModelLoader } from './inference/inference.model';
+import { startInferenceServer, type InferenceServerHandle } from './inference/inference.server';
 import { RolloutMetrics } from './metrics';
 import { PolicyCache } from './policy.cache';
 import { RolloutService } from './rollout.service';
 
 export interface RolloutWorker {
   ops: OpsServer;
+  inference: InferenceServerHandle;
   close(): Promise<void>;
 }
 
 /**
  * Starts a rollout worker: consumes the `rollout` queue with CONCURRENCY jobs at once, keeps policy versions
- * cached and retires old ones on `policy.updated`, and serves /health and /metrics. close() drains running groups
+ * cached and retires old ones on `policy.updated`, serves /health and /metrics, and serves gRPC Inference (the
+ * env-service's llm() sub-calls) with INFERENCE_CHECKPOINT on INFERENCE_PORT. close() drains running groups
  * for DRAIN_TIMEOUT_MS, releases the rest to other workers, then closes every connection.
  */
 export async function startRolloutWorker(
@@ -75,12 +79,25 @@ export async function startRolloutWorker(
       { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
     ],
   });
+  const inference = await startInferenceServer({
+    host: config.HOST,
+    port: config.INFERENCE_PORT,
+    load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, { executionProvider: config.EXECUTION_PROVIDER }),
+    logger,
+  });
   consumer.start();
-  logger.info('rollout worker started', { http_port: ops.port, policy_address: config.POLICY_ADDRESS });
+  logger.info('rollout worker started', {
+    http_port: ops.port,
+    inference_port: inference.port,
+    inference_checkpoint: config.INFERENCE_CHECKPOINT,
+    policy_address: config.POLICY_ADDRESS,
+  });
   return {
     ops,
+    inference,
     close: async () => {
       await consumer.close();
+      await inference.close();
       await unsubscribe();
       await ops.close();
       await policies.close();

@@ -1,0 +1,227 @@
+import * as grpc from '@grpc/grpc-js';
+import { generate, loadCheckpoint, ModelGraphs, type Checkpoint } from '@fathom/model';
+import { createLogger } from '@fathom/observability';
+import { loadConfig as loadEnvServiceConfig, startEnvService, type RunningEnvService } from '@fathom/env-service';
+import { renderPrompt, renderSubcallPrompt, segmentsText } from '@fathom/rlm';
+import { loadService } from '@fathom/rpc';
+import { sftWarmStart, TEST_STYLE, tinyTasks } from '@fathom/training/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointModelLoader } from './inference.model';
+import { startInferenceServer, type InferenceServerHandle } from './inference.server';
+
+/** Generate's request and reply as a client sends and receives them (proto/inference.proto). */
+interface Request {
+  prompt?: string;
+  max_tokens?: number;
+  temperature?: number;
+  stop?: string[];
+  seed?: number;
+}
+interface Reply {
+  text?: string;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  finish_reason?: string;
+}
+
+const logger = createLogger({ service: 'inference-test', level: 'silent' });
+
+class Client {
+  private readonly client: InstanceType<ReturnType<typeof inferenceCtor>>;
+  constructor(port: number) {
+    const Inference = inferenceCtor();
+    this.client = new Inference(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  }
+  generate(request: Request): Promise<Reply> {
+    return new Promise((resolve, reject) =>
+      this.client.Generate(request, { deadline: Date.now() + 60_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply ?? {}),
+      ),
+    );
+  }
+  refusal(request: Request): Promise<grpc.ServiceError> {
+    return this.generate(request).then(
+      (reply) => {
+        throw new Error(`expected a refusal, got ${JSON.stringify(reply)}`);
+      },
+      (error: grpc.ServiceError) => error,
+    );
+  }
+  close(): void {
+    this.client.close();
+  }
+}
+
+function inferenceCtor() {
+  return loadService('inference.proto', 'fathom.inference.v1.Inference');
+}
+
+/** The root prompt of a tiny task, as the SFT fixture trained on: the model answers it with a long code turn. */
+const prompt = segmentsText(renderPrompt({ ...tinyTasks(1)[0], contextTokens: 12 }, TEST_STYLE));
+
+describe('gRPC Inference served by the rollout worker', () => {
+  let checkpointDir: string;
+  let checkpoint: Checkpoint;
+  let server: InferenceServerHandle;
+  let missing: InferenceServerHandle;
+  let client: Client;
+  let missingClient: Client;
+  const missingDir = join(import.meta.dirname, 'no-such-checkpoint');
+
+  beforeAll(async () => {
+    checkpointDir = (await sftWarmStart()).sftFinal;
+    checkpoint = await loadCheckpoint(checkpointDir);
+    server = await startInferenceServer({
+      host: '127.0.0.1',
+      port: 0,
+      load: checkpointModelLoader(checkpointDir),
+      logger,
+    });
+    missing = await startInferenceServer({
+      host: '127.0.0.1',
+      port: 0,
+      load: checkpointModelLoader(missingDir),
+      logger,
+    });
+    client = new Client(server.port);
+    missingClient = new Client(missing.port);
+  }, 120_000);
+
+  afterAll(async () => {
+    client?.close();
+    missingClient?.close();
+    await server?.close();
+    await missing?.close();
+  });
+
+  it('answers with what libs/model samples from the checkpoint, the same again for the same seed', async () => {
+    const request = { prompt, max_tokens: 24, temperature: 0, seed: 3 };
+    const reply = await client.generate(request);
+    const ids = checkpoint.tokenizer!.encode(prompt);
+    const decoder = new ModelGraphs(checkpoint.config).decoder(checkpoint.params);
+    const [direct] = await generate(
+      decoder,
+      ids,
+      { maxNewTokens: 24, temperature: 0, seed: 3, stopTokens: checkpoint.config.eosTokenIds },
+      checkpoint.tokenizer!,
+    );
+    await decoder.release();
+    expect(direct.finishReason).toBe('length');
+    expect(reply).toEqual({
+      text: direct.text,
+      prompt_tokens: ids.length,
+      completion_tokens: 24,
+      finish_reason: 'length',
+    });
+    expect(await client.generate(request)).toEqual(reply);
+
+    const sampled = { prompt, max_tokens: 24, temperature: 1, seed: 11 };
+    const first = await client.generate(sampled);
+    expect(first.completion_tokens).toBeGreaterThan(0);
+    expect(await client.generate(sampled)).toEqual(first);
+  });
+
+  it('ends at a stop string and leaves it out', async () => {
+    const full = (await client.generate({ prompt, max_tokens: 24, temperature: 0 })).text ?? '';
+    const stop = full.slice(4, 7);
+    expect(stop).toHaveLength(3);
+    const reply = await client.generate({ prompt, max_tokens: 24, temperature: 0, stop: ['never printed', stop] });
+    expect(reply.text).toBe(full.slice(0, full.indexOf(stop)));
+    expect(reply.finish_reason).toBe('stop');
+    expect(reply.completion_tokens).toBeLessThan(24);
+  });
+
+  it('refuses bad requests with INVALID_ARGUMENT naming the field, and keeps serving', async () => {
+    const empty = await client.refusal({ prompt: '', max_tokens: 8 });
+    expect([empty.code, empty.details]).toEqual([grpc.status.INVALID_ARGUMENT, 'prompt is empty']);
+    const noTokens = await client.refusal({ prompt });
+    expect([noTokens.code, noTokens.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      'max_tokens must be at least 1, got 0',
+    ]);
+    const context = checkpoint.config.maxPositions;
+    const long = await client.refusal({ prompt: 'x'.repeat(context + 10), max_tokens: 8 });
+    expect(long.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(long.details).toBe(
+      `prompt is ${context + 10} tokens; the model's context holds ${context}, so a prompt may have at most ${context - 1}`,
+    );
+    expect((await client.generate({ prompt, max_tokens: 2, temperature: 0 })).completion_tokens).toBe(2);
+  });
+
+  it('answers FAILED_PRECONDITION naming a checkpoint folder that does not exist', async () => {
+    const error = await missingClient.refusal({ prompt, max_tokens: 8 });
+    expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(error.details).toContain(`inference checkpoint folder ${missingDir} does not exist`);
+  });
+
+  describe("the env-service's llm() with INFERENCE_ADDRESS at this server", () => {
+    const started: RunningEnvService[] = [];
+    const QUESTION = 'What colour is the lamp?';
+    const CHUNK = 'The lamp is red.';
+    const SUBCALL = `let said; try { said = llm(${JSON.stringify(QUESTION)}, ${JSON.stringify(CHUNK)}); } catch (e) { said = "error: " + e.message; } print(JSON.stringify(said));`;
+
+    async function envService(inferencePort: number): Promise<string> {
+      const service = await startEnvService(
+        loadEnvServiceConfig({
+          HOST: '127.0.0.1',
+          HTTP_PORT: '0',
+          GRPC_PORT: '0',
+          INFERENCE_ADDRESS: `127.0.0.1:${inferencePort}`,
+          LLM_MAX_TOKENS: '16',
+          LLM_TEMPERATURE: '0',
+          LOG_LEVEL: 'silent',
+          SANDBOX_WORKERS: '1',
+        }),
+      );
+      started.push(service);
+      return `http://127.0.0.1:${service.httpPort}`;
+    }
+
+    /** The observation fields these tests read (OpenEnv reply `{observation, reward, done}`). */
+    interface Observation {
+      episode_id: string;
+      stdout: string;
+      llm_calls: number;
+    }
+
+    async function post(url: string, body: unknown): Promise<{ observation: Observation }> {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { observation: Observation };
+    }
+
+    /** One episode whose only step calls llm(QUESTION, CHUNK) and prints what it returned or threw. */
+    async function subcall(baseUrl: string): Promise<{ said: string; llmCalls: number }> {
+      const reset = await post(`${baseUrl}/reset`, { context: `Notes. ${CHUNK}`, question: QUESTION, answer: 'red' });
+      const id = reset.observation.episode_id;
+      const step = await post(`${baseUrl}/step`, { episode_id: id, action: { code: SUBCALL } });
+      return { said: JSON.parse(step.observation.stdout.trim()) as string, llmCalls: step.observation.llm_calls };
+    }
+
+    afterAll(async () => {
+      for (const service of started) await service.close();
+    });
+
+    it('returns the served completion of the rendered sub-call prompt to the guest', async () => {
+      const direct = await client.generate({
+        prompt: segmentsText(renderSubcallPrompt(QUESTION, CHUNK)),
+        max_tokens: 16,
+        temperature: 0,
+      });
+      const { said, llmCalls } = await subcall(await envService(server.port));
+      expect(said).toBe(direct.text);
+      expect(llmCalls).toBe(1);
+    }, 60_000);
+
+    it('raises an error in the guest naming the missing checkpoint folder', async () => {
+      const { said } = await subcall(await envService(missing.port));
+      expect(said).toMatch(/^error: llm\(\) failed: .*FAILED_PRECONDITION/);
+      expect(said).toContain(missingDir);
+    }, 60_000);
+  });
+});
