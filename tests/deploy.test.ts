@@ -33,11 +33,8 @@ const MIGRATE = 'migrate';
 const MIGRATE_ENV = ['DATABASE_URL'];
 /** Set by the images for Node itself, not read by the services' config. */
 const RUNTIME_ENV = new Set(['NODE_OPTIONS']);
-/**
- * `*_ADDRESS` variables that may point outside the stack. No FATHOM service serves gRPC Inference yet (no inference
- * port in rollout-worker's schema), so env-service's llm() sub-calls go to an endpoint the operator provides.
- */
-const EXTERNAL_ADDRESSES: Record<string, string[]> = { 'env-service': ['INFERENCE_ADDRESS'] };
+/** Config keys that are gRPC ports: GRPC_PORT, and rollout-worker's INFERENCE_PORT (gRPC Inference). */
+const GRPC_PORT_KEYS = ['GRPC_PORT', 'INFERENCE_PORT'];
 /** Services that run on GPU nodes with the CUDA build of onnxruntime-node in Kubernetes. */
 const GPU_SERVICES = ['rollout-worker', 'learner-service'];
 /**
@@ -155,9 +152,10 @@ function checkEnv(w: Workload, problems: string[]): Json | null {
   return parsed.data as Json;
 }
 
-/** The ports a service listens on: HTTP_PORT, and GRPC_PORT where its schema has one. */
-function servicePorts(config: Json): { http: number; grpc: number | null } {
-  return { http: Number(config.HTTP_PORT), grpc: config.GRPC_PORT === undefined ? null : Number(config.GRPC_PORT) };
+/** The ports a service listens on: HTTP_PORT, and the gRPC ports (GRPC_PORT_KEYS) its schema has. */
+function servicePorts(config: Json): { http: number; grpc: number[] } {
+  const grpc = GRPC_PORT_KEYS.filter((k) => config[k] !== undefined).map((k) => Number(config[k]));
+  return { http: Number(config.HTTP_PORT), grpc };
 }
 
 function sameSet(a: number[], b: number[]): boolean {
@@ -209,7 +207,6 @@ function containerPortOf(mapping: unknown): number {
  * service listening on that gRPC port, 'outside' when the host is no service of the stack, or what is wrong.
  */
 function checkAddresses(
-  app: string,
   config: Json,
   where: string,
   resolve: (host: string, port: number) => string | null,
@@ -220,7 +217,6 @@ function checkAddresses(
     const [host = '', port = ''] = value.split(':');
     const problem = resolve(host, Number(port));
     if (problem === null) continue;
-    if (problem === 'outside' && EXTERNAL_ADDRESSES[app]?.includes(key)) continue;
     problems.push(`${where}: ${key}=${value}: ${problem === 'outside' ? 'no such service in the stack' : problem}`);
   }
 }
@@ -260,7 +256,7 @@ function checkCompose(compose: Json, stages: Map<string, Stage>): string[] {
     if (!config) continue;
     configs.set(name, { app, config });
     const { http, grpc } = servicePorts(config);
-    const expected = grpc === null ? [http] : [http, grpc];
+    const expected = [http, ...grpc];
     const published = [...arr(service.ports), ...arr(service.expose)].map(containerPortOf);
     if (!sameSet(published, expected)) {
       problems.push(
@@ -281,16 +277,15 @@ function checkCompose(compose: Json, stages: Map<string, Stage>): string[] {
       problems.push(`${where}: rollout workers should run as several replicas (deploy.replicas)`);
     }
   }
-  for (const [name, { app, config }] of configs) {
+  for (const [name, { config }] of configs) {
     checkAddresses(
-      app,
       config,
       `docker-compose.yml services.${name}`,
       (host, port) => {
         const peer = configs.get(host);
         if (!peer) return 'outside';
         const grpc = servicePorts(peer.config).grpc;
-        return grpc === port ? null : `${host}'s gRPC port is ${grpc ?? 'not configured'}`;
+        return grpc.includes(port) ? null : `${host}'s gRPC port is ${grpc.join(' or ') || 'not configured'}`;
       },
       problems,
     );
@@ -453,7 +448,7 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
       if (!config) continue;
       const ports = arr(c.ports).map(obj);
       const { http, grpc } = servicePorts(config);
-      const expected = grpc === null ? [http] : [http, grpc];
+      const expected = [http, ...grpc];
       const declared = ports.map((p) => Number(p.containerPort));
       if (!sameSet(declared, expected)) {
         problems.push(
@@ -512,7 +507,6 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
   }
   for (const [name, d] of deployed) {
     checkAddresses(
-      d.app,
       d.config,
       `k8s Deployment/${name}`,
       (host, port) => {
@@ -523,8 +517,10 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
           .find((p) => Number(p.port) === port);
         const peer = [...deployed.values()].find((x) => selects(service, x.labels));
         if (!sp || !peer) return `Service ${service.name} has no port ${port} in front of a FATHOM service`;
-        const grpc = servicePorts(peer.config).grpc;
-        return portNumber(sp.targetPort ?? sp.port, peer.ports) === grpc ? null : `not ${peer.app}'s gRPC port`;
+        const target = portNumber(sp.targetPort ?? sp.port, peer.ports);
+        return target !== null && servicePorts(peer.config).grpc.includes(target)
+          ? null
+          : `not ${peer.app}'s gRPC port`;
       },
       problems,
     );
@@ -738,6 +734,25 @@ describe('docker-compose.yml', () => {
     expect(problems).toMatch(/build target admin is not a stage/);
     expect(problems).toMatch(/redis runs without --maxmemory-policy noeviction/);
   });
+
+  it("fails when the env-service's llm() sub-calls do not reach the rollout workers' gRPC Inference", () => {
+    const outside = checkCompose(
+      mutated(compose, (c) => {
+        obj(composeService(c, 'env-service').environment).INFERENCE_ADDRESS = 'inference.invalid:50081';
+      }),
+      stages,
+    ).join('\n');
+    expect(outside).toMatch(/INFERENCE_ADDRESS=inference.invalid:50081: no such service in the stack/);
+    const wrongPort = checkCompose(
+      mutated(compose, (c) => {
+        obj(composeService(c, 'env-service').environment).INFERENCE_ADDRESS = 'rollout-worker:9100';
+        composeService(c, 'rollout-worker').expose = ['9100'];
+      }),
+      stages,
+    ).join('\n');
+    expect(wrongPort).toMatch(/INFERENCE_ADDRESS=rollout-worker:9100: rollout-worker's gRPC port is 50081/);
+    expect(wrongPort).toMatch(/rollout-worker: ports\/expose \[9100\] are not the service's ports \[9100, 50081\]/);
+  });
 });
 
 describe('k8s/', () => {
@@ -784,6 +799,30 @@ describe('k8s/', () => {
     expect(problems).toMatch(/image fathom\/admin:0.1.0 is no target of the Dockerfile/);
     expect(problems).toMatch(/POLICY_ADDRESS=learner-service:9300: not learner-service's gRPC port/);
     expect(problems).toMatch(/no redis trigger on BullMQ's waiting list fathom:rollout:wait/);
+  });
+
+  it("fails when the rollout workers' Service or pods do not expose gRPC Inference", () => {
+    const noServicePort = checkK8s(
+      mutated(k8s, (objects) => {
+        const service = objects.find((o) => o.kind === 'Service' && o.name === 'rollout-worker')!;
+        const spec = obj(service.body.spec);
+        spec.ports = arr(spec.ports).filter((p) => obj(p).name !== 'inference');
+      }),
+      stages,
+    ).join('\n');
+    expect(noServicePort).toMatch(
+      /INFERENCE_ADDRESS=rollout-worker:50081: Service rollout-worker has no port 50081 in front of a FATHOM service/,
+    );
+    const noContainerPort = checkK8s(
+      mutated(k8s, (objects) => {
+        const container = k8sContainer(objects, 'Deployment', 'rollout-worker');
+        container.ports = arr(container.ports).filter((p) => obj(p).name !== 'inference');
+      }),
+      stages,
+    ).join('\n');
+    expect(noContainerPort).toMatch(
+      /Deployment\/rollout-worker: containerPorts \[9100\] are not the service's ports \[9100, 50081\]/,
+    );
   });
 });
 
