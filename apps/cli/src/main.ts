@@ -5,7 +5,7 @@ import { evalCommand } from './eval.command';
 import { modelCommand } from './model.command';
 import { sftDataCommand } from './sft-data.command';
 import { sftCommand } from './sft.command';
-import { trainCommand } from './train.command';
+import { replayCommand, trainCommand } from './train.command';
 
 const program = new Command('fathom')
   .description('FATHOM: train small language models to act as Recursive Language Models over long documents.')
@@ -16,7 +16,8 @@ const program = new Command('fathom')
   .addCommand(dbCommand())
   .addCommand(modelCommand())
   .addCommand(evalCommand())
-  .addCommand(trainCommand());
+  .addCommand(trainCommand())
+  .addCommand(replayCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadGrpoTrainConfig, replayStep, runGrpo, type GrpoObserver, type GrpoTrainOverrides } from '@fathom/training';
@@ -46,13 +48,26 @@ function progressBar(): GrpoObserver & { stop(): void } {
   };
 }
 
-function replayCommand(): Command {
+/** A run folder, or the id of a service run whose folder is `<runsDir>/<id>` (the learner's RUNS_DIR). */
+function runFolder(run: string, runsDir: string): string {
+  if (existsSync(join(run, 'config.json'))) return run;
+  const folder = join(runsDir, run);
+  if (existsSync(join(folder, 'config.json'))) return folder;
+  throw new InvalidArgumentError(`--run ${run}: neither a run folder nor a run id under ${runsDir}`);
+}
+
+/**
+ * `fathom replay` (also `fathom train replay`): re-runs the update of step N of a run — `fathom train`'s or the
+ * learner-service's — from its stored trajectories, so a bad step can be reproduced and debugged offline.
+ */
+export function replayCommand(): Command {
   return new Command('replay')
     .description("Re-run step N's GRPO update from the run's stored trajectories and print its metrics")
-    .requiredOption('--run <dir>', 'run folder of `fathom train` (holds config.json, rollouts/, checkpoints/)')
+    .requiredOption('--run <dir|id>', 'a run folder (config.json, rollouts/, checkpoints/) or a service run id')
+    .option('--runs-dir <dir>', "where service runs' folders are (the learner's RUNS_DIR)", 'out/runs')
     .requiredOption('--step <n>', 'the step to replay', number('--step'))
-    .action(async (flags: { run: string; step: number }) => {
-      const result = await replayStep(flags.run, flags.step);
+    .action(async (flags: { run: string; runsDir: string; step: number }) => {
+      const result = await replayStep(runFolder(flags.run, flags.runsDir), flags.step);
       console.log(
         JSON.stringify({
           step: result.step,
