@@ -8,6 +8,8 @@ export interface StackOptions {
   queuePrefix: string;
   runsDir: string;
   rolloutWorkers: number;
+  /** Extra environment of the rollout workers (e.g. short job locks for a crash test). */
+  workerEnv?: Record<string, string>;
   /**
    * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, its llm() calls answered by the first
    * rollout worker's Inference endpoint. Training does not need it.
@@ -71,7 +73,12 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       await launch(
         `rollout-worker-${i}`,
         'rollout-worker',
-        { POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`, SANDBOX_WORKERS: '1', INFERENCE_PORT: '0' },
+        {
+          POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`,
+          SANDBOX_WORKERS: '1',
+          INFERENCE_PORT: '0',
+          ...o.workerEnv,
+        },
         'rollout worker started',
       );
     }

@@ -42,7 +42,15 @@ beforeAll(async () => {
   transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
   fixture = await sftWarmStart();
   runsDir = await mkdtemp(join(tmpdir(), 'fathom-e2e-runs-'));
-  stack = await startStack({ databaseUrl, redisUrl: REDIS, queuePrefix, runsDir, rolloutWorkers: 2 });
+  stack = await startStack({
+    databaseUrl,
+    redisUrl: REDIS,
+    queuePrefix,
+    runsDir,
+    rolloutWorkers: 2,
+    // Short job locks, so a group whose worker is killed is taken over within seconds.
+    workerEnv: { JOB_LOCK_MS: '8000', STALLED_CHECK_MS: '1000' },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -279,4 +287,37 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     const learner = await (await fetch(`http://127.0.0.1:${stack.learnerHttpPort}/metrics`)).text();
     expect(learner).toMatch(/fathom_learner_steps_total\{[^}]*\} 6/);
   });
+
+  it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled', async () => {
+    const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
+    const created = await api('POST', '/runs', runConfig('e2e-crash'));
+    const runId: string = created.body.id;
+    await until(
+      'both workers to hold a group',
+      async () => ((await transport.counts('rollout')).active >= 2 ? true : undefined),
+      120_000,
+    );
+    const victim = stack.services.find((s) => s.name === 'rollout-worker-1')!;
+    victim.child.kill('SIGKILL');
+    await until(
+      'the run to complete without the killed worker',
+      async () => {
+        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+        if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
+        return row.status === 'completed' ? row : undefined;
+      },
+      300_000,
+    );
+    const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
+    const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
+    const expected = await prisma.step.findMany({
+      where: { runId: uninterrupted.id },
+      orderBy: { step: 'asc' },
+      select: columns,
+    });
+    expectClose(steps, expected);
+    const episodes = await prisma.episode.count({ where: { runId } });
+    const uninterruptedEpisodes = await prisma.episode.count({ where: { runId: uninterrupted.id } });
+    expect(episodes).toBe(uninterruptedEpisodes);
+  }, 400_000);
 });

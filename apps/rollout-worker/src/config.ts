@@ -45,6 +45,13 @@ export const RolloutWorkerConfigSchema = z.object({
   EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
   /** How long SIGTERM lets running groups finish before releasing them to other workers. */
   DRAIN_TIMEOUT_MS: envInt(0).default(30_000),
+  /**
+   * How long this worker's lock on a running job lasts without renewal (renewed every half of it). When a worker
+   * dies mid-group, another worker takes the group over once the lock expired and a stalled check ran.
+   */
+  JOB_LOCK_MS: envInt(1000).default(30_000),
+  /** How often this worker looks for jobs whose worker died (stalled jobs). */
+  STALLED_CHECK_MS: envInt(100).default(30_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 

@@ -40,6 +40,8 @@ export async function startRolloutWorker(
   const transport: JobTransport = new BullMqTransport({
     redisUrl: config.REDIS_URL,
     prefix: config.QUEUE_PREFIX,
+    lockDurationMs: config.JOB_LOCK_MS,
+    stalledIntervalMs: config.STALLED_CHECK_MS,
     onError: (error, where) => logger.error('queue connection error', { where, error }),
   });
   const prisma = createPrismaClient(config.DATABASE_URL);
