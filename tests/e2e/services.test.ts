@@ -288,6 +288,35 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(learner).toMatch(/fathom_learner_steps_total\{[^}]*\} 6/);
   });
 
+  it('runs a queued evaluation (POST /evals) on a rollout worker and records EvalResult rows', async () => {
+    const queued = await api('POST', '/evals', { checkpoint: fixture.sftFinal, split: 'eval', limit: 2, seed: 1 });
+    expect(queued.status).toBe(202);
+    const evalId: string = queued.body.evalId;
+    const rows = await until(
+      'the eval rows',
+      async () => {
+        const found = await prisma.evalResult.findMany({ where: { evalId } });
+        return found.length > 0 ? found : undefined;
+      },
+      180_000,
+    );
+    const overall = rows.find((r) => r.taskType === 'all' && r.lengthBucket === 'all');
+    expect(overall).toMatchObject({ n: 2, split: 'eval', checkpoint: fixture.sftFinal });
+    expect(overall!.accuracy).toBeGreaterThanOrEqual(0);
+    expect(rows.filter((r) => r.lengthBucket !== 'all').reduce((n, r) => n + r.n, 0)).toBe(2);
+    const missing = await api('POST', '/evals', { checkpoint: '/no/such/checkpoint', limit: 1 });
+    const letter = await until(
+      'the dead letter of the bad eval',
+      async () => {
+        const data = await transport.getJobData(deadLetterQueueOf('eval'), deadLetterIdOf(missing.body.jobId));
+        return data === undefined ? undefined : DeadLetterSchema.parse(data);
+      },
+      60_000,
+    );
+    expect(letter).toMatchObject({ kind: 'rejected' });
+    expect(letter.reason).toMatch(/no checkpoint at \/no\/such\/checkpoint/);
+  }, 300_000);
+
   it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
     const created = await api('POST', '/runs', runConfig('e2e-crash'));

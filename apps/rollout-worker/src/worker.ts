@@ -1,5 +1,5 @@
 import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
-import { createPrismaClient, RunRepository } from '@fathom/persistence';
+import { createPrismaClient, EvalRepository, RunRepository } from '@fathom/persistence';
 import {
   BullMqTransport,
   handlerFor,
@@ -16,6 +16,7 @@ import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
 import { checkpointModelLoader } from './inference/inference.model';
 import { startInferenceServer, type InferenceServerHandle } from './inference/inference.server';
+import { EvalService } from './eval/eval.service';
 import { RolloutMetrics } from './metrics';
 import { PolicyCache } from './policy.cache';
 import { RolloutService } from './rollout.service';
@@ -27,7 +28,8 @@ export interface RolloutWorker {
 }
 
 /**
- * Starts a rollout worker: consumes the `rollout` queue with CONCURRENCY jobs at once, keeps policy versions
+ * Starts a rollout worker: consumes the `rollout` queue with CONCURRENCY jobs at once (and the `eval` queue, one
+ * evaluation at a time, in the same sandbox pool), keeps policy versions
  * cached and retires old ones on `policy.updated`, serves /health and /metrics, and serves gRPC Inference (the
  * env-service's llm() sub-calls) with INFERENCE_CHECKPOINT on INFERENCE_PORT. close() drains running groups
  * for DRAIN_TIMEOUT_MS, releases the rest to other workers, then closes every connection.
@@ -55,14 +57,22 @@ export async function startRolloutWorker(
     producer: new JobProducer(transport),
     metrics: new RolloutMetrics(registry),
   });
+  const evals = new EvalService({
+    sandbox,
+    results: new EvalRepository(prisma),
+    runtime: { executionProvider: config.EXECUTION_PROVIDER },
+  });
   const consumer = new JobConsumer({
     transport,
-    queues: ['rollout'],
-    handlers: [handlerFor('rollout.group', (job, context) => service.handle(job, context.logger, context.signal))],
-    concurrency: { rollout: config.CONCURRENCY },
+    queues: ['rollout', 'eval'],
+    handlers: [
+      handlerFor('rollout.group', (job, context) => service.handle(job, context.logger, context.signal)),
+      handlerFor('eval.run', (job, context) => evals.handle(job, context.logger)),
+    ],
+    concurrency: { rollout: config.CONCURRENCY, eval: 1 },
     drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
     logger,
-    metrics: new QueueMetrics(registry, transport, { queues: ['rollout'] }),
+    metrics: new QueueMetrics(registry, transport, { queues: ['rollout', 'eval'] }),
   });
   const unsubscribe = await subscribeEvent(
     transport,
