@@ -1,13 +1,4 @@
-import { LOG_LEVELS } from '@fathom/observability';
-import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
-import {
-  envInt,
-  loadEnvConfig,
-  PortSchema,
-  PostgresUrlSchema,
-  QueuePrefixSchema,
-  RedisUrlSchema,
-} from '@fathom/runtime';
+import { PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
 /**
@@ -16,14 +7,9 @@ import { z } from 'zod';
  * applies GRPO updates, writes checkpoints under RUNS_DIR and serves policy weights over gRPC.
  */
 export const LearnerServiceConfigSchema = z.object({
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** /health and /metrics; 0 picks a free port. */
-  HTTP_PORT: PortSchema.default(9300),
+  ...serviceEnvShape(9300),
   /** gRPC Policy (weights); 0 picks a free port. */
   GRPC_PORT: PortSchema.default(50061),
-  REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
-  DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
   /** Run folders (checkpoints, metrics.jsonl, rollouts) go to `${RUNS_DIR}/<runId>`. */
   RUNS_DIR: z.string().min(1).default('out/runs'),
   /** How often the learner looks for new, stopped or resumed runs. */
@@ -32,7 +18,6 @@ export const LearnerServiceConfigSchema = z.object({
   STEP_TIMEOUT_S: envInt(1).default(3600),
   /** onnxruntime execution provider of the update graphs. */
   EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 export type LearnerServiceConfig = z.infer<typeof LearnerServiceConfigSchema>;

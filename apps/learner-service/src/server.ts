@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { RunConfigSchema } from '@fathom/contracts';
-import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
-import { createPrismaClient, PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
-import { BullMqTransport, handlerFor, JobConsumer, JobProducer, QueueMetrics, type JobTransport } from '@fathom/queue';
+import { createLogger, type Logger } from '@fathom/observability';
+import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
+import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startPolicyServer } from '@fathom/rpc';
-import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { REPO_ROOT } from '@fathom/training';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
@@ -29,13 +29,8 @@ export async function startLearnerService(
   config: LearnerServiceConfig,
   logger: Logger = createLogger({ service: 'learner-service', level: config.LOG_LEVEL }),
 ): Promise<LearnerServiceHandle> {
-  const registry = createMetricsRegistry({ service: 'learner-service' });
-  const transport: JobTransport = new BullMqTransport({
-    redisUrl: config.REDIS_URL,
-    prefix: config.QUEUE_PREFIX,
-    onError: (error, where) => logger.error('queue connection error', { where, error }),
-  });
-  const prisma = createPrismaClient(config.DATABASE_URL);
+  const infra = createServiceInfra('learner-service', config, logger, { healthQueue: 'learn' });
+  const { registry, transport, prisma } = infra;
   const runs = new RunRepository(prisma);
   const staleness = new Map<string, number>();
   const policies = new PolicyStore((runId) => (staleness.get(runId) ?? 0) + 1);
@@ -81,10 +76,7 @@ export async function startLearnerService(
     host: config.HOST,
     port: config.HTTP_PORT,
     registry,
-    checks: [
-      { name: 'redis', check: () => transport.counts('learn').then(() => undefined) },
-      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
-    ],
+    checks: infra.checks,
   });
   consumer.start();
   let polling = true;
@@ -105,8 +97,7 @@ export async function startLearnerService(
       await consumer.close();
       await grpc.close();
       await ops.close();
-      await transport.close();
-      await prisma.$disconnect();
+      await infra.close();
     },
   };
 }

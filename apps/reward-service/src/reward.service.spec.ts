@@ -1,7 +1,7 @@
 import type { RewardGroupJob } from '@fathom/contracts';
 import { createLogger, createMetricsRegistry } from '@fathom/observability';
 import { PermanentJobError } from '@fathom/queue';
-import { UnknownRunError, type RunContext } from '@fathom/training';
+import { RunContextCache, UnknownRunError, type RunContext } from '@fathom/training';
 import { tinyTasks } from '@fathom/training/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { RewardMetrics } from './metrics';
@@ -21,10 +21,12 @@ const job = (taskId: string): RewardGroupJob => ({
 });
 
 function service(context: Promise<RunContext>) {
+  const contexts = new RunContextCache({ get: async () => null });
+  contexts.get = () => context;
   const episodes = { recordMany: vi.fn(async () => 0) };
   const producer = { enqueue: vi.fn(async () => ({ jobId: 'x', added: true })) };
   const svc = new RewardService({
-    contexts: { get: () => context },
+    contexts,
     episodes,
     producer,
     metrics: new RewardMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),

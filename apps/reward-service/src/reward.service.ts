@@ -9,7 +9,7 @@ import { episodeRecordOf } from './episode.record';
 import type { RewardMetrics } from './metrics';
 
 export interface RewardServiceDeps {
-  contexts: Pick<RunContextCache, 'get'>;
+  contexts: Pick<RunContextCache, 'task'>;
   episodes: Pick<EpisodeRepository, 'recordMany'>;
   producer: Pick<JobProducer, 'enqueue'>;
   metrics: RewardMetrics;
@@ -25,12 +25,9 @@ export class RewardService {
   constructor(private readonly deps: RewardServiceDeps) {}
 
   async score(job: RewardGroupJob): Promise<LearnGroupJob> {
-    const context = await this.deps.contexts.get(job.runId).catch((error: unknown) => {
-      if (error instanceof UnknownRunError) throw new PermanentJobError(error.message);
-      throw error;
+    const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
+      throw error instanceof UnknownRunError ? new PermanentJobError(error.message) : error;
     });
-    const task = context.tasks.get(job.taskId);
-    if (task === undefined) throw new PermanentJobError(`run ${job.runId} has no task ${job.taskId}`);
     const started = performance.now();
     let reward: GroupReward | null = null;
     if (job.trajectories.length > 0) {

@@ -1,8 +1,8 @@
-import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
-import { createPrismaClient, EpisodeRepository, RunRepository } from '@fathom/persistence';
-import { BullMqTransport, handlerFor, JobConsumer, JobProducer, QueueMetrics, type JobTransport } from '@fathom/queue';
+import { createLogger, type Logger } from '@fathom/observability';
+import { EpisodeRepository, RunRepository } from '@fathom/persistence';
+import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startRewardServer } from '@fathom/rpc';
-import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { RunContextCache } from '@fathom/training';
 import type { RewardServiceConfig } from './config';
 import { RewardMetrics } from './metrics';
@@ -22,13 +22,8 @@ export async function startRewardService(
   config: RewardServiceConfig,
   logger: Logger = createLogger({ service: 'reward-service', level: config.LOG_LEVEL }),
 ): Promise<RewardServiceHandle> {
-  const registry = createMetricsRegistry({ service: 'reward-service' });
-  const transport: JobTransport = new BullMqTransport({
-    redisUrl: config.REDIS_URL,
-    prefix: config.QUEUE_PREFIX,
-    onError: (error, where) => logger.error('queue connection error', { where, error }),
-  });
-  const prisma = createPrismaClient(config.DATABASE_URL);
+  const infra = createServiceInfra('reward-service', config, logger, { healthQueue: 'reward' });
+  const { registry, transport, prisma } = infra;
   const service = new RewardService({
     contexts: new RunContextCache(new RunRepository(prisma)),
     episodes: new EpisodeRepository(prisma),
@@ -49,10 +44,7 @@ export async function startRewardService(
     host: config.HOST,
     port: config.HTTP_PORT,
     registry,
-    checks: [
-      { name: 'redis', check: () => transport.counts('reward').then(() => undefined) },
-      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
-    ],
+    checks: infra.checks,
   });
   consumer.start();
   logger.info('reward-service started', { http_port: ops.port, grpc_port: grpc.port });
@@ -63,8 +55,7 @@ export async function startRewardService(
       await consumer.close();
       await grpc.close();
       await ops.close();
-      await transport.close();
-      await prisma.$disconnect();
+      await infra.close();
     },
   };
 }

@@ -1,15 +1,5 @@
-import { LOG_LEVELS } from '@fathom/observability';
-import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
 import { DEFAULT_POLICY_DIR } from '@fathom/training';
-import {
-  envInt,
-  HostPortSchema,
-  loadEnvConfig,
-  PortSchema,
-  PostgresUrlSchema,
-  QueuePrefixSchema,
-  RedisUrlSchema,
-} from '@fathom/runtime';
+import { HostPortSchema, PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
 /**
@@ -18,13 +8,7 @@ import { z } from 'zod';
  * G episodes in its own sandbox pool and hands the trajectories to the `reward` queue.
  */
 export const RolloutWorkerConfigSchema = z.object({
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** /health and /metrics; 0 picks a free port. */
-  HTTP_PORT: PortSchema.default(9100),
-  REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
-  /** Runs' configs (episode limits, tasks) are read from Postgres. */
-  DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
+  ...serviceEnvShape(9100),
   /** host:port of the learner-service's gRPC Policy service (weights). */
   POLICY_ADDRESS: HostPortSchema.default('127.0.0.1:50061'),
   /** Deadline of one Policy RPC (a whole weights stream included). */
@@ -52,7 +36,6 @@ export const RolloutWorkerConfigSchema = z.object({
   JOB_LOCK_MS: envInt(1000).default(30_000),
   /** How often this worker looks for jobs whose worker died (stalled jobs). */
   STALLED_CHECK_MS: envInt(100).default(30_000),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 export type RolloutWorkerConfig = z.infer<typeof RolloutWorkerConfigSchema>;

@@ -8,7 +8,7 @@ import type { PolicyCache } from './policy.cache';
 import type { RolloutMetrics } from './metrics';
 
 export interface RolloutServiceDeps {
-  contexts: Pick<RunContextCache, 'get'>;
+  contexts: Pick<RunContextCache, 'task'>;
   policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   producer: Pick<JobProducer, 'enqueue'>;
@@ -24,12 +24,9 @@ export class RolloutService {
   constructor(private readonly deps: RolloutServiceDeps) {}
 
   async rollout(job: RolloutGroupJob, logger: Logger, signal?: AbortSignal): Promise<RewardGroupJob> {
-    const context = await this.deps.contexts.get(job.runId).catch((error: unknown) => {
-      if (error instanceof UnknownRunError) throw new PermanentJobError(error.message);
-      throw error;
+    const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
+      throw error instanceof UnknownRunError ? new PermanentJobError(error.message) : error;
     });
-    const task = context.tasks.get(job.taskId);
-    if (task === undefined) throw new PermanentJobError(`run ${job.runId} has no task ${job.taskId}`);
     const started = performance.now();
     const { rollout, weightSyncMs } = await this.deps.policies.with(
       job.runId,

@@ -1,16 +1,8 @@
-import { createLogger, createMetricsRegistry, type Logger } from '@fathom/observability';
-import { createPrismaClient, EvalRepository, RunRepository } from '@fathom/persistence';
-import {
-  BullMqTransport,
-  handlerFor,
-  JobConsumer,
-  JobProducer,
-  QueueMetrics,
-  subscribeEvent,
-  type JobTransport,
-} from '@fathom/queue';
+import { createLogger, type Logger } from '@fathom/observability';
+import { EvalRepository, RunRepository } from '@fathom/persistence';
+import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
 import { PolicyClient } from '@fathom/rpc';
-import { startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
@@ -38,15 +30,12 @@ export async function startRolloutWorker(
   config: RolloutWorkerConfig,
   logger: Logger = createLogger({ service: 'rollout-worker', level: config.LOG_LEVEL }),
 ): Promise<RolloutWorker> {
-  const registry = createMetricsRegistry({ service: 'rollout-worker' });
-  const transport: JobTransport = new BullMqTransport({
-    redisUrl: config.REDIS_URL,
-    prefix: config.QUEUE_PREFIX,
+  const infra = createServiceInfra('rollout-worker', config, logger, {
+    healthQueue: 'rollout',
     lockDurationMs: config.JOB_LOCK_MS,
     stalledIntervalMs: config.STALLED_CHECK_MS,
-    onError: (error, where) => logger.error('queue connection error', { where, error }),
   });
-  const prisma = createPrismaClient(config.DATABASE_URL);
+  const { registry, transport, prisma } = infra;
   const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
   const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
   const sandbox = await SandboxPool.start({ workers: config.SANDBOX_WORKERS });
@@ -86,10 +75,7 @@ export async function startRolloutWorker(
     host: config.HOST,
     port: config.HTTP_PORT,
     registry,
-    checks: [
-      { name: 'redis', check: () => transport.counts('rollout').then(() => undefined) },
-      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
-    ],
+    checks: infra.checks,
   });
   const inference = await startInferenceServer({
     host: config.HOST,
@@ -115,8 +101,7 @@ export async function startRolloutWorker(
       await policies.close();
       policyClient.close();
       await sandbox.close();
-      await transport.close();
-      await prisma.$disconnect();
+      await infra.close();
     },
   };
 }

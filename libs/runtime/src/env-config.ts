@@ -1,3 +1,5 @@
+import { LOG_LEVELS } from '@fathom/observability';
+import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
 import { z } from 'zod';
 
 /** A configuration error that names the offending variables; a service's main prints it and exits. */
@@ -38,4 +40,20 @@ export function loadEnvConfig<S extends z.ZodObject>(
     return `${name}=${shown}: ${issue.message}`;
   });
   throw new ConfigError(`invalid ${service} configuration: ${problems.join('; ')}`);
+}
+
+/**
+ * The variables every worker service has: where it listens for /health and /metrics, Redis and its queue prefix,
+ * Postgres, and the log level. Spread into a service's schema with its own HTTP port default.
+ */
+export function serviceEnvShape(httpPort: number) {
+  return {
+    HOST: z.string().min(1).default('0.0.0.0'),
+    /** /health and /metrics; 0 picks a free port. */
+    HTTP_PORT: PortSchema.default(httpPort),
+    REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),
+    QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
+    DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  };
 }

@@ -11,7 +11,9 @@ export {
   PostgresUrlSchema,
   QueuePrefixSchema,
   RedisUrlSchema,
+  serviceEnvShape,
 } from './env-config';
 export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
 export { onTerminationSignal } from './shutdown';
 export { launchService, type LaunchOptions, type ServiceProcess } from './service.process';
+export { createServiceInfra, type ServiceInfra } from './service.infra';

@@ -48,6 +48,17 @@ export class RunContextCache {
     return context;
   }
 
+  /**
+   * The context of `runId` and its task `taskId`. Throws UnknownRunError for an unknown run or task (a job that no
+   * retry can fix); any other error is transient (the database was unreachable).
+   */
+  async task(runId: string, taskId: string): Promise<{ context: RunContext; task: Task }> {
+    const context = await this.get(runId);
+    const task = context.tasks.get(taskId);
+    if (task === undefined) throw new UnknownRunError(`run ${runId} has no task ${taskId}`);
+    return { context, task };
+  }
+
   private async load(runId: string): Promise<RunContext> {
     const row = await this.runs.get(runId);
     if (row === null) throw new UnknownRunError(`run ${runId} does not exist`);
