@@ -1,6 +1,7 @@
 import { TASK_TYPES, deadLetterQueueOf } from '@fathom/contracts';
 import {
   EpisodeRepository,
+  EvalRepository,
   PolicyVersionRepository,
   RunRepository,
   StepRepository,
@@ -456,5 +457,105 @@ describe('operations', () => {
       expect.objectContaining({ service: 'admin-api', msg: 'request', route: '/runs/:id', status: 200 }),
     );
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+});
+
+describe('GET /runs/:id/series', () => {
+  it('returns the step metrics as columns, from Step columns and Step.metrics, null where not recorded', async () => {
+    const reply = await call('GET', `/runs/${SEEDED_RUN}/series`);
+    expect(reply.status).toBe(200);
+    const steps = [1, 2, 3];
+    expect(reply.body).toEqual({
+      runId: SEEDED_RUN,
+      steps,
+      series: {
+        reward_mean: steps.map((s) => 0.2 * s),
+        frac_reward_zero_std: [0.25, 0.25, 0.25],
+        kl: steps.map((s) => 0.01 * s),
+        loss: steps.map((s) => 0.5 / s),
+        clip_ratio: [0.1, 0.1, 0.1],
+        completion_length: [120, 120, 120],
+        llm_calls: [null, null, null],
+        tokens_per_s: [null, null, null],
+      },
+      components: { correctness: steps.map((s) => 0.1 * s), format: [1, 1, 1] },
+    });
+    const later = await call('GET', `/runs/${SEEDED_RUN}/series?fromStep=3`);
+    expect(later.body.steps).toEqual([3]);
+    expect(later.body.components.correctness).toEqual([0.1 * 3]);
+    expect((await call('GET', `/runs/${SEEDED_RUN}/series?fromStep=4`)).body).toMatchObject({
+      steps: [],
+      components: {},
+    });
+    expect((await call('GET', '/runs/run-nope/series')).status).toBe(404);
+    expect((await call('GET', `/runs/${SEEDED_RUN}/series?fromStep=-1`)).status).toBe(422);
+  });
+});
+
+describe('GET /runs latestStep, GET /evals and GET /evals/:id', () => {
+  it('lists each run with its newest step and mean reward, null before the first step', async () => {
+    const list = await call('GET', '/runs');
+    const seededRun = list.body.find((r: Json) => r.id === SEEDED_RUN);
+    expect(seededRun.latestStep).toEqual({ step: 3, rewardMean: 0.2 * 3 });
+    const created = await call('POST', '/runs', { name: 'no-steps-yet' });
+    const fresh = (await call('GET', '/runs')).body.find((r: Json) => r.id === created.body.id);
+    expect(fresh.latestStep).toBeNull();
+  });
+
+  it('lists evaluations with results and returns one with its rows; an unknown eval is 404', async () => {
+    expect((await call('GET', '/evals')).body).toEqual([]);
+    const row = { split: 'eval', n: 10, meanTokens: 500, meanLlmCalls: 1 };
+    await new EvalRepository(db.prisma).recordMany([
+      { ...row, evalId: 'ev-a', checkpoint: 'default', taskType: 'all', lengthBucket: 'all', accuracy: 0.25 },
+      { ...row, evalId: 'ev-a', checkpoint: 'default', taskType: 'niah', lengthBucket: '4-16K', accuracy: 0.5 },
+      {
+        ...row,
+        evalId: 'ev-b',
+        checkpoint: '/ck/1',
+        runId: SEEDED_RUN,
+        taskType: 'all',
+        lengthBucket: 'all',
+        accuracy: 0.75,
+      },
+    ]);
+    const list = await call('GET', '/evals');
+    expect(list.status).toBe(200);
+    expect(list.body.map((e: Json) => [e.evalId, e.checkpoint, e.split, e.runId, e.rows])).toEqual(
+      expect.arrayContaining([
+        ['ev-a', 'default', 'eval', null, 2],
+        ['ev-b', '/ck/1', 'eval', SEEDED_RUN, 1],
+      ]),
+    );
+    const one = await call('GET', '/evals/ev-a');
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ evalId: 'ev-a', checkpoint: 'default', rows: 2 });
+    expect(one.body.results.map((r: Json) => [r.taskType, r.lengthBucket, r.accuracy, typeof r.id])).toEqual([
+      ['all', 'all', 0.25, 'string'],
+      ['niah', '4-16K', 0.5, 'string'],
+    ]);
+    const missing = await call('GET', '/evals/ev-nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'EVAL_NOT_FOUND' });
+    const doc = await call('GET', '/docs/openapi.json');
+    expect(doc.body.paths['/evals'].get).toBeDefined();
+    expect(doc.body.paths['/evals/{id}'].get).toBeDefined();
+  });
+});
+
+describe('the dashboard files', () => {
+  it('serves the page, its modules and uPlot, and redirects / to it', async () => {
+    const root = await fetch(`${h.baseUrl}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/dashboard/');
+    const page = await call('GET', '/dashboard/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.body).toContain('<main id="main"');
+    const app = await call('GET', '/dashboard/app.js');
+    expect(app.headers.get('content-type')).toMatch(/javascript/);
+    const uplot = await call('GET', '/dashboard/vendor/uPlot.esm.js');
+    expect(uplot.status).toBe(200);
+    expect(uplot.body).toMatch(/export \{ uPlot as default \}|export default/);
+    expect((await call('GET', '/dashboard/nope.js')).status).toBe(404);
   });
 });

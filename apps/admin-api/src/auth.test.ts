@@ -71,6 +71,14 @@ describe('with NODE_ENV=production', () => {
       expect((await request(h.baseUrl, 'GET', '/health')).status).toBe(200);
       expect((await request(h.baseUrl, 'GET', '/metrics')).status).toBe(200);
     });
+
+    it("serves the dashboard's static files without a token, but not its data", async () => {
+      expect((await request(h.baseUrl, 'GET', '/dashboard/')).status).toBe(200);
+      expect((await request(h.baseUrl, 'GET', '/dashboard/app.js')).status).toBe(200);
+      expect((await request(h.baseUrl, 'GET', '/dashboard/vendor/uPlot.esm.js')).status).toBe(200);
+      expect((await request(h.baseUrl, 'GET', '/evals')).status).toBe(401);
+      expect((await request(h.baseUrl, 'GET', '/dashboardx')).status).toBe(401);
+    });
   });
 });
 

@@ -14,13 +14,17 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AdminApiModule } from './app.module';
 import type { AdminApiConfig } from './config';
+import { mountDashboard } from './dashboard/dashboard.assets';
+import { EvalResultsReader } from './evals/eval-results.reader';
 import { EvalService } from './evals/eval.service';
 import { bearerAuth, bodyParserErrors, requestLog } from './http/middleware';
 import { AdminMetrics } from './metrics';
 import { HealthService } from './ops/health.service';
 import { QueueService } from './ops/queue.service';
 import { assertSchemaApplied } from './ops/schema-check';
+import { LatestStepReader } from './runs/latest-step.reader';
 import { RunService } from './runs/run.service';
+import { StepSeriesReader } from './runs/step-series.reader';
 
 export interface RunningAdminApi {
   app: NestExpressApplication;
@@ -59,9 +63,16 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     steps: new StepRepository(prisma),
     episodes: new EpisodeRepository(prisma),
     policies: new PolicyVersionRepository(prisma),
+    latestSteps: new LatestStepReader(prisma),
+    stepSeries: new StepSeriesReader(prisma),
     newRunId: () => `run-${randomUUID()}`,
   });
-  const evals = new EvalService(runRepository, new JobProducer(transport), () => randomUUID());
+  const evals = new EvalService(
+    runRepository,
+    new JobProducer(transport),
+    () => randomUUID(),
+    new EvalResultsReader(prisma),
+  );
   const queues = new QueueService(transport, config.DEPENDENCY_TIMEOUT_MS);
   const health = new HealthService(
     () => prisma.$queryRaw`SELECT 1`,
@@ -87,6 +98,7 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
   app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
   app.use(requestLog(logger, metrics));
   app.use(bearerAuth(config.ADMIN_TOKEN, metrics));
+  mountDashboard(app);
   app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
   app.use(bodyParserErrors(metrics));
 

@@ -8,6 +8,7 @@ export const ADMIN_ERROR_CODES = [
   'UNAUTHORIZED',
   'RUN_NOT_FOUND',
   'EPISODE_NOT_FOUND',
+  'EVAL_NOT_FOUND',
   'QUEUE_NOT_FOUND',
   'ROUTE_NOT_FOUND',
   'INVALID_TRANSITION',
@@ -47,6 +48,7 @@ export function httpStatusOf(code: AdminErrorCode): number {
       return 401;
     case 'RUN_NOT_FOUND':
     case 'EPISODE_NOT_FOUND':
+    case 'EVAL_NOT_FOUND':
     case 'QUEUE_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
       return 404;

@@ -13,3 +13,6 @@ export const EvalRequestSchema = z.strictObject({
   seed: SeedSchema.default(0),
 });
 export type EvalRequest = z.output<typeof EvalRequestSchema>;
+
+/** GET /evals/:id: the evalId the results were written under. */
+export const EvalIdSchema = z.string().min(1).max(200);

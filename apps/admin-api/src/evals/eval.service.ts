@@ -1,8 +1,9 @@
 import type { EvalRunJob } from '@fathom/contracts';
-import type { RunRepository } from '@fathom/persistence';
+import type { EvalResult, RunRepository } from '@fathom/persistence';
 import type { JobProducer } from '@fathom/queue';
 import { AdminError } from '../errors';
 import type { EvalRequest } from './eval.schemas';
+import type { EvalResultsReader, EvalSummary } from './eval-results.reader';
 
 export interface EvalAccepted {
   evalId: string;
@@ -12,16 +13,44 @@ export interface EvalAccepted {
   job: EvalRunJob;
 }
 
+/** GET /evals/:id: one evaluation and its rows (task type × context-length bucket). */
+export interface EvalDetail extends EvalSummary {
+  results: EvalResult[];
+}
+
 /**
- * Evaluation requests. POST /evals ENQUEUES an `eval.run` job on the `eval` queue (it does not record anything in
- * Postgres: EvalResult rows appear when the eval has run, under the returned evalId).
+ * Evaluation requests and results. POST /evals ENQUEUES an `eval.run` job on the `eval` queue (it does not record anything in
+ * Postgres: EvalResult rows appear when the eval has run, under the returned evalId); GET /evals and
+ * GET /evals/:id read those rows.
  */
 export class EvalService {
   constructor(
     private readonly runs: Pick<RunRepository, 'get'>,
     private readonly producer: Pick<JobProducer, 'enqueue'>,
     private readonly newEvalId: () => string,
+    private readonly results: Pick<EvalResultsReader, 'summaries' | 'rows'>,
   ) {}
+
+  list(): Promise<EvalSummary[]> {
+    return this.results.summaries();
+  }
+
+  async get(evalId: string): Promise<EvalDetail> {
+    const results = await this.results.rows(evalId);
+    if (results.length === 0) {
+      throw new AdminError('EVAL_NOT_FOUND', `no results for eval ${evalId} (it does not exist or has not run yet)`);
+    }
+    const first = results[0];
+    return {
+      evalId,
+      checkpoint: first.checkpoint,
+      split: first.split,
+      runId: first.runId,
+      createdAt: new Date(Math.min(...results.map((r) => r.createdAt.getTime()))),
+      rows: results.length,
+      results,
+    };
+  }
 
   async request(request: EvalRequest): Promise<EvalAccepted> {
     if (request.runId !== undefined && !(await this.runs.get(request.runId))) {

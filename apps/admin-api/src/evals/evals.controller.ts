@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { parseInput } from '../errors';
 import { EVALS } from '../tokens';
-import { EvalRequestSchema } from './eval.schemas';
+import { EvalIdSchema, EvalRequestSchema } from './eval.schemas';
 import type { EvalService } from './eval.service';
 
 @Controller()
@@ -13,5 +13,15 @@ export class EvalsController {
   @HttpCode(202)
   request(@Body() body: unknown) {
     return this.evals.request(parseInput(EvalRequestSchema, body, 'body'));
+  }
+
+  @Get('evals')
+  list() {
+    return this.evals.list();
+  }
+
+  @Get('evals/:id')
+  get(@Param('id') id: string) {
+    return this.evals.get(parseInput(EvalIdSchema, id, 'path'));
   }
 }

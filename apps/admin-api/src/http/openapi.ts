@@ -27,7 +27,7 @@ const errors = (...statuses: number[]) =>
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed JSON body',
   401: 'Missing or wrong bearer token',
-  404: 'Unknown run, episode or queue',
+  404: 'Unknown run, episode, eval or queue',
   409: 'The run is in a status that does not allow this',
   413: 'Body over the size limit',
   422: 'Invalid input; details lists each issue with its path',
@@ -59,7 +59,7 @@ export function openApiDocument(): object {
           },
         },
         get: {
-          summary: 'List runs, newest first',
+          summary: 'List runs, newest first, each with latestStep {step, rewardMean} (null before the first step)',
           parameters: [
             q('status', 'Only runs in this status', { enum: RUN_STATUSES }),
             q('limit', '1-500, default 100'),
@@ -82,6 +82,16 @@ export function openApiDocument(): object {
           summary: "A run's per-step metrics and reward-component statistics, by step",
           parameters: [runId, q('fromStep', 'First step, default 0'), q('limit', '1-5000, default 1000')],
           responses: { '200': ok('{runId, items}'), ...errors(401, 404, 422) },
+        },
+      },
+      '/runs/{id}/series': {
+        get: {
+          summary:
+            "A run's step metrics as columns for charting: steps[], series {reward_mean, frac_reward_zero_std, kl, " +
+            'loss, clip_ratio, completion_length, llm_calls, tokens_per_s} and components {name: means}; null where ' +
+            'a step did not record a value',
+          parameters: [runId, q('fromStep', 'First step, default 0'), q('limit', '1-100000, default 100000')],
+          responses: { '200': ok('{runId, steps, series, components}'), ...errors(401, 404, 422) },
         },
       },
       '/runs/{id}/episodes': {
@@ -128,6 +138,32 @@ export function openApiDocument(): object {
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/EvalRequest' }) },
           responses: { '202': ok('{evalId, jobId, status: "queued", job}'), ...errors(400, 401, 404, 413, 422, 503) },
         },
+        get: {
+          summary: 'Every evaluation that has results (one checkpoint on one split), oldest first',
+          responses: {
+            '200': ok('Evaluations', { type: 'array', items: { $ref: '#/components/schemas/EvalSummary' } }),
+            ...errors(401),
+          },
+        },
+      },
+      '/evals/{id}': {
+        get: {
+          summary:
+            'One evaluation with its rows: accuracy, mean tokens and llm() calls per task type and length bucket',
+          parameters: [{ ...runId, description: 'evalId (as POST /evals returned it)' }],
+          responses: {
+            '200': ok('The evaluation', {
+              allOf: [
+                { $ref: '#/components/schemas/EvalSummary' },
+                {
+                  type: 'object',
+                  properties: { results: { type: 'array', items: { $ref: '#/components/schemas/EvalResult' } } },
+                },
+              ],
+            }),
+            ...errors(401, 404, 422),
+          },
+        },
       },
       '/queues': {
         get: {
@@ -169,6 +205,16 @@ export function openApiDocument(): object {
         },
       },
       '/docs': { get: { summary: 'This API, as a page', responses: { '200': { description: 'HTML' } } } },
+      '/dashboard/': {
+        get: {
+          summary: 'The dashboard (static files, no token needed; its data calls send the bearer token)',
+          security: [],
+          responses: { '200': { description: 'HTML' } },
+        },
+      },
+      '/': {
+        get: { summary: 'Redirects to /dashboard/', security: [], responses: { '302': { description: 'Redirect' } } },
+      },
       '/docs/openapi.json': { get: { summary: 'This document', responses: { '200': ok('OpenAPI 3.1') } } },
     },
     components: {
@@ -190,6 +236,44 @@ export function openApiDocument(): object {
             updatedAt: { type: 'string', format: 'date-time' },
             startedAt: { type: ['string', 'null'], format: 'date-time' },
             finishedAt: { type: ['string', 'null'], format: 'date-time' },
+            latestStep: {
+              description: 'GET /runs only: the newest recorded step and its mean reward',
+              oneOf: [
+                {
+                  type: 'object',
+                  properties: { step: { type: 'integer' }, rewardMean: { type: 'number' } },
+                },
+                { type: 'null' },
+              ],
+            },
+          },
+        },
+        EvalSummary: {
+          type: 'object',
+          properties: {
+            evalId: { type: 'string' },
+            checkpoint: { type: 'string' },
+            split: { type: 'string' },
+            runId: { type: ['string', 'null'] },
+            createdAt: { type: 'string', format: 'date-time' },
+            rows: { type: 'integer', description: 'EvalResult rows of this evaluation' },
+          },
+        },
+        EvalResult: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', description: '64-bit id as a decimal string' },
+            evalId: { type: 'string' },
+            runId: { type: ['string', 'null'] },
+            checkpoint: { type: 'string' },
+            split: { type: 'string' },
+            taskType: { type: 'string', description: '"all" or a task type' },
+            lengthBucket: { type: 'string', description: '"all" or a context-length bucket such as "4-16K"' },
+            n: { type: 'integer' },
+            accuracy: { type: 'number' },
+            meanTokens: { type: 'number' },
+            meanLlmCalls: { type: 'number' },
+            createdAt: { type: 'string', format: 'date-time' },
           },
         },
         Error: {

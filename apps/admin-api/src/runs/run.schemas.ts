@@ -36,6 +36,12 @@ export const StepsQuerySchema = z.strictObject({
   limit: queryInt(1, 5000).default(1000),
 });
 
+/** GET /runs/:id/series: columns are small (a dozen numbers a step), so one call covers a long run. */
+export const SeriesQuerySchema = z.strictObject({
+  fromStep: queryInt(0, 1_000_000_000).default(0),
+  limit: queryInt(1, 100_000).default(100_000),
+});
+
 /** Episode ids are Postgres BIGINTs; a cursor is the last id of the previous page. */
 export const BigIntIdSchema = z
   .string()

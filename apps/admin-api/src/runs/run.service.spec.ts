@@ -2,6 +2,7 @@ import type { Run, RunStatus } from '@fathom/persistence';
 import { describe, expect, it } from 'vitest';
 import type { AdminError } from '../errors';
 import { RunService, type RunServiceDeps } from './run.service';
+import type { StepSeries } from './step-series.reader';
 
 /** TEST DOUBLE of the run repository: one run in memory; setStatus records what it was asked. */
 function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus) {
@@ -26,6 +27,10 @@ function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus) {
     steps: { list: (() => Promise.resolve([])) as unknown as RunServiceDeps['steps']['list'] },
     episodes: { list: async () => ({ items: [], nextCursor: null }), get: async () => null },
     policies: { list: async () => [] },
+    latestSteps: { latest: async () => new Map() },
+    stepSeries: {
+      series: async (runId) => ({ runId, steps: [], series: {} as StepSeries['series'], components: {} }),
+    },
     newRunId: () => 'r1',
   });
   return { service, asked };
@@ -84,6 +89,7 @@ describe('RunService stop/resume', () => {
     const { service } = fakeRuns('running');
     expect(await code(service.stop('nope'))).toBe('RUN_NOT_FOUND');
     expect(await code(service.steps('nope', { fromStep: 0, limit: 1 }))).toBe('RUN_NOT_FOUND');
+    expect(await code(service.series('nope', { fromStep: 0, limit: 1 }))).toBe('RUN_NOT_FOUND');
     expect(await code(service.episode(5n))).toBe('EPISODE_NOT_FOUND');
   });
 });

@@ -10,6 +10,8 @@ import type {
   StepRepository,
 } from '@fathom/persistence';
 import { AdminError } from '../errors';
+import type { LatestStep, LatestStepReader } from './latest-step.reader';
+import type { StepSeries, StepSeriesReader } from './step-series.reader';
 import type { EpisodesQuery } from './run.schemas';
 
 /** What stop and resume move a run to, from each status; a status missing here is a 409. */
@@ -33,6 +35,8 @@ export interface RunServiceDeps {
   steps: Pick<StepRepository, 'list'>;
   episodes: Pick<EpisodeRepository, 'list' | 'get'>;
   policies: Pick<PolicyVersionRepository, 'list'>;
+  latestSteps: Pick<LatestStepReader, 'latest'>;
+  stepSeries: Pick<StepSeriesReader, 'series'>;
   /** A new run id (matching EntityIdSchema). */
   newRunId: () => string;
 }
@@ -46,8 +50,11 @@ export class RunService {
     return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });
   }
 
-  list(query: { status?: RunStatus; limit: number }): Promise<Run[]> {
-    return this.deps.runs.list(query);
+  /** Runs, newest first, each with its newest recorded step (null before the first). */
+  async list(query: { status?: RunStatus; limit: number }): Promise<(Run & { latestStep: LatestStep | null })[]> {
+    const runs = await this.deps.runs.list(query);
+    const latest = await this.deps.latestSteps.latest(runs.map((r) => r.id));
+    return runs.map((run) => ({ ...run, latestStep: latest.get(run.id) ?? null }));
   }
 
   async get(id: string): Promise<Run & { policyVersions: PolicyVersion[] }> {
@@ -58,6 +65,12 @@ export class RunService {
   async steps(id: string, query: { fromStep: number; limit: number }) {
     await this.require(id);
     return { runId: id, items: await this.deps.steps.list(id, query) };
+  }
+
+  /** The run's step metrics as chart-ready columns (what the dashboard's run page draws). */
+  async series(id: string, query: { fromStep: number; limit: number }): Promise<StepSeries> {
+    await this.require(id);
+    return this.deps.stepSeries.series(id, query);
   }
 
   async episodes(id: string, query: EpisodesQuery) {

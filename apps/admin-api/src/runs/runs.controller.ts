@@ -2,7 +2,13 @@ import { RunConfigSchema } from '@fathom/contracts';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { parseInput } from '../errors';
 import { RUNS } from '../tokens';
-import { BigIntIdSchema, EpisodesQuerySchema, RunListQuerySchema, StepsQuerySchema } from './run.schemas';
+import {
+  BigIntIdSchema,
+  EpisodesQuerySchema,
+  RunListQuerySchema,
+  SeriesQuerySchema,
+  StepsQuerySchema,
+} from './run.schemas';
 import type { RunService } from './run.service';
 
 /** Runs and their episodes. Controllers validate input and call one service method. */
@@ -29,6 +35,11 @@ export class RunsController {
   @Get('runs/:id/steps')
   steps(@Param('id') id: string, @Query() query: unknown) {
     return this.runs.steps(id, parseInput(StepsQuerySchema, query, 'query'));
+  }
+
+  @Get('runs/:id/series')
+  series(@Param('id') id: string, @Query() query: unknown) {
+    return this.runs.series(id, parseInput(SeriesQuerySchema, query, 'query'));
   }
 
   @Get('runs/:id/episodes')
