@@ -1,12 +1,16 @@
 import type { Logger } from '@fathom/observability';
 import type { NextFunction, Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isDashboardAssetPath } from '../dashboard/dashboard.assets';
 import { AdminError } from '../errors';
 import type { AdminMetrics } from '../metrics';
 import { sendAdminError } from './http-error.filter';
 
 /** Routes that answer without a token: liveness probes and the Prometheus scrape carry no run data. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/metrics']);
+
+/** Whether a path answers without a token: the public routes, and the dashboard's static files (no run data). */
+export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || isDashboardAssetPath(path);
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -18,7 +22,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export function bearerAuth(token: string | undefined, metrics: AdminMetrics) {
   const expected = token === undefined ? undefined : digest(token);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (expected === undefined || PUBLIC_PATHS.has(req.path)) return next();
+    if (expected === undefined || isPublicPath(req.path)) return next();
     const header = req.headers.authorization;
     const presented = header === undefined ? undefined : /^Bearer +(\S+)$/i.exec(header)?.[1];
     if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return next();
@@ -60,8 +64,8 @@ export function requestLog(logger: Logger, metrics: AdminMetrics) {
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.requestSeconds.observe({ method: req.method, route }, seconds);
-      // Probes and scrapes arrive every few seconds; they would drown the log at info.
-      const level = res.statusCode >= 500 ? 'error' : PUBLIC_PATHS.has(req.path) ? 'debug' : 'info';
+      // Probes, scrapes and the dashboard's static files arrive often; they would drown the log at info.
+      const level = res.statusCode >= 500 ? 'error' : isPublicPath(req.path) ? 'debug' : 'info';
       logger[level]('request', {
         method: req.method,
         path: req.path,
