@@ -86,7 +86,13 @@ export function samplePayloads(groupId: string) {
     trainSubcalls: false,
     timings: { generationMs: 1, envMs: 0, totalMs: 1 },
   });
-  const group = { trajectories: [trajectory(0), trajectory(1)], excluded: [], infraFailures: [], generationMs: 1, weightSyncMs: 0 };
+  const group = {
+    trajectories: [trajectory(0), trajectory(1)],
+    excluded: [],
+    infraFailures: [],
+    generationMs: 1,
+    weightSyncMs: 0,
+  };
   const reward: RewardGroupJob = { ...key, ...group };
   const ms = { mean: 0.5, std: 0.5 };
   const result = (total: number) => ({
