@@ -84,6 +84,7 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   const initial = getNames(g);
   for (let i = 0; i < initial.length; i++) builtins[initial[i]] = true;
   builtins.ctx = true;
+  builtins.question = true;
 
   function describe(error) {
     let text;

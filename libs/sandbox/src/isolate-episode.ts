@@ -110,10 +110,16 @@ export class IsolateEpisode {
     readonly limits: SandboxLimits,
     private readonly warm: WarmIsolate,
     ctx: string,
+    question: string,
     private readonly forward: LlmForwarder,
   ) {
     warm.owner = this;
     warm.context.global.setSync('ctx', ctx);
+    // Read-only so a cell cannot change what later cells (and the policy's own regexes) read as the question.
+    warm.context.evalClosureSync(
+      `Object.defineProperty(globalThis, 'question', { value: $0, writable: false, configurable: false, enumerable: false })`,
+      [question],
+    );
   }
 
   /** CPU ms the isolate spent since the step began. */

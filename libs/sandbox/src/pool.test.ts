@@ -36,6 +36,26 @@ describe('REPL semantics', () => {
     await episode.close();
   });
 
+  it('binds the question as a read-only string that cells can read but never change', async () => {
+    const episode = await open('the mirror is teal', { ctx: '', question: 'What colour is the mirror?' });
+    const read = await episode.run('const o = question.match(/the (.+)\\?/)[1]; print(typeof question, o)');
+    expect(read).toMatchObject({ error: null, stdout: 'string mirror\n', variables: ['o'] });
+    // Sloppy-mode assignment and a top-level redeclaration are ignored; strict-mode assignment throws.
+    expect((await episode.run('question = "x"; var question = "y"; print(question)')).stdout).toBe(
+      'What colour is the mirror?\n',
+    );
+    const strict = await episode.run('"use strict"; question = "z"');
+    expect(strict.error).toMatchObject({ code: 'runtime', message: expect.stringContaining('TypeError') });
+    expect((await episode.run('print(question)')).stdout).toBe('What colour is the mirror?\n');
+    await episode.close();
+  });
+
+  it('binds an empty question when none is given', async () => {
+    const episode = await open();
+    expect((await episode.run('print(JSON.stringify(question))')).stdout).toBe('""\n');
+    await episode.close();
+  });
+
   it('prints strings as is, values as JSON, and console.log too', async () => {
     const episode = await open();
     const result = await episode.run(

@@ -308,6 +308,8 @@ export class SandboxPool {
   async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
     if (this.closing) throw new SandboxPoolError('sandbox pool is closed');
     if (typeof options.ctx !== 'string') throw new SandboxPoolError('ctx must be a string');
+    const question = options.question ?? '';
+    if (typeof question !== 'string') throw new SandboxPoolError('question must be a string');
     const limits = resolveLimits(this.defaults, options.limits);
     const depth = options.depth ?? 0;
     if (!Number.isInteger(depth) || depth < 0)
@@ -322,6 +324,7 @@ export class SandboxPool {
           type: 'open',
           episodeId: id,
           ...this.ctxFor(worker, options),
+          question,
           depth,
           limits,
         });

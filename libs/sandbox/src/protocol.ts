@@ -10,6 +10,7 @@ export type ToWorker =
       /** Absent when `ctxKey` names a document the worker already holds (see DocCache). */
       ctx?: string;
       ctxKey?: string;
+      question: string;
       depth: number;
       limits: SandboxLimits;
     }

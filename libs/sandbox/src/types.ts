@@ -66,6 +66,13 @@ export interface OpenEpisodeOptions {
    * itself is still compared on every open, so a key reused for different text is only slower, never wrong.
    */
   ctxKey?: string;
+  /**
+   * The question the episode answers, bound to the guest global `question` (a string; '' when absent). It is
+   * read-only: the property is non-writable and non-configurable, so an assignment or a top-level
+   * `var question = …` in a cell is silently ignored and every later cell still sees the original text. Code can
+   * therefore take the question's key at run time (`question.match(/the (.+)\?/)[1]`) instead of spelling it.
+   */
+  question?: string;
   /** Caller-chosen id (e.g. the OpenEnv episode_id); a random UUID otherwise. Must be unique among open episodes. */
   id?: string;
   /** Recursion depth of this episode: 0 for a root episode, d for the child opened by a depth-d sub-call. */

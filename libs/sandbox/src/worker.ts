@@ -58,7 +58,10 @@ function open(msg: Extract<ToWorker, { type: 'open' }>): void {
     if (ctx === undefined) throw new Error(`document "${msg.ctxKey}" is not cached in this worker`);
     const isolate =
       msg.limits.memoryMb === warmMemoryMb && warm.length > 0 ? warm.shift()! : WarmIsolate.create(msg.limits.memoryMb);
-    episodes.set(msg.episodeId, new IsolateEpisode(msg.episodeId, msg.depth, msg.limits, isolate, ctx, forwardLlm));
+    episodes.set(
+      msg.episodeId,
+      new IsolateEpisode(msg.episodeId, msg.depth, msg.limits, isolate, ctx, msg.question, forwardLlm),
+    );
     send({ type: 'opened', rid: msg.rid, warm: warm.length });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
