@@ -35,13 +35,14 @@ const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
     'The document is the string `ctx` in a JavaScript REPL. Write code in a ```js block to search or slice it;',
     'you will see what it prints. The REPL keeps variables between turns and offers:',
     '- ctx: the document (a string)',
+    '- question: the question above (a read-only string), so code can take its key from it',
     '- print(...values): show values in the next observation',
     '- llm(question, chunk): ask a helper model about a chunk of text; returns its answer as a string',
     'Search and count with code; call llm() only on chunks that need reading. Each call costs tokens.',
     'When you know the answer, reply with <answer>the answer</answer>.',
   ].join('\n'),
   compact:
-    'ctx is the document (JS REPL). Write ```js code; print() shows output; llm(q, chunk) asks a helper. End with <answer>…</answer>.',
+    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; llm(q, chunk) asks a helper. End with <answer>…</answer>.',
 };
 
 const SUBCALL_SYSTEM_PROMPT = 'Answer the question about the text briefly.';

@@ -291,6 +291,22 @@ describe('EpisodeRunner against the real sandbox', () => {
     expect(EpisodeTrajectorySchema.safeParse(trained).success).toBe(true);
   });
 
+  it('binds `question` in the REPL: the task question at the root, the sub-question in a child episode', async () => {
+    const script = ({ prompt }: ScriptCall) => {
+      const child = prompt.includes('Question: which colour?');
+      if (turnsSoFar(prompt) === 0)
+        return child ? js('print(question)') : js('print(question + " | " + llm("which colour?", ctx.slice(0, 40)))');
+      return `<answer>${lastOutput(prompt)}</answer>`;
+    };
+    const runner = new EpisodeRunner(
+      { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, script) },
+      { sandboxLimits: { maxDepth: 2 } },
+    );
+    const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
+    expect(traj.turns[0].observation).toBe(`${TASK.question} | which colour?`);
+    expect(traj.recursionTree.children[0]).toMatchObject({ kind: 'episode', answer: 'which colour?' });
+  });
+
   it('fails an episode whose policy changed weights between its turns (stale or mixed versions)', async () => {
     const policy: ScriptedTestPolicy = new ScriptedTestPolicy(tokenizer, (call) => {
       if (call.call === 0) policy.version = 8;

@@ -305,6 +305,7 @@ export class EpisodeRunner {
       state.sandbox = await this.deps.sandbox.openEpisode({
         ctx: spec.task.context,
         ctxKey: spec.ctxKey,
+        question: spec.task.question,
         depth: spec.depth,
         limits: this.config.sandboxLimits,
         llm: (req) => this.serveSubcall(state, req),

@@ -61,7 +61,7 @@ export async function runTeacherEpisode(
       completionTokens: estimateTokens(answer),
     };
   };
-  const episode = await pool.openEpisode({ ctx: task.context, ctxKey: task.id, llm });
+  const episode = await pool.openEpisode({ ctx: task.context, ctxKey: task.id, question: task.question, llm });
   try {
     const turns: SftTurn[] = [];
     const observations: string[] = [];
