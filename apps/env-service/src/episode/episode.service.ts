@@ -14,7 +14,7 @@ import type { TaskStore } from './task.store';
 
 /** The slice of SandboxPool the service uses (so a unit spec can hand in a test double). */
 export interface ReplPool {
-  openEpisode(options: { ctx: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode>;
+  openEpisode(options: { ctx: string; question: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode>;
   stats(): SandboxPoolStats;
   close(): Promise<void>;
 }
@@ -72,7 +72,7 @@ export class EpisodeService {
     this.opening.add(id);
     let repl: SandboxEpisode;
     try {
-      repl = await this.deps.pool.openEpisode({ ctx: task.context, id, llm: this.llmHandler });
+      repl = await this.deps.pool.openEpisode({ ctx: task.context, question: task.question, id, llm: this.llmHandler });
     } catch (error) {
       throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
     } finally {
