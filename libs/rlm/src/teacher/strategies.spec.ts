@@ -35,35 +35,43 @@ describe('teacher strategies answer from their observations only', () => {
     }
   });
 
-  it('value-printing strategies answer what was printed, whatever it is', () => {
-    const printers = [
-      'niah.precise_regex',
-      'niah.llm_mentions',
-      'niah.first_mention',
-      'niah.llm_window',
-      'extractive.llm_mentions',
-      'extractive.first_hit',
-      'extractive.llm_window',
-      'counting.whole_word',
-      'counting.substring',
-    ];
+  it("code never spells the question's key: it reads it from the REPL global `question`", () => {
+    for (const s of TEACHER_STRATEGIES) {
+      const next = s.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove;
+      const cells = [next(QUESTIONS[s.type], []), next(QUESTIONS[s.type], ['null'])].flatMap((m) =>
+        m.kind === 'code' ? [m.code] : [],
+      );
+      expect(cells[0], s.name).toMatch(/^const \w+ = question\.match\(/);
+      for (const cell of cells) expect(cell, s.name).not.toMatch(/mirror|Harbour|1987|lamp|drill|apple/);
+    }
+  });
+
+  it('one-cell strategies answer what their cell printed, whatever it is', () => {
+    const printers = TEACHER_STRATEGIES.filter(
+      (s) => !s.name.endsWith('.read_mentions') && !s.name.endsWith('.exact_phrase'),
+    ).map((s) => s.name);
+    expect(printers.length).toBe(16);
     for (const name of printers) {
+      expect(
+        play(name, ['teal']).map((m) => m.kind),
+        name,
+      ).toEqual(['code', 'answer']);
       expect(finalAnswer(play(name, ['teal'])), name).toBe('teal');
-      expect(finalAnswer(play(name, ['navy'])), name).toBe('navy');
+      expect(finalAnswer(play(name, ['1290'])), name).toBe('1290');
+      expect(finalAnswer(play(name, ['unknown'])), name).toBe('unknown');
       expect(finalAnswer(play(name, ['null'])), name).toBe('unknown');
     }
   });
 
-  it('reading strategies answer the statement the observation makes, not a near miss', () => {
-    expect(finalAnswer(play('niah.read_mentions', ['The mirror used to be red.\nThe mirror is teal.']))).toBe('teal');
-    expect(finalAnswer(play('niah.read_mentions', ['The mirror used to be red.']))).toBe('unknown');
-    expect(
-      finalAnswer(
-        play('extractive.read_mentions', [
-          'The 1987 Harbour Accord was drafted in Oslo.\nDelegates signed the 1987 Harbour Accord in Lima.',
-        ]),
-      ),
-    ).toBe('Lima');
+  it('look-then-compute strategies print the mentions, then answer what the computing cell printed', () => {
+    for (const name of ['niah.read_mentions', 'extractive.read_mentions']) {
+      const moves = play(name, ['The mirror used to be red.\nThe mirror is teal.', 'teal']);
+      expect(
+        moves.map((m) => m.kind),
+        name,
+      ).toEqual(['code', 'code', 'answer']);
+      expect(finalAnswer(moves), name).toBe('teal');
+    }
   });
 
   it('exact-phrase strategies refine with a second search when the first prints nothing', () => {
@@ -71,18 +79,5 @@ describe('teacher strategies answer from their observations only', () => {
     expect(moves.map((m) => m.kind)).toEqual(['code', 'code', 'answer']);
     expect(finalAnswer(moves)).toBe('gold');
     expect(play('extractive.exact_phrase', ['Lima']).map((m) => m.kind)).toEqual(['code', 'answer']);
-  });
-
-  it('multi_needle strategies add what they read with code, then answer what the sum printed', () => {
-    const naive = play('multi_needle.first_number', ['lamp 1,250\ndrill undefined', '1250']);
-    expect(naive[1]).toEqual({ kind: 'code', code: 'print(1250)' });
-    expect(finalAnswer(naive)).toBe('1250');
-    const robust = play('multi_needle.read_mentions', [
-      'The lamp used to cost $3.\nThe lamp costs $1,250.\nFor $40 you can buy the drill.',
-      '1290',
-    ]);
-    expect(robust[1]).toEqual({ kind: 'code', code: 'print(1250 + 40)' });
-    expect(finalAnswer(robust)).toBe('1290');
-    expect(finalAnswer(play('multi_needle.llm_per_item', ['lamp unknown\ndrill 40', '40']))).toBe('40');
   });
 });

@@ -91,10 +91,13 @@ describe('teacher episodes in the real sandbox', () => {
   });
 
   it('keeps completions and observations short enough for a tiny byte-level model', () => {
+    // Cells are longer than a spelled-out key would need (they read the key from `question`), but each strategy's
+    // cell is the same text on every task, so the policy memorises it rather than copying bytes from the prompt.
     const codes = every.flatMap((e) => e.turns.map((t) => codeOf(t.completion)).filter((c) => c !== null));
     const sorted = codes.map((c) => c.length).sort((a, b) => a - b);
-    expect(sorted[sorted.length - 1]).toBeLessThanOrEqual(200);
-    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(120);
+    expect(sorted[sorted.length - 1]).toBeLessThanOrEqual(440);
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(200);
+    expect(new Set(codes).size).toBeLessThanOrEqual(TEACHER_STRATEGIES.length + 4);
     for (const e of every) {
       expect(e.turns.length).toBeLessThanOrEqual(3);
       for (const t of e.turns) if (t.observation !== undefined) expect(t.observation.length).toBeLessThanOrEqual(600);

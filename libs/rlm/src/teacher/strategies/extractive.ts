@@ -1,12 +1,22 @@
-import { readCity } from '../reader';
-import { answer, answerPrinted, code, lookThenRefine, quote, type TeacherStrategy } from './types';
+import { computeThenAnswer, lookThenCompute, lookThenRefine, type TeacherStrategy } from './types';
 
-/** `extractive`: "In which city was the 1987 Harbour Accord signed?" (forms: docs/DATASETS.md). */
+/**
+ * `extractive`: "In which city was the 1987 Harbour Accord signed?" (forms: docs/DATASETS.md). Every cell starts
+ * from the agreement read out of `question` (`k` with its year, `n` without), and the last cell prints the city
+ * or `unknown`.
+ */
 
+const KEY = String.raw`const k = question.match(/the (\d+ .+) signed/)[1];`;
+const NAME = String.raw`const n = k.replace(/^\d+ /, '');`;
+const MENTIONS = String.raw`ctx.match(RegExp('[^.]*' + k + '[^.]*\\.', 'g'))`;
+/** The sentence naming the agreement with its year that mentions signing; the city in any of the four forms. */
+const READ_SIGNED = String.raw`const s = ${MENTIONS}.find((x) => x.includes('sign'));
+const m = s && (s.match(/ in ([A-Z]\w+)/) || s.match(/(\w+) hosted/));
+print(m ? m[1] : 'unknown')`;
 /** The documented naive search: the first "in <City>" after the agreement's name, ignoring the year. */
-const firstHitCode = (name: string): string =>
-  String.raw`const m = ctx.match(/${name}[^.]*? in ([A-Z]\w+)/); print(m && m[1])`;
-const mentionsRegex = (key: string): string => String.raw`/[^.]*${key}[^.]*\./g`;
+const FIRST_HIT = String.raw`${NAME}
+const m = ctx.match(RegExp(n + '[^.]*? in ([A-Z]\\w+)'));
+print(m ? m[1] : 'unknown')`;
 
 export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
   {
@@ -14,22 +24,16 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     type: 'extractive',
     robust: true,
     usesLlm: false,
-    summary: 'prints the sentences naming the agreement (with its year) that mention signing; reads the city',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`for (const s of ctx.match(${mentionsRegex(q.key)})) if (s.includes('sign')) print(s.trim())`)
-        : answer(readCity(q.key, obs[0])),
+    summary: 'takes the sentence naming the agreement (with its year) that mentions signing; prints its city',
+    next: (_q, obs) => computeThenAnswer(`${KEY}\n${READ_SIGNED}`, obs),
   },
   {
     name: 'extractive.read_mentions',
     type: 'extractive',
     robust: true,
     usesLlm: false,
-    summary: 'prints every sentence naming the agreement with its year; reads the one about the signing',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`for (const s of ctx.match(${mentionsRegex(q.key)})) print(s.trim())`)
-        : answer(readCity(q.key, obs[0])),
+    summary: 'prints every sentence naming the agreement with its year, then the city of the one about the signing',
+    next: (_q, obs) => lookThenCompute(`${KEY}\nfor (const s of ${MENTIONS}) print(s.trim())`, READ_SIGNED, obs),
   },
   {
     name: 'extractive.llm_mentions',
@@ -37,10 +41,7 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: true,
     usesLlm: true,
     summary: 'passes every sentence naming the agreement with its year to llm() with the question',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`const s = ctx.match(${mentionsRegex(q.key)}).join(''); print(llm(${quote(q.text)}, s))`)
-        : answerPrinted(obs),
+    next: (_q, obs) => computeThenAnswer(`${KEY}\nprint(llm(question, ${MENTIONS}.join('')))`, obs),
   },
   {
     name: 'extractive.exact_phrase',
@@ -48,10 +49,12 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: false,
     usesLlm: false,
     summary: '`<key> was signed in (\\w+)` only; a paraphrase leaves it empty and it falls back to the first hit',
-    next: (q, obs) =>
+    next: (_q, obs) =>
       lookThenRefine(
-        String.raw`const m = ctx.match(/${q.key} was signed in (\w+)/); print(m && m[1])`,
-        firstHitCode(q.name),
+        String.raw`${KEY}
+const m = ctx.match(RegExp(k + ' was signed in (\\w+)'));
+print(m ? m[1] : 'unknown')`,
+        FIRST_HIT,
         obs,
       ),
   },
@@ -61,7 +64,7 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: false,
     usesLlm: false,
     summary: 'first `in <City>` after the name without the year; fooled by near misses and other years or kinds',
-    next: (q, obs) => (obs.length === 0 ? code(firstHitCode(q.name)) : answerPrinted(obs)),
+    next: (_q, obs) => computeThenAnswer(`${KEY}\n${FIRST_HIT}`, obs),
   },
   {
     name: 'extractive.llm_window',
@@ -69,9 +72,10 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: false,
     usesLlm: true,
     summary: 'llm() on 200 characters around the first mention of the name; "unknown" when the needle is not there',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`const i = ctx.indexOf('${q.name}'); print(llm(${quote(q.text)}, ctx.substring(i - 99, i + 99)))`)
-        : answerPrinted(obs),
+    next: (_q, obs) =>
+      computeThenAnswer(
+        `${KEY}\n${NAME}\nconst i = ctx.indexOf(n);\nprint(llm(question, ctx.substring(i - 99, i + 99)))`,
+        obs,
+      ),
   },
 ];

@@ -1,40 +1,29 @@
-import { parsePrice, readPrice } from '../reader';
-import { code, sumThenAnswer, type TeacherStrategy } from './types';
+import { computeThenAnswer, type TeacherStrategy } from './types';
 
 /**
- * `multi_needle`: "What is the total price, in dollars, of the lamp, the drill and the globe?". Every strategy
- * looks, then adds the prices it read with code (`print(1250 + 300)`), then answers what that printed.
+ * `multi_needle`: "What is the total price, in dollars, of the lamp, the drill and the globe?". Every cell starts
+ * from the items read out of `question`; the sum is always computed by code, and the last cell prints the total
+ * or `unknown` when a price was not found.
  */
 
-const list = (items: readonly string[]): string => `[${items.map((i) => `'${i}'`).join(', ')}]`;
-
-/** Prices from lines "<item> <price>"; items whose line holds no price are left out. */
-function pricesByLine(items: readonly string[], observation: string): number[] {
-  const lines = observation.split('\n');
-  return items.flatMap((item) => {
-    const line = lines.find((l) => l.startsWith(`${item} `));
-    const price = line === undefined ? null : parsePrice(line.slice(item.length + 1));
-    return price === null ? [] : [price];
-  });
+const ITEMS = String.raw`const items = question.match(/dollars, of (.+)\?/)[1].split(/, | and /).map((x) => x.replace(/^the /, ''));`;
+/** Each item's current price in any of the four accepted forms, summed. */
+const SUM_ACCEPTED = String.raw`let t = 0;
+for (const w of items) {
+  const m = ctx.match(RegExp('he ' + w + ' costs \\$([\\d,]+)\\.|An? ' + w + ' sells for ([\\d,]+) |For \\$([\\d,]+) you can buy the ' + w + '\\.|price of the ' + w + ' is \\$([\\d,]+)'));
+  t += m ? +(m[1] || m[2] || m[3] || m[4]).replace(/,/g, '') : NaN;
 }
-
-/** Careful reading of every item's price; all or nothing. */
-function readAll(items: readonly string[], observation: string): number[] {
-  const prices = items.map((item) => readPrice(item, observation));
-  return prices.every((p) => p !== null) ? prices : [];
-}
+print(t || 'unknown')`;
 
 export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[] = [
   {
-    name: 'multi_needle.read_mentions',
+    name: 'multi_needle.precise_regex',
     type: 'multi_needle',
     robust: true,
     usesLlm: false,
-    summary: 'prints every sentence naming an item; reads each current price, sums with code',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(String.raw`for (const s of ctx.match(/[^.]*\b(?:${q.items.join('|')})\b[^.]*\./g)) print(s.trim())`)
-        : sumThenAnswer(readAll(q.items, obs[0]), obs, 1),
+    summary:
+      'one regex per item for the four accepted price forms; sums the prices with code, `unknown` if one is missing',
+    next: (_q, obs) => computeThenAnswer(`${ITEMS}\n${SUM_ACCEPTED}`, obs),
   },
   {
     name: 'multi_needle.llm_per_item',
@@ -42,12 +31,14 @@ export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[]
     robust: true,
     usesLlm: true,
     summary: 'one llm() call per item on the sentences naming it; sums the answers with code',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(
-            `for (const w of ${list(q.items)}) print(w, llm('What is the price of the ' + w + '?', ctx.match(RegExp('[^.]*' + w + '[^.]*\\\\.', 'g')).join('')))`,
-          )
-        : sumThenAnswer(pricesByLine(q.items, obs[0]), obs, 1),
+    next: (_q, obs) =>
+      computeThenAnswer(
+        String.raw`${ITEMS}
+let t = 0;
+for (const w of items) t += +llm('What is the price of the ' + w + '?', ctx.match(RegExp('[^.]*' + w + '[^.]*\\.', 'g')).join('')).replace(/,/g, '');
+print(t || 'unknown')`,
+        obs,
+      ),
   },
   {
     name: 'multi_needle.first_number',
@@ -55,9 +46,16 @@ export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[]
     robust: false,
     usesLlm: false,
     summary: 'for each item the first number after its first mention in a sentence; fooled by near misses and decoys',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`for (const w of ${list(q.items)}) print(w, (ctx.match(RegExp(w + '[^.\\\\d]*([\\\\d,]+)')) || [])[1])`)
-        : sumThenAnswer(pricesByLine(q.items, obs[0]), obs, 1),
+    next: (_q, obs) =>
+      computeThenAnswer(
+        String.raw`${ITEMS}
+let t = 0;
+for (const w of items) {
+  const m = ctx.match(RegExp(w + '[^.\\d]*([\\d,]+)'));
+  t += m ? +m[1].replace(/,/g, '') : NaN;
+}
+print(t || 'unknown')`,
+        obs,
+      ),
   },
 ];

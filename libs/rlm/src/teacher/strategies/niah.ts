@@ -1,11 +1,16 @@
-import { readColour } from '../reader';
-import { answer, answerPrinted, code, lookThenRefine, quote, type TeacherStrategy } from './types';
+import { computeThenAnswer, lookThenCompute, lookThenRefine, type TeacherStrategy } from './types';
 
-/** `niah`: "What colour is the mirror?" (needle and distractor forms: docs/DATASETS.md). */
+/**
+ * `niah`: "What colour is the mirror?" (needle and distractor forms: docs/DATASETS.md). Every cell starts from
+ * the object read out of `question`, and the last cell prints the colour or `unknown`.
+ */
 
-const firstMentionCode = (o: string): string =>
-  String.raw`const m = ctx.match(/\b${o}\b[^.]* (\w+)\./); print(m && m[1])`;
-const mentionsRegex = (o: string): string => String.raw`/[^.]*\b${o}\b[^.]*\./g`;
+const OBJECT = String.raw`const o = question.match(/the (.+)\?/)[1];`;
+const MENTIONS = String.raw`ctx.match(RegExp('[^.]*\\b' + o + '\\b[^.]*\\.', 'g'))`;
+const PRECISE = String.raw`const m = ctx.match(RegExp('(?:the ' + o + ' is|painted the ' + o + ') (\\w+)\\.|(\\w+) is the colour of the ' + o + '\\.', 'i'));
+print(m ? m[1] || m[2] : 'unknown')`;
+const FIRST_MENTION = String.raw`const m = ctx.match(RegExp('\\b' + o + '\\b[^.]* (\\w+)\\.'));
+print(m ? m[1] : 'unknown')`;
 
 export const NIAH_STRATEGIES: readonly TeacherStrategy<'niah'>[] = [
   {
@@ -14,34 +19,23 @@ export const NIAH_STRATEGIES: readonly TeacherStrategy<'niah'>[] = [
     robust: true,
     usesLlm: false,
     summary: 'one regex for the three accepted needle forms; prints the colour',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(
-            String.raw`const m = ctx.match(/(?:the ${q.object} is|painted the ${q.object}) (\w+)\.|(\w+) is the colour of the ${q.object}\./i); print(m && (m[1] || m[2]))`,
-          )
-        : answerPrinted(obs),
+    next: (_q, obs) => computeThenAnswer(`${OBJECT}\n${PRECISE}`, obs),
   },
   {
     name: 'niah.read_mentions',
     type: 'niah',
     robust: true,
     usesLlm: false,
-    summary: 'prints every sentence naming the object; the answer is read from the one that states its colour now',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`for (const s of ctx.match(${mentionsRegex(q.object)})) print(s.trim())`)
-        : answer(readColour(q.object, obs[0])),
+    summary: 'prints every sentence naming the object, then runs the precise regex and prints the colour',
+    next: (_q, obs) => lookThenCompute(`${OBJECT}\nfor (const s of ${MENTIONS}) print(s.trim())`, PRECISE, obs),
   },
   {
     name: 'niah.llm_mentions',
     type: 'niah',
     robust: true,
     usesLlm: true,
-    summary: 'passes every sentence naming the object to llm() with the question',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`const s = ctx.match(${mentionsRegex(q.object)}).join(''); print(llm(${quote(q.text)}, s))`)
-        : answerPrinted(obs),
+    summary: 'passes every sentence naming the object to llm() with the question; prints its answer',
+    next: (_q, obs) => computeThenAnswer(`${OBJECT}\nprint(llm(question, ${MENTIONS}.join('')))`, obs),
   },
   {
     name: 'niah.exact_phrase',
@@ -50,10 +44,12 @@ export const NIAH_STRATEGIES: readonly TeacherStrategy<'niah'>[] = [
     usesLlm: false,
     summary:
       '`the <object> is (\\w+)\\.` only; when a paraphrase leaves it empty, falls back to the first mention (look, refine, answer)',
-    next: (q, obs) =>
+    next: (_q, obs) =>
       lookThenRefine(
-        String.raw`const m = ctx.match(/the ${q.object} is (\w+)\./i); print(m && m[1])`,
-        firstMentionCode(q.object),
+        String.raw`${OBJECT}
+const m = ctx.match(RegExp('the ' + o + ' is (\\w+)\\.', 'i'));
+print(m ? m[1] : 'unknown')`,
+        FIRST_MENTION,
         obs,
       ),
   },
@@ -63,7 +59,7 @@ export const NIAH_STRATEGIES: readonly TeacherStrategy<'niah'>[] = [
     robust: false,
     usesLlm: false,
     summary: 'last word of the first sentence naming the object; fooled by near misses and decoys placed first',
-    next: (q, obs) => (obs.length === 0 ? code(firstMentionCode(q.object)) : answerPrinted(obs)),
+    next: (_q, obs) => computeThenAnswer(`${OBJECT}\n${FIRST_MENTION}`, obs),
   },
   {
     name: 'niah.llm_window',
@@ -71,9 +67,10 @@ export const NIAH_STRATEGIES: readonly TeacherStrategy<'niah'>[] = [
     robust: false,
     usesLlm: true,
     summary: 'llm() on 200 characters around the first mention; "unknown" when the needle is not there',
-    next: (q, obs) =>
-      obs.length === 0
-        ? code(`const i = ctx.indexOf('${q.object}'); print(llm(${quote(q.text)}, ctx.substring(i - 99, i + 99)))`)
-        : answerPrinted(obs),
+    next: (_q, obs) =>
+      computeThenAnswer(
+        `${OBJECT}\nconst i = ctx.indexOf(o);\nprint(llm(question, ctx.substring(i - 99, i + 99)))`,
+        obs,
+      ),
   },
 ];

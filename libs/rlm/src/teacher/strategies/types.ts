@@ -8,7 +8,9 @@ export type TeacherMove = { kind: 'code'; code: string } | { kind: 'answer'; ans
 /**
  * One way of solving a task type, written as the policy would: it sees the question and the observations of
  * its own earlier turns — never the task's context or gold answer — so a naive strategy is wrong exactly when
- * the distractors of `libs/tasks` fool its search or its reading.
+ * the distractors of `libs/tasks` fool its search or its reading. Its code never spells the question's key: it
+ * takes it from the REPL's `question` global at run time, so the code of a strategy is the same text on every
+ * task (a tiny policy cannot copy an arbitrary key from the prompt into a regex; docs/RESULTS.md).
  */
 export interface TeacherStrategy<T extends TaskType = TaskType> {
   /** "<type>.<name>", unique; the key of the mix. */
@@ -33,18 +35,24 @@ export const GIVE_UP = 'unknown';
 
 export const answer = (value: string | null): TeacherMove => ({ kind: 'answer', answer: value ?? GIVE_UP });
 
-/** Answers with the value the first code turn printed. */
+/**
+ * Answers with the value the last code turn printed. Every strategy's last cell prints exactly its answer (or
+ * `unknown`) on one line, so the answer turn only copies the observation just above it — the one copy a tiny
+ * byte-level policy can make reliably.
+ */
 export function answerPrinted(observations: readonly string[]): TeacherMove {
-  return answer(printedValue(observations[0]));
+  return answer(printedValue(observations[observations.length - 1]));
 }
 
-/**
- * Two-step arithmetic as a policy should do it: the sum is computed by code (`print(1250 + 300)`), then
- * answered from what that printed. `prices` are what the strategy read; an empty list gives up.
- */
-export function sumThenAnswer(prices: readonly number[], observations: readonly string[], step: number): TeacherMove {
-  if (observations.length === step) return prices.length === 0 ? answer(null) : code(`print(${prices.join(' + ')})`);
-  return answer(printedValue(observations[step]));
+/** One cell that prints the answer, then the answer. */
+export function computeThenAnswer(source: string, observations: readonly string[]): TeacherMove {
+  return observations.length === 0 ? code(source) : answerPrinted(observations);
+}
+
+/** Look, then compute: a cell that prints what the search finds, a cell that prints the answer, the answer. */
+export function lookThenCompute(look: string, compute: string, observations: readonly string[]): TeacherMove {
+  if (observations.length === 0) return code(look);
+  return observations.length === 1 ? code(compute) : answerPrinted(observations);
 }
 
 /**
@@ -57,6 +65,3 @@ export function lookThenRefine(first: string, fallback: string, observations: re
   if (found !== null) return answer(found);
   return observations.length === 1 ? code(fallback) : answer(printedValue(observations[1]));
 }
-
-/** A single-quoted JS string literal. */
-export const quote = (text: string): string => `'${text.replace(/[\\']/g, '\\$&')}'`;
