@@ -109,10 +109,13 @@ export const RunConfigSchema = z
       .prefault({}),
     learner: z
       .strictObject({
-        /** Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient. */
-        microBatchSize: z.number().int().positive().max(4096).default(8),
-        /** Learner batch lengths are rounded up to a multiple of this (fewer graph shapes). */
-        padMultiple: z.number().int().positive().max(8192).default(64),
+        /**
+         * Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient.
+         * Small by default: onnxruntime keeps a session and memory arena per batch shape (docs/RESULTS.md).
+         */
+        microBatchSize: z.number().int().positive().max(4096).default(2),
+        /** Learner batch lengths are rounded up to a multiple of this (fewer graph shapes, fewer sessions). */
+        padMultiple: z.number().int().positive().max(8192).default(512),
         /** A group with fewer scorable samples than this is skipped (`too_few_samples`). */
         minOkSamples: z.number().int().min(2).default(2),
         /** Log the policy's mean token entropy on trained tokens (one extra forward pass). */
