@@ -1,4 +1,5 @@
-import type { Logger } from '@fathom/observability';
+import { createLogger, type Logger, type LogLevel } from '@fathom/observability';
+import { ConfigError } from './env-config';
 
 /**
  * Runs `shutdown` once on the first SIGTERM or SIGINT (Kubernetes and docker stop send SIGTERM), then exits 0, or 1
@@ -23,4 +24,26 @@ export function onTerminationSignal(logger: Logger, shutdown: () => Promise<void
   };
   process.once('SIGTERM', handle);
   process.once('SIGINT', handle);
+}
+
+/**
+ * A service's main: validates the environment with `load`, starts the service with a JSON logger, and closes it on
+ * SIGTERM/SIGINT. A bad environment or a failed start prints one line (the config error's message, or the stack)
+ * and exits 1.
+ */
+export async function runServiceMain<C extends { LOG_LEVEL: LogLevel }>(
+  service: string,
+  load: (env: Record<string, string | undefined>) => C,
+  start: (config: C, logger: Logger) => Promise<{ close(): Promise<void> }>,
+): Promise<void> {
+  try {
+    const config = load(process.env);
+    const logger = createLogger({ service, level: config.LOG_LEVEL });
+    const running = await start(config, logger);
+    onTerminationSignal(logger, () => running.close());
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+    process.stderr.write(`${service}: ${message}\n`);
+    process.exit(1);
+  }
 }
