@@ -232,14 +232,22 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
 
   it('stops a run at a step boundary through the API and resumes it to the same metrics as an uninterrupted run', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
+    // Deterministic: frozen workers hold step 1 back until the stop request is in, so the run stops after step 1.
+    const workers = stack.services.filter((s) => s.name.startsWith('rollout-worker')).map((s) => s.child);
+    for (const w of workers) w.kill('SIGSTOP');
     const created = await api('POST', '/runs', runConfig('e2e-stop'));
     const runId: string = created.body.id;
-    await until(
-      'step 1',
-      async () => ((await prisma.step.count({ where: { runId } })) >= 1 ? true : undefined),
-      120_000,
-    );
-    const stop = await api('POST', `/runs/${runId}/stop`);
+    let stop: Awaited<ReturnType<typeof api>>;
+    try {
+      await until(
+        'step 1 to be enqueued',
+        async () => ((await transport.counts('rollout')).waiting >= 2 ? true : undefined),
+        120_000,
+      );
+      stop = await api('POST', `/runs/${runId}/stop`);
+    } finally {
+      for (const w of workers) w.kill('SIGCONT');
+    }
     expect(stop.status).toBe(200);
     expect(stop.body.status).toBe('stopping');
     const stopped = await until(
@@ -250,7 +258,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       },
       120_000,
     );
-    expect(stopped.step).toBeLessThan(3);
+    expect(stopped.step).toBe(1);
     expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopped');
     const resume = await api('POST', `/runs/${runId}/resume`);
     expect(resume.body.status).toBe('running');
@@ -319,15 +327,32 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
 
   it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
+    const service = (name: string) => stack.services.find((s) => s.name === name)!.child;
+    const [worker1, worker2, learner] = ['rollout-worker-1', 'rollout-worker-2', 'learner-service'].map(service);
+    // Deterministic "mid-group": frozen workers take no jobs; the learner enqueues step 1's two groups; frozen, the
+    // learner cannot serve weights, so each thawed worker takes one group and holds it, waiting for the weights.
+    worker1.kill('SIGSTOP');
+    worker2.kill('SIGSTOP');
     const created = await api('POST', '/runs', runConfig('e2e-crash'));
     const runId: string = created.body.id;
     await until(
-      'both workers to hold a group',
-      async () => ((await transport.counts('rollout')).active >= 2 ? true : undefined),
+      'step 1 to be enqueued',
+      async () => ((await transport.counts('rollout')).waiting >= 2 ? true : undefined),
       120_000,
     );
-    const victim = stack.services.find((s) => s.name === 'rollout-worker-1')!;
-    victim.child.kill('SIGKILL');
+    learner.kill('SIGSTOP');
+    worker1.kill('SIGCONT');
+    worker2.kill('SIGCONT');
+    try {
+      await until(
+        'both workers to hold a group',
+        async () => ((await transport.counts('rollout')).active >= 2 ? true : undefined),
+        120_000,
+      );
+      worker1.kill('SIGKILL');
+    } finally {
+      learner.kill('SIGCONT');
+    }
     await until(
       'the run to complete without the killed worker',
       async () => {
