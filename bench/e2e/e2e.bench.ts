@@ -86,7 +86,7 @@ async function inProcess(run: RunConfigInput): Promise<Timed> {
   const out = await mkdtemp(join(tmpdir(), 'fathom-bench-e2e-'));
   const pool = await SandboxPool.start({ workers: 1 });
   try {
-    await runGrpo(await grpoTrainConfigOfRun(parsed, { out, tasksFile: join(out, 'tasks.jsonl') }), {
+    await runGrpo(await grpoTrainConfigOfRun(parsed, out), {
       sandbox: pool,
       tasks: await runTasks(parsed),
     });

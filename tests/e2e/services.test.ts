@@ -216,7 +216,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     const out = await mkdtemp(join(tmpdir(), 'fathom-e2e-inprocess-'));
     const pool = await SandboxPool.start({ workers: 1 });
     try {
-      await runGrpo(await grpoTrainConfigOfRun(parsed, { out, tasksFile: join(out, 'tasks.jsonl') }), {
+      await runGrpo(await grpoTrainConfigOfRun(parsed, out), {
         sandbox: pool,
         tasks: await runTasks(parsed),
       });

@@ -12,6 +12,7 @@ import type { Logger } from '@fathom/observability';
 import type { JobProducer, JobTransport } from '@fathom/queue';
 import {
   groupSeed,
+  stepGroupId,
   type CollectedStep,
   type StepCollectRequest,
   type StepCollector,
@@ -71,7 +72,7 @@ export class DistributedCollector implements StepCollector {
     const groups: StepGroup[] = jobs.map((job, index) => {
       const learn = received.get(job.groupId)!;
       return {
-        groupId: `${request.step}:${index}:${job.taskId}`,
+        groupId: stepGroupId(request.step, index, job.taskId),
         taskId: learn.taskId,
         claimedVersion: learn.policyVersion,
         trajectories: learn.trajectories,

@@ -9,6 +9,14 @@ export function groupSeed(seed: number, step: number, index: number): number {
   return streamSeed(streamSeed(seed, step), index);
 }
 
+/**
+ * The id of group `index` of `step` in step records and rollouts/step-N.jsonl (`${step}:${index}:${taskId}`): the
+ * same whichever collector sampled the group, so the records of the two loops compare equal.
+ */
+export function stepGroupId(step: number, index: number, taskId: string): string {
+  return `${step}:${index}:${taskId}`;
+}
+
 export interface CollectedStep {
   groups: StepGroup[];
   /** Wall time of the episodes (sampling, sandbox, sub-calls), ms. */
@@ -42,7 +50,7 @@ export async function collectGroups(
     const results = rollout.trajectories.map((t) => scoreTrajectory(toRewardTrajectory(t), task, spec.reward));
     scoringMs += clock() - scoredAt;
     groups.push({
-      groupId: `${spec.step}:${index}:${task.id}`,
+      groupId: stepGroupId(spec.step, index, task.id),
       taskId: task.id,
       claimedVersion: spec.claimedVersion,
       trajectories: rollout.trajectories,

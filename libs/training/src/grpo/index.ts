@@ -8,7 +8,7 @@ export {
   type GrpoTrainOverrides,
 } from './config';
 export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
-export { collectGroups, groupSeed, type CollectedStep } from './collect';
+export { collectGroups, groupSeed, stepGroupId, type CollectedStep } from './collect';
 export { applyUpdate, type Learner, type LearnerOptions, type LogprobDiff, type UpdateMetrics } from './learner';
 export { preflightGrpo, resolveSftPromptStyle } from './preflight';
 export { RolloutStore, type StoredStep } from './rollout.store';

@@ -29,7 +29,7 @@ describe('a service run config as a fathom train config', () => {
       rollout: { maxTurns: 2, maxTokensPerTurn: 64, maxEpisodeTokens: 900, maxDepth: 1 },
       learner: { microBatchSize: 2, padMultiple: 32, minOkSamples: 3, entropy: false },
     });
-    const config = await grpoTrainConfigOfRun(run, { out: '/tmp/out', tasksFile: '/tmp/out/tasks.jsonl' });
+    const config = await grpoTrainConfigOfRun(run, '/tmp/out');
     expect(config).toMatchObject({
       model: { checkpoint: dir },
       data: { tasks: '/tmp/out/tasks.jsonl' },
@@ -57,7 +57,7 @@ describe('a service run config as a fathom train config', () => {
       model: { checkpoint: dir },
       rollout: { promptStyle: { system: 'full', previewChars: 8 } },
     });
-    expect((await grpoTrainConfigOfRun(named, { out: 'o', tasksFile: 't' })).episode.promptStyle).toEqual({
+    expect((await grpoTrainConfigOfRun(named, 'o')).episode.promptStyle).toEqual({
       system: 'full',
       previewChars: 8,
     });

@@ -54,18 +54,16 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
 /**
  * The `fathom train` config equivalent to a service run's config: the learner-service runs `runGrpo` with it, so a
  * run started through the admin API and `fathom train` with this config compute the same thing. `out` is the run's
- * folder; `tasksFile` where the run's task list is (or will be) written.
+ * folder. `data.tasks` names the run's task file: `data.trainFile`, or `<out>/tasks.jsonl` for generated tasks
+ * (the services pass `runTasks(run)` to `runGrpo` and never write or read that file).
  */
-export async function grpoTrainConfigOfRun(
-  run: RunConfig,
-  paths: { out: string; tasksFile: string },
-): Promise<GrpoTrainConfig> {
+export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise<GrpoTrainConfig> {
   const checkpoint = runCheckpointDir(run);
   const promptStyle = run.rollout.promptStyle ?? (await readPromptStyle(checkpoint)) ?? { ...DEFAULT_PROMPT_STYLE };
   const { optimizer: o, rollout: r, learner: l } = run;
   return parseGrpoTrainConfig({
     model: { checkpoint },
-    data: { tasks: paths.tasksFile },
+    data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : fromRoot(run.data.trainFile) },
     steps: run.steps,
     batchSize: run.batchSize,
     episode: {
@@ -94,6 +92,6 @@ export async function grpoTrainConfigOfRun(
     entropy: l.entropy,
     seed: run.seed,
     checkpointEvery: run.checkpointEvery,
-    out: paths.out,
+    out,
   });
 }

@@ -1,12 +1,10 @@
-import { RunConfigSchema, type RunConfig, type Task } from '@fathom/contracts';
+import { RunConfigSchema, type Task } from '@fathom/contracts';
 import { loadTokenizer, type Tokenizer } from '@fathom/model';
 import type { GrpoTrainConfig } from './config';
 import { grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
 
-/** What a service needs to work on a run's groups: its config, the equivalent train config, tasks and tokenizer. */
+/** What a service needs to work on a run's groups: the train config the run maps to, its tasks and tokenizer. */
 export interface RunContext {
-  runId: string;
-  run: RunConfig;
   /** The `fathom train` config the run maps to (episode limits, prompt style, reward). */
   train: GrpoTrainConfig;
   tasks: ReadonlyMap<string, Task>;
@@ -68,13 +66,13 @@ export class RunContextCache {
     const run = parsed.data;
     let train: GrpoTrainConfig;
     try {
-      train = await grpoTrainConfigOfRun(run, { out: `runs/${runId}`, tasksFile: `runs/${runId}/tasks.jsonl` });
+      train = await grpoTrainConfigOfRun(run, `runs/${runId}`);
     } catch (error) {
       throw new UnknownRunError(`run ${runId}: ${(error as Error).message}`);
     }
     const tokenizer = await loadTokenizer(runCheckpointDir(run));
     if (tokenizer === null) throw new UnknownRunError(`run ${runId}: its checkpoint has no tokenizer.json`);
     const tasks = await runTasks(run);
-    return { runId, run, train, tasks: new Map(tasks.map((t) => [t.id, t])), tokenizer };
+    return { train, tasks: new Map(tasks.map((t) => [t.id, t])), tokenizer };
   }
 }
