@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunConfigSchema } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
@@ -74,8 +73,8 @@ export class LearnerService {
       if (!parsed.success) throw new Error(`stored config is invalid: ${parsed.error.message}`);
       const run = parsed.data;
       const out = join(this.deps.runsDir, row.id);
-      const config = await grpoTrainConfigOfRun(run, { out, tasksFile: join(out, 'tasks.jsonl') });
-      const resume = existsSync(join(out, 'checkpoints')) && (await new CheckpointStore(out).latest()) !== null;
+      const config = await grpoTrainConfigOfRun(run, out);
+      const resume = (await new CheckpointStore(out).latest()) !== null;
       await runs.setStatus(row.id, 'running');
       this.deps.inbox.reset(row.id);
       logger.info(resume ? 'resuming run' : 'starting run', { steps: run.steps, out });
@@ -96,7 +95,7 @@ export class LearnerService {
         observer: {
           onPolicy: async ({ version, step, model }) => {
             const checkpointPath = lastCheckpoint?.step === step ? lastCheckpoint.dir : null;
-            this.deps.policies.publish(row.id, version, step, model, checkpointPath);
+            this.deps.policies.publish(row.id, version, step, model, checkpointPath, run.grpo.maxStaleness + 1);
             await this.deps.policyVersions.record({
               runId: row.id,
               version,

@@ -3,17 +3,22 @@ import type { PolicySnapshot, PolicySource } from '@fathom/rpc';
 
 /**
  * The policy versions the learner serves to rollout workers (gRPC Policy): a copy of the weights of each of the
- * newest `keep` versions of every run. A version older than those is 'evicted' (FAILED_PRECONDITION: a group that
+ * newest `keep` versions of every run (`keep` = the run's maxStaleness + 1 covers every group the learner may still
+ * accept). A version older than those is 'evicted' (FAILED_PRECONDITION: a group that
  * old could not be trained on anyway under maxStaleness); one never produced is unknown (NOT_FOUND).
  */
 export class PolicyStore implements PolicySource {
   private readonly runs = new Map<string, { newest: number; versions: Map<number, PolicySnapshot> }>();
 
-  /** @param keep versions kept per run: maxStaleness + 1 covers every group the learner may still accept. */
-  constructor(private readonly keep: (runId: string) => number) {}
-
-  /** Makes `version` of `runId` the newest, copying the live weights of `model`. */
-  publish(runId: string, version: number, step: number, model: Checkpoint, checkpointPath: string | null): void {
+  /** Makes `version` of `runId` the newest, copying the live weights of `model`; keeps the newest `keep` versions. */
+  publish(
+    runId: string,
+    version: number,
+    step: number,
+    model: Checkpoint,
+    checkpointPath: string | null,
+    keep: number,
+  ): void {
     const snapshot: PolicySnapshot = {
       runId,
       version,
@@ -33,8 +38,7 @@ export class PolicyStore implements PolicySource {
     }
     run.versions.set(version, snapshot);
     run.newest = Math.max(run.newest, version);
-    const keep = Math.max(1, this.keep(runId));
-    for (const v of run.versions.keys()) if (v <= run.newest - keep) run.versions.delete(v);
+    for (const v of run.versions.keys()) if (v <= run.newest - Math.max(1, keep)) run.versions.delete(v);
   }
 
   /** Forgets a run (it finished or stopped); its versions are then unknown until it publishes again. */

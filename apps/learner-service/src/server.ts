@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { RunConfigSchema } from '@fathom/contracts';
 import { createLogger, type Logger } from '@fathom/observability';
 import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
@@ -31,22 +30,10 @@ export async function startLearnerService(
 ): Promise<LearnerServiceHandle> {
   const infra = createServiceInfra('learner-service', config, logger, { healthQueue: 'learn' });
   const { registry, transport, prisma } = infra;
-  const runs = new RunRepository(prisma);
-  const staleness = new Map<string, number>();
-  const policies = new PolicyStore((runId) => (staleness.get(runId) ?? 0) + 1);
+  const policies = new PolicyStore();
   const inbox = new GroupInbox();
   const learner = new LearnerService({
-    runs: {
-      list: (o) => runs.list(o),
-      setStatus: (id, status, error) => runs.setStatus(id, status, error),
-      advance: (id, step, version) => runs.advance(id, step, version),
-      get: async (id) => {
-        const run = await runs.get(id);
-        const parsed = RunConfigSchema.safeParse(run?.config);
-        if (run && parsed.success) staleness.set(id, parsed.data.grpo.maxStaleness);
-        return run;
-      },
-    },
+    runs: new RunRepository(prisma),
     steps: new StepRepository(prisma),
     policyVersions: new PolicyVersionRepository(prisma),
     producer: new JobProducer(transport),

@@ -1,14 +1,9 @@
 import { REWARD_COMPONENTS } from '@fathom/contracts';
 import type { StepRecord } from '@fathom/persistence';
+import { meanStd } from '@fathom/rewards';
 import type { GrpoStepRecord, StepGroup } from '@fathom/training';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
-
-function meanStd(xs: readonly number[]): { mean: number; std: number } {
-  if (xs.length === 0) return { mean: 0, std: 0 };
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { mean, std: Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length) };
-}
 
 /**
  * The Step row of a step: the headline columns, the reward components over every scored episode of the step, the
@@ -39,7 +34,7 @@ export function stepRowOf(runId: string, record: GrpoStepRecord, groups: readonl
     metrics: JSON.parse(JSON.stringify(record)),
     components: REWARD_COMPONENTS.map((component) => ({
       component,
-      ...meanStd(results.map((r) => r.components[component])),
+      ...(results.length === 0 ? { mean: 0, std: 0 } : meanStd(results.map((r) => r.components[component]))),
     })),
   };
 }
