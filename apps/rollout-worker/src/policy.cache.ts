@@ -32,6 +32,8 @@ interface Entry {
  */
 export class PolicyCache {
   private readonly entries = new Map<string, Entry>();
+  /** The newest version `policy.updated` announced per run; older cached versions are retired. */
+  private readonly newest = new Map<string, number>();
 
   constructor(
     private readonly source: WeightsSource,
@@ -79,16 +81,9 @@ export class PolicyCache {
     return this.newest.get(runId);
   }
 
-  /** Versions currently held, as "run@version". */
-  held(): string[] {
-    return [...this.entries.keys()];
-  }
-
   async close(): Promise<void> {
     for (const [key, entry] of this.entries) await this.release(key, entry);
   }
-
-  private readonly newest = new Map<string, number>();
 
   private isRetired(entry: Entry): boolean {
     return entry.version < (this.newest.get(entry.runId) ?? 0);
