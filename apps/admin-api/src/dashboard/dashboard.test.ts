@@ -192,6 +192,8 @@ async function screenshots(name: string): Promise<void> {
   expect(unlabelled, `${name}: form controls without a label`).toEqual([]);
   await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
+  // Charts redraw at the new width on the next frame (ResizeObserver); measure after two frames.
+  await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
