@@ -1,7 +1,9 @@
 /**
  * Guest-side setup, evaluated once in every fresh context before any guest code. It evaluates to a function
  * that takes the host's llm bridge (a Reference, kept only in this closure so guest code can never reach it)
- * and returns `[step, drain]`, the only two entry points the worker calls.
+ * and returns `[step, drain]`, the only two entry points the worker calls. `drain` returns
+ * `[stdout, cutChars, variableNames, answer]`, where answer is the text of the cell's first `answer(value)` call or
+ * null.
  *
  * Every builtin these entry points use is captured here, before guest code runs, so a guest that replaces
  * `String.prototype.slice` or `Object.getOwnPropertyNames` can garble only its own output — never make a
@@ -36,6 +38,8 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   let out = '';
   let cut = 0;
   let outLimit = 0;
+  // The value passed to answer() in this step, as text; null when the step has not answered.
+  let final = null;
 
   function fmt(value) {
     if (typeof value === 'string') return value;
@@ -60,6 +64,11 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     cut += line.length - (room > 0 ? room : 0);
   }
 
+  // Ends the episode with value as the final answer once this cell has run; the first call of a cell wins.
+  function answer(value) {
+    if (final === null) final = fmt(value);
+  }
+
   class LlmError extends ErrorCtor {}
   defineProperty(LlmError.prototype, 'name', { value: 'LlmError' });
 
@@ -76,7 +85,7 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   }
 
   const console = freeze({ log: print, info: print, warn: print, error: print, debug: print });
-  for (const [name, value] of [['print', print], ['llm', llm], ['console', console]]) {
+  for (const [name, value] of [['print', print], ['llm', llm], ['answer', answer], ['console', console]]) {
     defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   }
 
@@ -101,6 +110,7 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   function step(code, maxOutputChars) {
     out = '';
     cut = 0;
+    final = null;
     outLimit = maxOutputChars;
     try {
       indirectEval(code);
@@ -124,9 +134,10 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
       vars += (count === 0 ? '' : '\n') + shown;
       count++;
     }
-    const result = [out, cut, vars];
+    const result = [out, cut, vars, final];
     out = '';
     cut = 0;
+    final = null;
     return result;
   }
 

@@ -21,7 +21,7 @@ export class WarmIsolate {
     readonly isolate: ivm.Isolate,
     readonly context: ivm.Context,
     readonly step: ivm.Reference<(code: string, maxOutputChars: number) => [number, string]>,
-    readonly drain: ivm.Reference<() => [string, number, string]>,
+    readonly drain: ivm.Reference<() => [string, number, string, string | null]>,
   ) {}
 
   static create(memoryMb: number): WarmIsolate {
@@ -179,7 +179,7 @@ export class IsolateEpisode {
       const [kind, message] = await this.warm.step.apply(undefined, [rewritten.code, this.limits.maxOutputChars], {
         result: { copy: true },
       });
-      const [stdout, cut, vars] = await this.warm.drain.apply(undefined, [], { result: { copy: true } });
+      const [stdout, cut, vars, answer] = await this.warm.drain.apply(undefined, [], { result: { copy: true } });
       const cpuMs = this.cpuSince(step);
       this.cpuUsedMs += cpuMs;
       if (step.breach) return this.breach(step);
@@ -188,7 +188,8 @@ export class IsolateEpisode {
         typeof message !== 'string' ||
         typeof stdout !== 'string' ||
         typeof cut !== 'number' ||
-        typeof vars !== 'string'
+        typeof vars !== 'string' ||
+        (answer !== null && typeof answer !== 'string')
       ) {
         return this.result({
           error: { code: 'runtime', message: 'REPL internals returned a malformed result' },
@@ -205,6 +206,7 @@ export class IsolateEpisode {
         variables: this.variables,
         step,
         cpuMs,
+        answer,
       });
     } catch (error) {
       if (step.breach) return this.breach(step);
@@ -289,6 +291,7 @@ export class IsolateEpisode {
     variables?: string[];
     step?: ActiveStep;
     cpuMs?: number;
+    answer?: string | null;
   }): StepResult {
     const step = parts.step;
     return {
@@ -300,6 +303,7 @@ export class IsolateEpisode {
       wallMs: step ? performance.now() - step.wallStart : 0,
       llmCalls: step?.calls ?? [],
       alive: this.ended === null,
+      answer: parts.answer ?? null,
     };
   }
 }

@@ -73,6 +73,18 @@ describe('REPL semantics', () => {
     await episode.close();
   });
 
+  it('records the first answer() of a cell as text, keeps it through a later throw, and resets it per cell', async () => {
+    const episode = await open();
+    expect(await episode.run('print("looking")')).toMatchObject({ answer: null, stdout: 'looking\n' });
+    const answered = await episode.run('answer(ctx.match(/mirror is (\\w+)/)[1]); answer("second"); print("after")');
+    expect(answered).toMatchObject({ answer: 'teal', stdout: 'after\n', error: null, alive: true });
+    expect((await episode.run('answer(42); throw new Error("late")')).answer).toBe('42');
+    expect((await episode.run('answer({ n: 3 })')).answer).toBe('{"n":3}');
+    const next = await episode.run('print(typeof answer)');
+    expect(next).toMatchObject({ answer: null, stdout: 'function\n', variables: [] });
+    await episode.close();
+  });
+
   it('reports syntax and runtime errors and keeps the episode', async () => {
     const episode = await open();
     await episode.run('const kept = 1');

@@ -26,7 +26,17 @@ type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
 
 function endedResult(error: StepError): StepResult {
-  return { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs: 0, llmCalls: [], alive: false };
+  return {
+    stdout: '',
+    truncatedChars: 0,
+    error,
+    variables: [],
+    cpuMs: 0,
+    wallMs: 0,
+    llmCalls: [],
+    alive: false,
+    answer: null,
+  };
 }
 
 /** One supervised worker process hosting many isolates. Respawned by the pool when it dies. */

@@ -55,6 +55,11 @@ export interface StepResult {
   llmCalls: LlmCallRecord[];
   /** False once the episode can take no further step (limit breach, crash, close). */
   alive: boolean;
+  /**
+   * The final answer the cell gave by calling `answer(value)` (the first call's value, as `print` would show it),
+   * or null. It stands even when the cell threw after the call; the caller ends the episode with it.
+   */
+  answer: string | null;
 }
 
 export interface OpenEpisodeOptions {

@@ -90,6 +90,7 @@ process.on('message', (msg: ToWorker) => {
             wallMs: 0,
             llmCalls: [],
             alive: false,
+            answer: null,
           },
         });
         return;
