@@ -91,7 +91,7 @@ export const RewardComponentsSchema = z.strictObject({
 export type RewardComponents = z.infer<typeof RewardComponentsSchema>;
 
 /** Where the graded answer came from. */
-export const ANSWER_SOURCES = ['tag', 'last_line', 'none'] as const;
+export const ANSWER_SOURCES = ['tag', 'repl', 'last_line', 'none'] as const;
 /** Why an answer was not graded as given (null when it was). */
 export const ANSWER_REJECTIONS = ['no_answer', 'empty', 'too_long', 'copied_question'] as const;
 export const CALL_COUNT_SOURCES = ['executed', 'static'] as const;

@@ -46,5 +46,10 @@ export const RewardTrajectorySchema = z.strictObject({
     /** Tokens spent by all `llm()` sub-calls, prompt plus completion, at every depth. 0 when scored offline. */
     subcall: z.number().int().nonnegative(),
   }),
+  /**
+   * The value the final turn's code passed to the REPL's `answer()`, when a code cell (not an `<answer>` tag)
+   * ended the episode. Absent otherwise, and when the completion was never executed (scored offline).
+   */
+  replAnswer: z.string().optional(),
 });
 export type RewardTrajectory = z.infer<typeof RewardTrajectorySchema>;

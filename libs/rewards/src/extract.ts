@@ -22,6 +22,12 @@ export function isBlank(text: string): boolean {
   return /^[\s\p{Cf}]*$/u.test(text);
 }
 
+/** An answer given through the REPL's `answer(value)`: one answer by construction, well-formed unless blank. */
+export function replAnswer(value: string): ExtractedAnswer {
+  const answer = value.trim();
+  return { answer, tagCount: 0, wellFormed: !isBlank(answer) };
+}
+
 /**
  * Find the answer in a turn's text. Tags are exact and lower-case. With several tags only the last complete
  * pair is read (and the answer is not well-formed), so writing extra candidates in extra tags never helps.

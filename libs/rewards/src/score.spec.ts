@@ -55,6 +55,19 @@ describe('scoreTrajectory composition', () => {
     ).toBe(1);
   });
 
+  it('reads a REPL answer() of the final code turn, ignoring tags in its code', () => {
+    const code = '```js\nconst s = "<answer>blue</answer>";\nanswer(ctx.match(/mirror is (\\w+)/)[1])\n```';
+    const right = scoreTrajectory({ ...trajectory(code, { completionTokens: 0 }), replAnswer: ' red ' }, MIRROR_TASK);
+    expect(right.components).toMatchObject({ format: 1, correctness: 1 });
+    expect(right.diagnostics).toMatchObject({ answer: 'red', answerSource: 'repl', tagCount: 0 });
+    expect(right.total).toBe(1.1);
+    const wrong = scoreTrajectory({ ...trajectory(code), replAnswer: 'blue' }, MIRROR_TASK);
+    expect(wrong.components).toMatchObject({ format: 1, correctness: 0 });
+    const blank = scoreTrajectory({ ...trajectory(code), replAnswer: '  ' }, MIRROR_TASK);
+    expect(blank.components).toMatchObject({ format: 0, correctness: 0 });
+    expect(blank.diagnostics.rejection).toBe('empty');
+  });
+
   it('counts calls statically from every turn when there is no execution record', () => {
     const code = '```js\n// llm(skip)\nconst a = await llm("color?", ctx.slice(0, 5000));\nprint(a);\n```';
     const result = scoreTrajectory(

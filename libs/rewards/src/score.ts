@@ -11,7 +11,7 @@ import { recursionEfficiency } from './components/recursion';
 import { tokenBudgetScore } from './components/token-budget';
 import { resolveRewardConfig } from './config';
 import { RewardError, RewardErrorCode } from './errors';
-import { extractAnswer, extractCodeBlocks, lastLineAnswer } from './extract';
+import { extractAnswer, extractCodeBlocks, lastLineAnswer, replAnswer } from './extract';
 import { countLlmCallsStatic } from './llm-calls';
 
 /** `llm()` calls of a trajectory: the executed record when there is one, else a static count of its code. */
@@ -43,8 +43,10 @@ export function countTrajectoryLlmCalls(trajectory: RewardTrajectory): {
  *   total = min(cap, Σ weight_i · component_i + formatBonus · format)
  *   cap   = wrongAnswerCap if the answer is wrong, else 1 + formatBonus   → total ∈ [0, 1 + formatBonus]
  *
- * The answer is read from the final turn only: the last `<answer>` tag, or without one the final
- * turn's last line (per `config.answer.untagged`), which can be correct but never earns the format bonus.
+ * The answer is read from the final turn only: the value its code passed to the REPL's `answer()` when a code
+ * cell ended the episode (`replAnswer`; well-formed unless blank, like a single tag), else the last `<answer>`
+ * tag, or without one the final turn's last line (per `config.answer.untagged`), which can be correct but never
+ * earns the format bonus.
  * `recursion_efficiency` is paid only for a correct answer. Every component is always reported.
  *
  * @param config partial reward config, defaults filled in (`RewardConfigSchema`); validated once per object.
@@ -60,10 +62,11 @@ export function scoreTrajectory(
   const traj = parsed.data;
 
   const finalText = traj.turns.length > 0 ? traj.turns[traj.turns.length - 1].completion : '';
-  const extracted = extractAnswer(finalText);
+  const extracted = traj.replAnswer === undefined ? extractAnswer(finalText) : replAnswer(traj.replAnswer);
   let answer = extracted.answer;
-  let answerSource: RewardResult['diagnostics']['answerSource'] = answer === null ? 'none' : 'tag';
-  if (extracted.tagCount === 0 && cfg.answer.untagged === 'last_line') {
+  let answerSource: RewardResult['diagnostics']['answerSource'] =
+    answer === null ? 'none' : traj.replAnswer === undefined ? 'tag' : 'repl';
+  if (traj.replAnswer === undefined && extracted.tagCount === 0 && cfg.answer.untagged === 'last_line') {
     answer = lastLineAnswer(finalText);
     if (answer !== null) answerSource = 'last_line';
   }

@@ -21,7 +21,7 @@ const RECURSE = "```js\nconst a = await llm('What color is the mirror?', ctx.sli
 
 const call = { depth: 1, promptTokens: 400, completionTokens: 40, chunkChars: 1600 };
 
-/** A group covering every diagnostic branch: tagged, untagged, wrong, rejected, executed calls, static calls. */
+/** A group covering every diagnostic branch: tagged, untagged, REPL answer(), wrong, rejected, executed and static calls. */
 const group: RewardTrajectory[] = [
   {
     turns: [{ completion: SEARCH }, { completion: '<answer>red</answer>' }],
@@ -41,6 +41,12 @@ const group: RewardTrajectory[] = [
   },
   { turns: [{ completion: '<answer></answer>' }], llmCalls: [], tokens: { completion: 4, subcall: 0 } },
   { turns: [], llmCalls: [], tokens: { completion: 0, subcall: 0 } },
+  {
+    turns: [{ completion: '```js\nanswer(ctx.match(/mirror is (\\w+)/)[1])\n```' }],
+    llmCalls: [],
+    tokens: { completion: 30, subcall: 0 },
+    replAnswer: 'crimson',
+  },
 ];
 
 const logger = createLogger({ service: 'rpc-test', level: 'silent' });

@@ -4,7 +4,7 @@
 export interface Diagnostics {
   'answer'?: (string);
   /**
-   * "tag" | "last_line" | "none"
+   * "tag" | "repl" | "last_line" | "none"
    */
   'answer_source'?: (string);
   'tag_count'?: (number);
@@ -37,7 +37,7 @@ export interface Diagnostics {
 export interface Diagnostics__Output {
   'answer'?: (string);
   /**
-   * "tag" | "last_line" | "none"
+   * "tag" | "repl" | "last_line" | "none"
    */
   'answer_source'?: (string);
   'tag_count'?: (number);

@@ -13,6 +13,11 @@ export interface Trajectory {
   'llm_calls'?: (_fathom_reward_v1_LlmCall)[];
   'completion_tokens'?: (number);
   'subcall_tokens'?: (number);
+  /**
+   * The value the final turn's code passed to the REPL's answer(), when a code cell ended the episode.
+   */
+  'repl_answer'?: (string);
+  '_repl_answer'?: "repl_answer";
 }
 
 export interface Trajectory__Output {
@@ -25,4 +30,9 @@ export interface Trajectory__Output {
   'llm_calls'?: (_fathom_reward_v1_LlmCall__Output)[];
   'completion_tokens'?: (number);
   'subcall_tokens'?: (number);
+  /**
+   * The value the final turn's code passed to the REPL's answer(), when a code cell ended the episode.
+   */
+  'repl_answer'?: (string);
+  '_repl_answer'?: "repl_answer";
 }
