@@ -87,6 +87,18 @@ describe('full episode over a 200K-token context', () => {
     expect(after.body.code).toBe('EPISODE_DONE');
   });
 
+  it('HTTP: a code step that calls answer() ends the episode with that value as the answer', async () => {
+    const reset = await post(h.baseUrl, '/reset', TASK);
+    const id = reset.body.observation.episode_id;
+    const code = 'const m = ctx.match(/color of the mirror is (\\w+)/); answer(m[1]); print("answered")';
+    const step = await post(h.baseUrl, '/step', { episode_id: id, action: { code } });
+    expect(step.status).toBe(200);
+    expect(step.body.observation.stdout).toBe('answered\n');
+    expectCorrectFinish(step.body);
+    const after = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
+    expect(after.status).toBe(409);
+  });
+
   it('WebSocket: reset, search, state, a wrong answer scores at most the cap', async () => {
     const ws = await WsClient.connect(h.wsUrl);
     const reset = await ws.request({ type: 'reset', data: TASK });

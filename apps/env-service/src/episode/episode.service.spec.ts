@@ -35,7 +35,8 @@ class FakeReplPool implements ReplPool {
         steps++;
         if (stepMs > wallMs) {
           const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
-          return { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [], alive: false };
+          const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [] };
+          return { ...ended, alive: false, answer: null };
         }
         return {
           stdout: `ran ${code}\n`,
@@ -46,6 +47,7 @@ class FakeReplPool implements ReplPool {
           wallMs: 1,
           llmCalls: [],
           alive: true,
+          answer: null,
         };
       },
       close: async () => {
