@@ -39,10 +39,11 @@ const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
     '- print(...values): show values in the next observation',
     '- llm(question, chunk): ask a helper model about a chunk of text; returns its answer as a string',
     'Search and count with code; call llm() only on chunks that need reading. Each call costs tokens.',
-    'When you know the answer, reply with <answer>the answer</answer>.',
+    '- answer(value): end the episode with value as the final answer',
+    'When you know the answer, call answer(value) in code, or reply with <answer>the answer</answer>.',
   ].join('\n'),
   compact:
-    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; llm(q, chunk) asks a helper. End with <answer>…</answer>.',
+    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; llm(q, chunk) asks a helper. End with answer(value) in code, or <answer>…</answer>.',
 };
 
 const SUBCALL_SYSTEM_PROMPT = 'Answer the question about the text briefly.';

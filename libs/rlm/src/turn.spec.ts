@@ -16,6 +16,7 @@ function recordingEpisodeDouble() {
     wallMs: 0.2,
     llmCalls: [],
     alive: true,
+    answer: null,
   };
   return { ran, result, run: async (code: string) => (ran.push(code), result) };
 }

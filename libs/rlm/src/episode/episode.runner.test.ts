@@ -125,6 +125,19 @@ describe('EpisodeRunner against the real sandbox', () => {
     expectTokenInvariants(capped);
   });
 
+  it('ends the episode on a cell that calls answer(), with that value and no observation', async () => {
+    const policy = new ScriptedTestPolicy(tokenizer, () =>
+      js('answer(ctx.match(/mirror is (\\w+)/)[1]); print("after")'),
+    );
+    const runner = new EpisodeRunner({ sandbox: pool, policy });
+    const [traj] = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories;
+    expect(traj).toMatchObject({ status: 'ok', stopReason: 'answer', answer: 'teal' });
+    expect(traj.turns.map((t) => [t.action, t.observation, t.sandboxError])).toEqual([['code', null, null]]);
+    expect(traj.recursionTree).toMatchObject({ answer: 'teal', turns: 1 });
+    expect(toRewardTrajectory(traj).replAnswer).toBe('teal');
+    expectTokenInvariants(traj);
+  });
+
   it('takes the answer over code in the same turn and ignores an answer inside code', async () => {
     const policy = new ScriptedTestPolicy(tokenizer, ({ prompt }) =>
       turnsSoFar(prompt) === 0

@@ -174,7 +174,7 @@ class EpisodeState {
 
 /**
  * Runs RLM episodes: render the prompt, sample a turn, run its code in the sandbox, append the observation, repeat
- * until an `<answer>`, the turn limit or the token limit. Token-in, token-out: a trajectory's ids are the exact
+ * until an answer (an `<answer>` tag, or a code cell that calls `answer(value)`), the turn limit or the token limit. Token-in, token-out: a trajectory's ids are the exact
  * ids the policy was fed and sampled; every turn's prompt is re-rendered through the one prompt renderer and must
  * extend the previous ids exactly, or the trajectory fails (`infra_error`, code `token_mismatch`) with a diff.
  *
@@ -430,6 +430,12 @@ export class EpisodeRunner {
     } else if (outcome.kind === 'code') {
       const error = outcome.result.error;
       turn.sandboxError = error?.code ?? null;
+      // A cell that called answer() ends the episode with that value; the turn gets no observation.
+      if (outcome.result.answer !== null) {
+        state.answer = outcome.result.answer;
+        state.finish('ok', 'answer');
+        return;
+      }
       if (error !== null && !outcome.result.alive) {
         const fatal = classifyFatalStep(error.code);
         if (fatal === 'infra') state.failInfra('worker_crashed', `${error.code}: ${error.message}`);

@@ -4,4 +4,4 @@
  * `observationText` of the teacher, the one formatter SFT and rollouts share.)
  */
 export const NO_ACTION_OBSERVATION =
-  'No ```js code block and no <answer> in your reply. Write code to run, or reply with <answer>…</answer>.';
+  'No ```js code block and no <answer> in your reply. Write code to run (answer(value) ends the episode), or reply with <answer>…</answer>.';

@@ -27,7 +27,7 @@ export function flattenCalls(node: RecursionTreeNode): RecursionTreeNode[] {
 
 /**
  * The trajectory as `@fathom/rewards` scores it: the turns' text, every executed `llm()` call (calls that failed
- * never ran and are left out) and the token counts. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error`
+ * never ran and are left out), the token counts, and the value of `answer()` when a code cell ended the episode. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error`
  * trajectory, which must never be scored.
  */
 export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
@@ -42,10 +42,14 @@ export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
     completionTokens: n.completionTokens,
     chunkChars: n.chunkChars,
   }));
+  // An episode ended by a code cell (not an <answer> tag) answered through the REPL's answer().
+  const lastTurn = traj.turns.at(-1);
+  const replAnswer = traj.stopReason === 'answer' && lastTurn?.action === 'code' ? traj.answer : null;
   return {
     turns: traj.turns.map((t) => ({ completion: t.completion })),
     llmCalls,
     tokens: { completion: traj.tokens.completion, subcall: traj.tokens.subcall },
+    ...(replAnswer === null ? {} : { replAnswer }),
   };
 }
 
