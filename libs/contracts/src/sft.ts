@@ -9,9 +9,12 @@ import { TaskTypeSchema } from './task';
 
 /** One model turn and, for a code turn, what the REPL printed in reply. */
 export const SftTurnSchema = z.strictObject({
-  /** The model's text for the turn, exactly as trained on (a ```js block, or `<answer>…</answer>`). */
+  /**
+   * The model's text for the turn, exactly as trained on: a ```js block (the final one calls `answer()`), or
+   * `<answer>…</answer>`.
+   */
   completion: z.string().min(1),
-  /** The observation text the turn's code produced; absent on the final (answer) turn. */
+  /** The observation text the turn's code produced; absent on the final (answering) turn. */
   observation: z.string().optional(),
 });
 export type SftTurn = z.infer<typeof SftTurnSchema>;
@@ -33,7 +36,7 @@ export const SftExampleSchema = z
     /** Whether that strategy is one of the robust ones. */
     robust: z.boolean(),
     turns: z.array(SftTurnSchema).min(1),
-    /** The final answer, as in the last turn's `<answer>` tags. */
+    /** The final answer: the value the final cell passed to `answer()` (or the last turn's `<answer>` tag). */
     answer: z.string().min(1),
     /** The answer graded against the gold answer by `@fathom/rewards` `isCorrect`; for reporting, never for choosing. */
     correct: z.boolean(),

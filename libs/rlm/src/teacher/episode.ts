@@ -8,7 +8,7 @@ import { parseTaskQuestion, type TaskQuestion } from './question';
 import type { AnyTeacherStrategy, TeacherMove } from './strategies';
 import { answerSubcallAsTeacher } from './subcall';
 
-/** Code turns a strategy may take before it must answer (every strategy needs at most two). */
+/** Code cells a strategy may run; one of them must call `answer()` (every strategy needs at most two). */
 export const MAX_CODE_TURNS = 3;
 
 /** Why a task got no example from a strategy. */
@@ -22,18 +22,23 @@ export interface SftSkip {
 export type TeacherEpisodeResult = { kind: 'example'; example: SftExample } | { kind: 'skip'; skip: SftSkip };
 
 export const jsBlock = (code: string): string => '```js\n' + code + '\n```';
-export const answerTag = (answer: string): string => `<answer>${answer}</answer>`;
 
-function nextMove(strategy: AnyTeacherStrategy, question: TaskQuestion, observations: readonly string[]): TeacherMove {
+function nextMove(
+  strategy: AnyTeacherStrategy,
+  question: TaskQuestion,
+  observations: readonly string[],
+): TeacherMove | null {
   // STRATEGIES_BY_TYPE pairs each strategy with questions of its own type; the caller checks the types match.
-  return (strategy.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove)(question, observations);
+  return (strategy.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove | null)(question, observations);
 }
 
 /**
  * Plays one strategy on one task in a real sandbox episode over the task's context: each code turn runs, its
- * observation is what the sandbox printed, and `llm()` calls are answered by `answerSubcallAsTeacher`. The
- * strategy sees only the question and the observations; the gold answer is read once, after the episode, to
- * grade it. A step that fails in the sandbox skips the example (SFT must not teach code that errors).
+ * observation is what the sandbox printed, and `llm()` calls are answered by `answerSubcallAsTeacher`. The cell
+ * that calls `answer(value)` ends the episode, as it ends a rollout: it is the last turn, with no observation, and
+ * the example's answer is that call's value. The strategy sees only the question and the observations; the gold
+ * answer is read once, after the episode, to grade it. A step that fails in the sandbox skips the example (SFT
+ * must not teach code that errors); a strategy that runs out of cells without answering is a RUNAWAY_STRATEGY.
  */
 export async function runTeacherEpisode(
   strategy: AnyTeacherStrategy,
@@ -66,27 +71,30 @@ export async function runTeacherEpisode(
     const turns: SftTurn[] = [];
     const observations: string[] = [];
     for (;;) {
-      const move = nextMove(strategy, question, observations);
-      if (move.kind === 'answer') {
-        turns.push({ completion: answerTag(move.answer) });
+      const move = observations.length < MAX_CODE_TURNS ? nextMove(strategy, question, observations) : null;
+      if (move === null)
+        throw new TeacherError(
+          TeacherErrorCode.RUNAWAY_STRATEGY,
+          `${strategy.name} on task ${task.id} ran ${observations.length} cells without calling answer()`,
+        );
+      const result = await episode.run(move.code);
+      if (result.error !== null) {
+        const detail = `${result.error.code}: ${result.error.message} (code: ${move.code})`;
+        return { kind: 'skip', skip: { task_id: task.id, strategy: strategy.name, reason: 'sandbox_error', detail } };
+      }
+      if (result.answer !== null) {
+        turns.push({ completion: jsBlock(move.code) });
         const example: SftExample = {
           task_id: task.id,
           type: task.type,
           strategy: strategy.name,
           robust: strategy.robust,
           turns,
-          answer: move.answer,
-          correct: isCorrect(move.answer, task),
+          answer: result.answer,
+          correct: isCorrect(result.answer, task),
           subcalls,
         };
         return { kind: 'example', example };
-      }
-      if (observations.length === MAX_CODE_TURNS)
-        throw new TeacherError(TeacherErrorCode.RUNAWAY_STRATEGY, `${strategy.name} on task ${task.id}`);
-      const result = await episode.run(move.code);
-      if (result.error !== null) {
-        const detail = `${result.error.code}: ${result.error.message} (code: ${move.code})`;
-        return { kind: 'skip', skip: { task_id: task.id, strategy: strategy.name, reason: 'sandbox_error', detail } };
       }
       const observation = observationText(result);
       turns.push({ completion: jsBlock(move.code), observation });

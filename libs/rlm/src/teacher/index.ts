@@ -1,6 +1,6 @@
 /**
- * The SFT teacher: writes model episodes (code → real sandbox observation → answer) per task type, from a
- * documented mix of robust and naive strategies. See docs/TEACHER.md.
+ * The SFT teacher: writes model episodes (code → real sandbox observation → … → a cell that calls answer()) per
+ * task type, from a documented mix of robust and naive strategies. See docs/TEACHER.md.
  */
 export { buildSftExamples, renderSftExample, renderSftSubcall, type BuildSftOptions } from './build';
 export { runTeacherEpisode, MAX_CODE_TURNS, type SftSkip, type TeacherEpisodeResult } from './episode';

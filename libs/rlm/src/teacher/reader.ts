@@ -70,12 +70,6 @@ export function countWholeWord(word: string, text: string): number {
   return (text.match(new RegExp(String.raw`\b${escape(word)}\b`, 'gi')) ?? []).length;
 }
 
-/** The value a step printed on its first line, or null when it printed nothing useful ("null", "undefined"). */
-export function printedValue(observation: string): string | null {
-  const first = observation.split('\n')[0].trim();
-  return first === '' || first === 'null' || first === 'undefined' || first === 'unknown' ? null : first;
-}
-
 /** A printed price ("1,250", "$1,250", "1250") as a number, or null. */
 export function parsePrice(text: string): number | null {
   const m = /^\$?(\d{1,3}(?:,\d{3})+|\d+)$/.exec(text.trim());

@@ -9,75 +9,63 @@ const QUESTIONS: Record<AnyTeacherStrategy['type'], TaskQuestion> = {
   counting: parseTaskQuestion('How many times does the word "apple" appear in the document?') as TaskQuestion,
 };
 
-/** Plays a strategy against scripted observations (no sandbox): the moves it makes in reply. */
-function play(name: string, observations: string[]): TeacherMove[] {
-  const strategy = findStrategy(name) as AnyTeacherStrategy;
-  const next = strategy.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove;
-  const moves: TeacherMove[] = [];
-  for (let i = 0; i <= observations.length; i++) {
-    const move = next(QUESTIONS[strategy.type], observations.slice(0, i));
-    moves.push(move);
-    if (move.kind === 'answer') break;
+/** Every cell a strategy writes when no cell answers (no sandbox): it is asked again after each scripted observation. */
+function cellsOf(strategy: AnyTeacherStrategy): string[] {
+  const next = strategy.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove | null;
+  const cells: string[] = [];
+  for (let move = next(QUESTIONS[strategy.type], []); move !== null;) {
+    cells.push(move.code);
+    move = next(
+      QUESTIONS[strategy.type],
+      cells.map(() => 'unknown'),
+    );
   }
-  return moves;
+  return cells;
 }
 
-const finalAnswer = (moves: TeacherMove[]): string | undefined => {
-  const last = moves[moves.length - 1];
-  return last.kind === 'answer' ? last.answer : undefined;
-};
+const cellsOfName = (name: string): string[] => cellsOf(findStrategy(name) as AnyTeacherStrategy);
 
-describe('teacher strategies answer from their observations only', () => {
-  it('every strategy starts with code, not an answer', () => {
+/** A call of the REPL's `answer()` global. */
+const ANSWERS = /(?:^|[^\w.])answer\(/;
+
+describe('teacher strategies answer from code', () => {
+  it('every strategy writes one or two cells, and its last cell calls answer()', () => {
     for (const s of TEACHER_STRATEGIES) {
-      const move = (s.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove)(QUESTIONS[s.type], []);
-      expect(move.kind, s.name).toBe('code');
+      const cells = cellsOf(s);
+      expect(cells.length, s.name).toBeGreaterThanOrEqual(1);
+      expect(cells.length, s.name).toBeLessThanOrEqual(2);
+      expect(cells[cells.length - 1], s.name).toMatch(ANSWERS);
     }
   });
 
   it("code never spells the question's key: it reads it from the REPL global `question`", () => {
     for (const s of TEACHER_STRATEGIES) {
-      const next = s.next as (q: TaskQuestion, o: readonly string[]) => TeacherMove;
-      const cells = [next(QUESTIONS[s.type], []), next(QUESTIONS[s.type], ['null'])].flatMap((m) =>
-        m.kind === 'code' ? [m.code] : [],
-      );
+      const cells = cellsOf(s);
       expect(cells[0], s.name).toMatch(/^const \w+ = question\.match\(/);
       for (const cell of cells) expect(cell, s.name).not.toMatch(/mirror|Harbour|1987|lamp|drill|apple/);
     }
   });
 
-  it('one-cell strategies answer what their cell printed, whatever it is', () => {
-    const printers = TEACHER_STRATEGIES.filter(
-      (s) => !s.name.endsWith('.read_mentions') && !s.name.endsWith('.exact_phrase'),
-    ).map((s) => s.name);
-    expect(printers.length).toBe(16);
-    for (const name of printers) {
-      expect(
-        play(name, ['teal']).map((m) => m.kind),
-        name,
-      ).toEqual(['code', 'answer']);
-      expect(finalAnswer(play(name, ['teal'])), name).toBe('teal');
-      expect(finalAnswer(play(name, ['1290'])), name).toBe('1290');
-      expect(finalAnswer(play(name, ['unknown'])), name).toBe('unknown');
-      expect(finalAnswer(play(name, ['null'])), name).toBe('unknown');
-    }
+  it('one-cell strategies answer with the value their cell computes, never print it', () => {
+    const oneCell = TEACHER_STRATEGIES.filter((s) => cellsOf(s).length === 1);
+    expect(oneCell.length).toBe(16);
+    for (const s of oneCell) expect(cellsOf(s)[0], s.name).not.toMatch(/\bprint\(/);
   });
 
-  it('look-then-compute strategies print the mentions, then answer what the computing cell printed', () => {
+  it('look-then-compute strategies print the mentions, then answer from a computing cell', () => {
     for (const name of ['niah.read_mentions', 'extractive.read_mentions']) {
-      const moves = play(name, ['The mirror used to be red.\nThe mirror is teal.', 'teal']);
-      expect(
-        moves.map((m) => m.kind),
-        name,
-      ).toEqual(['code', 'code', 'answer']);
-      expect(finalAnswer(moves), name).toBe('teal');
+      const [look, compute] = cellsOfName(name);
+      expect(look, name).toMatch(/print\(s\.trim\(\)\)$/);
+      expect(look, name).not.toMatch(ANSWERS);
+      expect(compute, name).toMatch(/\nanswer\(m \? m\[1\]/);
     }
   });
 
-  it('exact-phrase strategies refine with a second search when the first prints nothing', () => {
-    const moves = play('niah.exact_phrase', ['null', 'gold']);
-    expect(moves.map((m) => m.kind)).toEqual(['code', 'code', 'answer']);
-    expect(finalAnswer(moves)).toBe('gold');
-    expect(play('extractive.exact_phrase', ['Lima']).map((m) => m.kind)).toEqual(['code', 'answer']);
+  it('exact-phrase strategies answer when their search finds it, else print unknown and answer from a fallback', () => {
+    for (const name of ['niah.exact_phrase', 'extractive.exact_phrase']) {
+      const [first, fallback] = cellsOfName(name);
+      expect(first, name).toMatch(/\nif \(m\) answer\(m\[1\]\);\nelse print\('unknown'\)$/);
+      expect(fallback, name).toMatch(/\nanswer\(m \? m\[1\] : 'unknown'\)$/);
+    }
   });
 });

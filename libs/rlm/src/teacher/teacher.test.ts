@@ -1,16 +1,22 @@
 import { SftExampleSchema, type SftExample, type Task } from '@fathom/contracts';
-import { SandboxPool } from '@fathom/sandbox';
+import { SandboxPool, type LlmHandler } from '@fathom/sandbox';
 import { generateTasks } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preflightPromptShapes, PromptDriftError } from '../preflight';
-import { renderPrompt, type PromptStyle } from '../prompt';
+import { renderPrompt, segmentsText, type PromptStyle } from '../prompt';
 import { buildSftExamples, renderSftExample, renderSftSubcall } from './build';
-import type { SftSkip } from './episode';
+import { MAX_CODE_TURNS, runTeacherEpisode, type SftSkip } from './episode';
+import { TeacherError, TeacherErrorCode } from './errors';
 import { DEFAULT_TEACHER_MIX } from './mix';
 import { SftStatsAccumulator, type SftStats } from './stats';
 import { answerSubcallAsTeacher } from './subcall';
-import { STRATEGIES_BY_TYPE, TEACHER_STRATEGIES } from './strategies';
-import { normalizeAnswer } from '@fathom/rewards';
+import {
+  findStrategy,
+  STRATEGIES_BY_TYPE,
+  TEACHER_STRATEGIES,
+  type AnyTeacherStrategy,
+  type TeacherStrategy,
+} from './strategies';
 
 // 80 tasks per type with short contexts: every strategy runs on every task of its type (1,600 real episodes).
 const TASKS: Task[] = [
@@ -48,6 +54,13 @@ afterAll(() => pool.close());
 
 const codeOf = (completion: string): string | null => /^```js\n([\s\S]*)\n```$/.exec(completion)?.[1] ?? null;
 
+/** The teacher's llm() handler, for replaying examples. */
+const llm: LlmHandler = async ({ prompt, chunk }) => ({
+  text: answerSubcallAsTeacher(prompt, chunk),
+  promptTokens: 0,
+  completionTokens: 0,
+});
+
 describe('teacher episodes in the real sandbox', () => {
   it('every strategy runs on every task of its type without a sandbox error', () => {
     expect(everySkips).toEqual([]);
@@ -68,12 +81,55 @@ describe('teacher episodes in the real sandbox', () => {
     expect(everyStats.byStrategy.map((s) => s.strategy).sort()).toEqual(TEACHER_STRATEGIES.map((s) => s.name).sort());
   });
 
-  it('answers come from what the episode printed (or are a give-up after an empty search)', () => {
+  it('the final turn is a cell that calls answer(), with no observation, and the answer is what that call gave', async () => {
     for (const e of every) {
-      const seen = normalizeAnswer(e.turns.map((t) => t.observation ?? '').join('\n'));
+      const last = e.turns[e.turns.length - 1];
+      expect(codeOf(last.completion), `${e.strategy} ${e.task_id}`).toMatch(/(?:^|[^\w.])answer\(/);
+      expect(last.observation).toBeUndefined();
+      for (const t of e.turns.slice(0, -1)) expect(t.observation).toBeDefined();
       if (e.answer === 'unknown') expect(e.correct).toBe(false);
-      else expect(seen, `${e.strategy} ${e.task_id}`).toContain(normalizeAnswer(e.answer));
-      expect(e.turns[e.turns.length - 1].completion).toBe(`<answer>${e.answer}</answer>`);
+    }
+    // Replays a sample of episodes cell by cell: only the last cell answers, and with the example's answer.
+    for (const e of every.filter((_, i) => i % 8 === 0)) {
+      const task = byId.get(e.task_id) as Task;
+      const episode = await pool.openEpisode({ ctx: task.context, ctxKey: task.id, question: task.question, llm });
+      try {
+        const answers: (string | null)[] = [];
+        for (const t of e.turns) answers.push((await episode.run(codeOf(t.completion) as string)).answer);
+        expect(answers, `${e.strategy} ${e.task_id}`).toEqual([...e.turns.slice(1).map(() => null), e.answer]);
+      } finally {
+        await episode.close();
+      }
+    }
+  });
+
+  it('a look-refine strategy answers from its first cell when the search finds it, else from the fallback', async () => {
+    const strategy = findStrategy('niah.exact_phrase') as AnyTeacherStrategy;
+    const task = TASKS.find((t) => t.type === 'niah') as Task;
+    const o = (/the (.+)\?/.exec(task.question) as RegExpExecArray)[1];
+    const found = await runTeacherEpisode(strategy, { ...task, context: `Yes. The ${o} is teal. No.` }, pool);
+    expect(found.kind === 'example' && found.example.turns.map((t) => t.observation)).toEqual([undefined]);
+    expect(found.kind === 'example' && found.example.answer).toBe('teal');
+    const refined = await runTeacherEpisode(strategy, { ...task, context: `The ${o} looks teal.` }, pool);
+    expect(refined.kind === 'example' && refined.example.turns.map((t) => t.observation)).toEqual([
+      'unknown',
+      undefined,
+    ]);
+    expect(refined.kind === 'example' && refined.example.answer).toBe('teal');
+  });
+
+  it('a strategy that runs out of cells without calling answer() is a runaway', async () => {
+    const base = findStrategy('counting.whole_word') as TeacherStrategy<'counting'>;
+    const task = TASKS.find((t) => t.type === 'counting') as Task;
+    const printing = (cells: number): TeacherStrategy<'counting'> => ({
+      ...base,
+      next: (_q, obs) => (obs.length < cells ? { kind: 'code', code: "print('x')" } : null),
+    });
+    for (const cells of [1, MAX_CODE_TURNS + 2]) {
+      const run = runTeacherEpisode(printing(cells), task, pool);
+      await expect(run).rejects.toThrow(TeacherError);
+      await expect(run).rejects.toMatchObject({ code: TeacherErrorCode.RUNAWAY_STRATEGY });
+      await expect(run).rejects.toThrow(`ran ${Math.min(cells, MAX_CODE_TURNS)} cells without calling answer()`);
     }
   });
 
@@ -99,9 +155,8 @@ describe('teacher episodes in the real sandbox', () => {
     expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(200);
     expect(new Set(codes).size).toBeLessThanOrEqual(TEACHER_STRATEGIES.length + 4);
     for (const e of every) {
-      expect(e.turns.length).toBeLessThanOrEqual(3);
+      expect(e.turns.length).toBeLessThanOrEqual(2);
       for (const t of e.turns) if (t.observation !== undefined) expect(t.observation.length).toBeLessThanOrEqual(600);
-      expect(e.turns[e.turns.length - 1].completion.length).toBeLessThanOrEqual(40);
     }
   });
 
@@ -123,6 +178,18 @@ describe('teacher episodes in the real sandbox', () => {
       preflightPromptShapes(renderSftExample(e, task, styles[0]), renderPrompt(renderTask(task), styles[1])),
     ).toThrow(PromptDriftError);
     expect(() => renderSftExample(e, TASKS.find((t) => t.id !== e.task_id) as Task)).toThrow(/does not belong/);
+  });
+
+  it('renders the answering cell as the last trained turn, with no observation after it', () => {
+    const twoTurns = every.find((e) => e.turns.length === 2) as SftExample;
+    for (const e of [every[0], twoTurns]) {
+      const segments = renderSftExample(e, byId.get(e.task_id) as Task);
+      const completions = e.turns.map((t) => `${t.completion}<|im_end|>`);
+      expect(segments.filter((s) => s.trained).map((s) => s.text)).toEqual(completions);
+      expect(segments[segments.length - 1]).toEqual({ text: '\n', trained: false });
+      expect(segmentsText(segments).endsWith(`${completions[completions.length - 1]}\n`)).toBe(true);
+      expect(segmentsText(segments).split('Output:\n').length - 1).toBe(e.turns.length - 1);
+    }
   });
 });
 

@@ -1,8 +1,8 @@
-import { computeThenAnswer, type TeacherStrategy } from './types';
+import { playCells, type TeacherStrategy } from './types';
 
 /**
  * `counting`: how often a word occurs as a whole word in any case. The word is read out of `question`; code
- * counts and prints the count; llm() never should.
+ * counts and answers the count; llm() never should.
  */
 
 const WORD = 'const w = question.match(/"(.+?)"/)[1];';
@@ -14,7 +14,7 @@ const counter = (name: string, robust: boolean, summary: string, count: string) 
     robust,
     usesLlm: false,
     summary,
-    next: (_q, obs) => computeThenAnswer(`${WORD}\nprint(${count})`, obs),
+    next: (_q, obs) => playCells([`${WORD}\nanswer(${count})`], obs),
   }) satisfies TeacherStrategy<'counting'>;
 
 export const COUNTING_STRATEGIES: readonly TeacherStrategy<'counting'>[] = [

@@ -1,9 +1,9 @@
-import { computeThenAnswer, lookThenCompute, lookThenRefine, type TeacherStrategy } from './types';
+import { playCells, type TeacherStrategy } from './types';
 
 /**
  * `extractive`: "In which city was the 1987 Harbour Accord signed?" (forms: docs/DATASETS.md). Every cell starts
- * from the agreement read out of `question` (`k` with its year, `n` without), and the last cell prints the city
- * or `unknown`.
+ * from the agreement read out of `question` (`k` with its year, `n` without), and the last cell answers the
+ * city or `unknown`.
  */
 
 const KEY = String.raw`const k = question.match(/the (\d+ .+) signed/)[1];`;
@@ -12,11 +12,11 @@ const MENTIONS = String.raw`ctx.match(RegExp('[^.]*' + k + '[^.]*\\.', 'g'))`;
 /** The sentence naming the agreement with its year that mentions signing; the city in any of the four forms. */
 const READ_SIGNED = String.raw`const s = ${MENTIONS}.find((x) => x.includes('sign'));
 const m = s && (s.match(/ in ([A-Z]\w+)/) || s.match(/(\w+) hosted/));
-print(m ? m[1] : 'unknown')`;
+answer(m ? m[1] : 'unknown')`;
 /** The documented naive search: the first "in <City>" after the agreement's name, ignoring the year. */
 const FIRST_HIT = String.raw`${NAME}
 const m = ctx.match(RegExp(n + '[^.]*? in ([A-Z]\\w+)'));
-print(m ? m[1] : 'unknown')`;
+answer(m ? m[1] : 'unknown')`;
 
 export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
   {
@@ -24,8 +24,8 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     type: 'extractive',
     robust: true,
     usesLlm: false,
-    summary: 'takes the sentence naming the agreement (with its year) that mentions signing; prints its city',
-    next: (_q, obs) => computeThenAnswer(`${KEY}\n${READ_SIGNED}`, obs),
+    summary: 'takes the sentence naming the agreement (with its year) that mentions signing; answers its city',
+    next: (_q, obs) => playCells([`${KEY}\n${READ_SIGNED}`], obs),
   },
   {
     name: 'extractive.read_mentions',
@@ -33,7 +33,7 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: true,
     usesLlm: false,
     summary: 'prints every sentence naming the agreement with its year, then the city of the one about the signing',
-    next: (_q, obs) => lookThenCompute(`${KEY}\nfor (const s of ${MENTIONS}) print(s.trim())`, READ_SIGNED, obs),
+    next: (_q, obs) => playCells([`${KEY}\nfor (const s of ${MENTIONS}) print(s.trim())`, READ_SIGNED], obs),
   },
   {
     name: 'extractive.llm_mentions',
@@ -41,7 +41,7 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     robust: true,
     usesLlm: true,
     summary: 'passes every sentence naming the agreement with its year to llm() with the question',
-    next: (_q, obs) => computeThenAnswer(`${KEY}\nprint(llm(question, ${MENTIONS}.join('')))`, obs),
+    next: (_q, obs) => playCells([`${KEY}\nanswer(llm(question, ${MENTIONS}.join('')))`], obs),
   },
   {
     name: 'extractive.exact_phrase',
@@ -50,11 +50,14 @@ export const EXTRACTIVE_STRATEGIES: readonly TeacherStrategy<'extractive'>[] = [
     usesLlm: false,
     summary: '`<key> was signed in (\\w+)` only; a paraphrase leaves it empty and it falls back to the first hit',
     next: (_q, obs) =>
-      lookThenRefine(
-        String.raw`${KEY}
+      playCells(
+        [
+          String.raw`${KEY}
 const m = ctx.match(RegExp(k + ' was signed in (\\w+)'));
-print(m ? m[1] : 'unknown')`,
-        FIRST_HIT,
+if (m) answer(m[1]);
+else print('unknown')`,
+          FIRST_HIT,
+        ],
         obs,
       ),
   },
@@ -64,7 +67,7 @@ print(m ? m[1] : 'unknown')`,
     robust: false,
     usesLlm: false,
     summary: 'first `in <City>` after the name without the year; fooled by near misses and other years or kinds',
-    next: (_q, obs) => computeThenAnswer(`${KEY}\n${FIRST_HIT}`, obs),
+    next: (_q, obs) => playCells([`${KEY}\n${FIRST_HIT}`], obs),
   },
   {
     name: 'extractive.llm_window',
@@ -73,8 +76,8 @@ print(m ? m[1] : 'unknown')`,
     usesLlm: true,
     summary: 'llm() on 200 characters around the first mention of the name; "unknown" when the needle is not there',
     next: (_q, obs) =>
-      computeThenAnswer(
-        `${KEY}\n${NAME}\nconst i = ctx.indexOf(n);\nprint(llm(question, ctx.substring(i - 99, i + 99)))`,
+      playCells(
+        [`${KEY}\n${NAME}\nconst i = ctx.indexOf(n);\nanswer(llm(question, ctx.substring(i - 99, i + 99)))`],
         obs,
       ),
   },

@@ -19,4 +19,4 @@ export function findStrategy(name: string): AnyTeacherStrategy | undefined {
   return TEACHER_STRATEGIES.find((s) => s.name === name);
 }
 
-export { GIVE_UP, type AnyTeacherStrategy, type TeacherMove, type TeacherStrategy } from './types';
+export { type AnyTeacherStrategy, type TeacherMove, type TeacherStrategy } from './types';

@@ -1,8 +1,8 @@
-import { computeThenAnswer, type TeacherStrategy } from './types';
+import { playCells, type TeacherStrategy } from './types';
 
 /**
  * `multi_needle`: "What is the total price, in dollars, of the lamp, the drill and the globe?". Every cell starts
- * from the items read out of `question`; the sum is always computed by code, and the last cell prints the total
+ * from the items read out of `question`; the sum is always computed by code, and the last cell answers the total
  * or `unknown` when a price was not found.
  */
 
@@ -13,7 +13,7 @@ for (const w of items) {
   const m = ctx.match(RegExp('he ' + w + ' costs \\$([\\d,]+)\\.|An? ' + w + ' sells for ([\\d,]+) |For \\$([\\d,]+) you can buy the ' + w + '\\.|price of the ' + w + ' is \\$([\\d,]+)'));
   t += m ? +(m[1] || m[2] || m[3] || m[4]).replace(/,/g, '') : NaN;
 }
-print(t || 'unknown')`;
+answer(t || 'unknown')`;
 
 export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[] = [
   {
@@ -23,7 +23,7 @@ export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[]
     usesLlm: false,
     summary:
       'one regex per item for the four accepted price forms; sums the prices with code, `unknown` if one is missing',
-    next: (_q, obs) => computeThenAnswer(`${ITEMS}\n${SUM_ACCEPTED}`, obs),
+    next: (_q, obs) => playCells([`${ITEMS}\n${SUM_ACCEPTED}`], obs),
   },
   {
     name: 'multi_needle.llm_per_item',
@@ -32,11 +32,13 @@ export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy<'multi_needle'>[]
     usesLlm: true,
     summary: 'one llm() call per item on the sentences naming it; sums the answers with code',
     next: (_q, obs) =>
-      computeThenAnswer(
-        String.raw`${ITEMS}
+      playCells(
+        [
+          String.raw`${ITEMS}
 let t = 0;
 for (const w of items) t += +llm('What is the price of the ' + w + '?', ctx.match(RegExp('[^.]*' + w + '[^.]*\\.', 'g')).join('')).replace(/,/g, '');
-print(t || 'unknown')`,
+answer(t || 'unknown')`,
+        ],
         obs,
       ),
   },
@@ -47,14 +49,16 @@ print(t || 'unknown')`,
     usesLlm: false,
     summary: 'for each item the first number after its first mention in a sentence; fooled by near misses and decoys',
     next: (_q, obs) =>
-      computeThenAnswer(
-        String.raw`${ITEMS}
+      playCells(
+        [
+          String.raw`${ITEMS}
 let t = 0;
 for (const w of items) {
   const m = ctx.match(RegExp(w + '[^.\\d]*([\\d,]+)'));
   t += m ? +m[1].replace(/,/g, '') : NaN;
 }
-print(t || 'unknown')`,
+answer(t || 'unknown')`,
+        ],
         obs,
       ),
   },

@@ -1,9 +1,8 @@
 import type { TaskType } from '@fathom/contracts';
 import type { QuestionOf } from '../question';
-import { printedValue } from '../reader';
 
-/** What the teacher writes next: a code cell to run, or the final answer. */
-export type TeacherMove = { kind: 'code'; code: string } | { kind: 'answer'; answer: string };
+/** What the teacher writes next: a code cell to run. The cell that calls `answer(value)` ends the episode. */
+export type TeacherMove = { kind: 'code'; code: string };
 
 /**
  * One way of solving a task type, written as the policy would: it sees the question and the observations of
@@ -22,46 +21,25 @@ export interface TeacherStrategy<T extends TaskType = TaskType> {
   readonly usesLlm: boolean;
   /** One line on what it does and what fools it (docs/TEACHER.md, the CLI summary). */
   readonly summary: string;
-  /** The next turn, given the question and the observations so far (one per code turn already taken). */
-  next(question: QuestionOf<T>, observations: readonly string[]): TeacherMove;
+  /**
+   * The next cell, given the question and the observations so far (one per code cell already run, none of which
+   * answered), or null when it has no cell left — a strategy whose last cell did not answer is a bug.
+   */
+  next(question: QuestionOf<T>, observations: readonly string[]): TeacherMove | null;
 }
 
 export type AnyTeacherStrategy = { [T in TaskType]: TeacherStrategy<T> }[TaskType];
 
-export const code = (source: string): TeacherMove => ({ kind: 'code', code: source });
-
-/** What a policy answers when its search came back empty. */
-export const GIVE_UP = 'unknown';
-
-export const answer = (value: string | null): TeacherMove => ({ kind: 'answer', answer: value ?? GIVE_UP });
-
 /**
- * Answers with the value the last code turn printed. Every strategy's last cell prints exactly its answer (or
- * `unknown`) on one line, so the answer turn only copies the observation just above it — the one copy a tiny
- * byte-level policy can make reliably.
+ * The cells of a strategy, played in order: the `observations.length`-th of `cells`, or null past the last one.
+ * Every strategy's last cell calls `answer(value)`, so the final value is computed and answered by code, never
+ * copied from an observation into an `<answer>` tag — a copy the tiny byte-level policy could not make
+ * (docs/RESULTS.md). The shapes used: one cell that answers; look, then compute (a cell that prints what the
+ * search finds, then one that answers); and look, refine, answer (a first cell that answers when its search found
+ * something and prints `unknown` otherwise — `if (m) answer(m[1]); else print('unknown')` — then a fallback cell
+ * that answers).
  */
-export function answerPrinted(observations: readonly string[]): TeacherMove {
-  return answer(printedValue(observations[observations.length - 1]));
-}
-
-/** One cell that prints the answer, then the answer. */
-export function computeThenAnswer(source: string, observations: readonly string[]): TeacherMove {
-  return observations.length === 0 ? code(source) : answerPrinted(observations);
-}
-
-/** Look, then compute: a cell that prints what the search finds, a cell that prints the answer, the answer. */
-export function lookThenCompute(look: string, compute: string, observations: readonly string[]): TeacherMove {
-  if (observations.length === 0) return code(look);
-  return observations.length === 1 ? code(compute) : answerPrinted(observations);
-}
-
-/**
- * Look, refine, answer: run `first`; if it printed a value, answer it; otherwise run `fallback` and answer
- * whatever that printed.
- */
-export function lookThenRefine(first: string, fallback: string, observations: readonly string[]): TeacherMove {
-  if (observations.length === 0) return code(first);
-  const found = printedValue(observations[0]);
-  if (found !== null) return answer(found);
-  return observations.length === 1 ? code(fallback) : answer(printedValue(observations[1]));
+export function playCells(cells: readonly string[], observations: readonly string[]): TeacherMove | null {
+  const source = cells[observations.length];
+  return source === undefined ? null : { kind: 'code', code: source };
 }
