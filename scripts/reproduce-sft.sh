@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Reproduces the default tiny model's SFT checkpoint (committed as data/checkpoints/default-sft): the train split,
-# two teacher episodes per task (two different strategies), then SFT in four stages, each continuing from the last
-# checkpoint of the one before: configs/sft/default.json (350 steps from a fresh model, lr 1e-3), default-stage2.json
-# (250 steps, lr 3e-4), default-stage3.json (250 steps, lr 5e-4) and default-stage4.json (300 steps, lr 3e-4).
-# Everything is seeded. Takes about 85 minutes on two CPU cores (docs/RESULTS.md has the measured times, and says how
-# the committed checkpoint's stages 1-3 differ: they were trained on the teacher's episodes before it answered with
-# answer()). The checkpoint is out/sft/run4/final; copy it to data/checkpoints/default-sft to replace the committed one.
+# Reproduces the default tiny model's SFT checkpoint (committed as data/checkpoints/default-sft) from the checkpoint
+# it continued from: the train split, two teacher episodes per task (two different strategies, each ending in a cell
+# that calls answer()), then SFT stage 4 (configs/sft/default-stage4.json: 300 steps, lr 3e-4) from the stage-3
+# checkpoint committed at 75ead45, which git keeps in this repository's history. Stages 1-3 (configs/sft/default.json,
+# default-stage2.json, default-stage3.json, on the teacher's earlier episodes) are reproduced by this script as it was
+# at that commit: `git worktree add /tmp/stage3 75ead45 && bash /tmp/stage3/scripts/reproduce-sft.sh`. Everything is
+# seeded. Takes about 17 minutes on two CPU cores (docs/RESULTS.md has the measured times). The checkpoint is
+# out/sft/run4/final; copy it to data/checkpoints/default-sft to replace the committed one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STAGE3_COMMIT=75ead45
+if ! git cat-file -e "${STAGE3_COMMIT}^{commit}" 2>/dev/null; then
+  echo "reproduce-sft: commit ${STAGE3_COMMIT} (the stage-3 checkpoint) is not in this clone; fetch the full history (git fetch --unshallow)" >&2
+  exit 1
+fi
 bash scripts/bootstrap.sh
 export PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p out/sft
+rm -rf out/sft/run3/final && mkdir -p out/sft/run3/final
+git archive "$STAGE3_COMMIT" data/checkpoints/default-sft | tar -x --strip-components=3 -C out/sft/run3/final
 fathom data generate --split train --n 1000 --seed 0 --out out/sft/tasks-train.jsonl
 fathom sft-data --tasks out/sft/tasks-train.jsonl --out out/sft/teacher-train.jsonl --seed 0 --per-task 2
-fathom sft --config configs/sft/default.json "$@"
-fathom sft --config configs/sft/default-stage2.json "$@"
-fathom sft --config configs/sft/default-stage3.json "$@"
 fathom sft --config configs/sft/default-stage4.json "$@"
