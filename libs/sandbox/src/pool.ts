@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
 import { SandboxPoolError, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
-import type { FromWorker, ToWorker } from './protocol';
+import { endedResult, type FromWorker, type ToWorker } from './protocol';
 import type {
   LlmHandler,
   LlmResponse,
@@ -24,20 +24,6 @@ const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).
 type Totals = SandboxPoolStats['totals'];
 type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
-
-function endedResult(error: StepError): StepResult {
-  return {
-    stdout: '',
-    truncatedChars: 0,
-    error,
-    variables: [],
-    cpuMs: 0,
-    wallMs: 0,
-    llmCalls: [],
-    alive: false,
-    answer: null,
-  };
-}
 
 /** One supervised worker process hosting many isolates. Respawned by the pool when it dies. */
 class WorkerProcess {

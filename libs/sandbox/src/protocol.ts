@@ -1,5 +1,21 @@
+import type { StepError } from './errors';
 import type { SandboxLimits } from './limits';
 import type { LlmRequest, LlmResponse, StepResult } from './types';
+
+/** The result of a step that could not run because its episode has ended (or was never open in the worker). */
+export function endedResult(error: StepError): StepResult {
+  return {
+    stdout: '',
+    truncatedChars: 0,
+    error,
+    variables: [],
+    cpuMs: 0,
+    wallMs: 0,
+    llmCalls: [],
+    alive: false,
+    answer: null,
+  };
+}
 
 /** Messages between the pool (supervisor) and one worker process, over IPC with `serialization: 'advanced'`. */
 export type ToWorker =

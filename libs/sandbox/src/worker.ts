@@ -7,7 +7,7 @@
  */
 import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
 import { IsolateEpisode, WarmIsolate } from './isolate-episode';
-import type { FromWorker, ToWorker } from './protocol';
+import { endedResult, type FromWorker, type ToWorker } from './protocol';
 import type { LlmRequest, LlmResponse } from './types';
 
 const warmTarget = Number(process.argv[2] ?? 0);
@@ -78,21 +78,8 @@ process.on('message', (msg: ToWorker) => {
     case 'run': {
       const episode = episodes.get(msg.episodeId);
       if (!episode) {
-        send({
-          type: 'step',
-          rid: msg.rid,
-          result: {
-            stdout: '',
-            truncatedChars: 0,
-            error: { code: 'closed', message: `episode ${msg.episodeId} is not open in this worker` },
-            variables: [],
-            cpuMs: 0,
-            wallMs: 0,
-            llmCalls: [],
-            alive: false,
-            answer: null,
-          },
-        });
+        const error = { code: 'closed' as const, message: `episode ${msg.episodeId} is not open in this worker` };
+        send({ type: 'step', rid: msg.rid, result: endedResult(error) });
         return;
       }
       void episode.run(msg.code, msg.wallMs).then((result) => {
