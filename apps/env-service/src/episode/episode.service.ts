@@ -167,12 +167,10 @@ export class EpisodeService {
     const result = await this.runWithDeadline(episode, code, timeoutS);
     episode.llmCalls.push(...result.llmCalls);
     if (result.error?.code === 'timeout' || result.error?.code === 'cpu_limit') this.deps.metrics.sandboxTimeouts.inc();
-    // Code that called answer() ends the episode with that value, as an answer action would.
-    if (result.answer !== null) {
+    // Code that called answer() ends the episode with that value, as an answer action would; a dead REPL or the
+    // step limit ends it unanswered (result.answer is then null).
+    if (result.answer !== null || !result.alive || episode.stepCount >= episode.maxSteps) {
       this.finish(episode, result.answer);
-      void this.closeRepl(episode);
-    } else if (!result.alive || episode.stepCount >= episode.maxSteps) {
-      this.finish(episode, null);
       void this.closeRepl(episode);
     }
     return this.reply(episode, result);

@@ -27,8 +27,8 @@ export function flattenCalls(node: RecursionTreeNode): RecursionTreeNode[] {
 
 /**
  * The trajectory as `@fathom/rewards` scores it: the turns' text, every executed `llm()` call (calls that failed
- * never ran and are left out), the token counts, and the value of `answer()` when a code cell ended the episode. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error`
- * trajectory, which must never be scored.
+ * never ran and are left out), the token counts, and the value of `answer()` when a code cell ended the episode.
+ * Throws `RolloutError` (NOT_SCORABLE) for an `infra_error` trajectory, which must never be scored.
  */
 export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
   if (traj.status === 'infra_error')

@@ -123,7 +123,7 @@ describe('teacher episodes in the real sandbox', () => {
     const task = TASKS.find((t) => t.type === 'counting') as Task;
     const printing = (cells: number): TeacherStrategy<'counting'> => ({
       ...base,
-      next: (_q, obs) => (obs.length < cells ? { kind: 'code', code: "print('x')" } : null),
+      next: (_q, obs) => (obs.length < cells ? { code: "print('x')" } : null),
     });
     for (const cells of [1, MAX_CODE_TURNS + 2]) {
       const run = runTeacherEpisode(printing(cells), task, pool);

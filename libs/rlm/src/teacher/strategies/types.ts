@@ -2,7 +2,7 @@ import type { TaskType } from '@fathom/contracts';
 import type { QuestionOf } from '../question';
 
 /** What the teacher writes next: a code cell to run. The cell that calls `answer(value)` ends the episode. */
-export type TeacherMove = { kind: 'code'; code: string };
+export type TeacherMove = { code: string };
 
 /**
  * One way of solving a task type, written as the policy would: it sees the question and the observations of
@@ -41,5 +41,5 @@ export type AnyTeacherStrategy = { [T in TaskType]: TeacherStrategy<T> }[TaskTyp
  */
 export function playCells(cells: readonly string[], observations: readonly string[]): TeacherMove | null {
   const source = cells[observations.length];
-  return source === undefined ? null : { kind: 'code', code: source };
+  return source === undefined ? null : { code: source };
 }
