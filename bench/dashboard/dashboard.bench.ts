@@ -161,7 +161,7 @@ async function seed(prisma: PrismaClient): Promise<void> {
         turns: 2,
         children: Array.from({ length: calls }, (_, c) => ({
           depth: 1,
-          kind: 'completion',
+          kind: 'leaf',
           prompt: `does part ${c} mention a vault?`,
           chunkChars: 20000,
           answer: 'no',

@@ -16,12 +16,12 @@ import {
 import type { RecursionTreeNode } from './rollout';
 
 const key = { runId: 'run-1', step: 3, groupId: 'g0', taskId: 't1', policyVersion: 2 };
-const node = (depth: number, kind: 'root' | 'episode' | 'completion', children: RecursionTreeNode[] = []) => ({
+const node = (depth: number, kind: 'root' | 'episode' | 'leaf', children: RecursionTreeNode[] = []) => ({
   depth,
   kind,
   prompt: 'q',
   chunkChars: 10,
-  answer: kind === 'completion' ? null : 'a',
+  answer: kind === 'leaf' ? null : 'a',
   promptTokens: 1,
   completionTokens: 1,
   latencyMs: 2,
@@ -52,7 +52,7 @@ const trajectory = (sampleIndex: number) => ({
   mask: [0, 1],
   promptTokens: 1,
   tokens: { completion: 1, observation: 0, subcall: 2 },
-  recursionTree: node(0, 'root', [node(1, 'episode', [node(2, 'completion')])]),
+  recursionTree: node(0, 'root', [node(1, 'episode', [node(2, 'leaf')])]),
   policyVersion: 2,
   trainSubcalls: false,
   timings: { generationMs: 1, envMs: 0, totalMs: 1 },

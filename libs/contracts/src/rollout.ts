@@ -51,12 +51,13 @@ export type EpisodeTurn = z.infer<typeof EpisodeTurnSchema>;
 
 /**
  * A node of the recursion tree. The root (depth 0) is the episode itself; each child is one `llm()` call made by
- * the code of its parent: a child RLM episode (`kind: 'episode'`) while the depth allows, a plain completion at
- * the last level. Token counts of a node include its descendants'.
+ * the code of its parent, with the one meaning `llm(q, chunk)` has everywhere (`planSubcall` in `@fathom/rlm`): a
+ * chunk that fits the reader window is a direct reading completion (`kind: 'leaf'`), a larger one a child RLM
+ * episode over the chunk (`kind: 'episode'`), depth-capped. Token counts of a node include its descendants'.
  */
 export interface RecursionTreeNode {
   depth: number;
-  kind: 'root' | 'episode' | 'completion';
+  kind: RecursionNodeKind;
   /** The question: the task's for the root, the `llm()` prompt for a call. */
   prompt: string;
   /** Characters of the chunk passed to `llm()` (for the root: of the document). */
@@ -114,10 +115,19 @@ export const TokenSequenceSchema: z.ZodType<TokenSequence> = z
     if (problem !== null) issue.addIssue({ code: 'custom', message: problem });
   });
 
+export const RECURSION_NODE_KINDS = ['root', 'episode', 'leaf'] as const;
+export type RecursionNodeKind = (typeof RECURSION_NODE_KINDS)[number];
+
+/** Trees stored before leaf calls were named `leaf` call them `completion`; they read as `leaf`. */
+const RecursionNodeKindSchema = z.preprocess(
+  (kind) => (kind === 'completion' ? 'leaf' : kind),
+  z.enum(RECURSION_NODE_KINDS),
+);
+
 export const RecursionTreeNodeSchema: z.ZodType<RecursionTreeNode> = z.lazy(() =>
   z.strictObject({
     depth: z.number().int().nonnegative(),
-    kind: z.enum(['root', 'episode', 'completion']),
+    kind: RecursionNodeKindSchema,
     prompt: z.string(),
     chunkChars: z.number().int().nonnegative(),
     answer: z.string().nullable(),

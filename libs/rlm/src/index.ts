@@ -22,6 +22,7 @@ export {
   type Segment,
 } from './prompt';
 export { preflightPromptShapes, PromptDriftError } from './preflight';
+export { DEFAULT_READER_WINDOW_CHARS, planSubcall, type SubcallKind } from './subcall';
 export {
   EpisodeConfigSchema,
   EpisodeRunner,
@@ -45,6 +46,8 @@ export {
   type EpisodeTask,
   type GroupRollout,
   type InfraFailure,
+  type LeafCall,
+  type LeafReader,
   type Policy,
   type PolicyFinishReason,
   type PolicyTokenizer,

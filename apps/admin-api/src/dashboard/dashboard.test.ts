@@ -88,7 +88,7 @@ const TREE = {
       children: [
         {
           depth: 2,
-          kind: 'completion',
+          kind: 'leaf',
           prompt: 'Is 48213 a code?',
           chunkChars: 200,
           answer: 'yes',
@@ -102,7 +102,7 @@ const TREE = {
     },
     {
       depth: 1,
-      kind: 'completion',
+      kind: 'leaf',
       prompt: 'Does this slice mention a vault?',
       chunkChars: 5000,
       answer: 'vault code is 48213',

@@ -1,6 +1,7 @@
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from '@fathom/sandbox';
 import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE, type PromptStyle } from '../prompt';
+import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 import { RolloutError, RolloutErrorCode } from './errors';
 
 const positiveInt = z.number().int().positive();
@@ -29,9 +30,13 @@ export const EpisodeConfigSchema = z.strictObject({
     .default({ ...DEFAULT_PROMPT_STYLE }),
   subcalls: z
     .strictObject({
-      /** New tokens of a plain-completion sub-call (the last recursion level). */
+      /** False: every `llm()` call fails inside the guest ("llm() is disabled"), as in the no-llm() baseline. */
+      enabled: z.boolean().default(true),
+      /** Chunks up to this many characters are read by a leaf call; larger ones start a child episode. */
+      readerWindowChars: positiveInt.default(DEFAULT_READER_WINDOW_CHARS),
+      /** New tokens of a leaf call's answer. */
       maxCompletionTokens: positiveInt.default(128),
-      /** Turns of a child episode (a sub-call above the last level). */
+      /** Turns of a child episode. */
       maxTurns: positiveInt.default(4),
     })
     .prefault({}),

@@ -247,7 +247,7 @@ describe('EpisodeRunner against the real sandbox', () => {
     }
   });
 
-  it('serves llm() with a child episode, then a plain completion at the last level, as a recursion tree', async () => {
+  it('serves llm() by chunk size: a child episode over a chunk above the reader window, a leaf read within it', async () => {
     const script = ({ prompt }: ScriptCall) => {
       if (prompt.includes('Answer the question about the text briefly.')) return 'teal';
       const child = prompt.includes('Question: which colour?');
@@ -260,7 +260,7 @@ describe('EpisodeRunner against the real sandbox', () => {
     const run = async (trainSubcalls: boolean) => {
       const runner = new EpisodeRunner(
         { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, script) },
-        { trainSubcalls, sandboxLimits: { maxDepth: 2 } },
+        { trainSubcalls, sandboxLimits: { maxDepth: 2 }, subcalls: { readerWindowChars: 20 } },
       );
       return (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
     };
@@ -274,7 +274,7 @@ describe('EpisodeRunner against the real sandbox', () => {
     expect(child.children).toEqual([
       expect.objectContaining({
         depth: 2,
-        kind: 'completion',
+        kind: 'leaf',
         prompt: 'name it',
         chunkChars: 10,
         answer: 'teal',
@@ -313,7 +313,7 @@ describe('EpisodeRunner against the real sandbox', () => {
     };
     const runner = new EpisodeRunner(
       { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, script) },
-      { sandboxLimits: { maxDepth: 2 } },
+      { sandboxLimits: { maxDepth: 2 }, subcalls: { readerWindowChars: 20 } },
     );
     const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
     expect(traj.turns[0].observation).toBe(`${TASK.question} | which colour?`);
@@ -343,5 +343,74 @@ describe('EpisodeRunner against the real sandbox', () => {
     expect(group.trajectories).toEqual([]);
     expect(group.excluded[0]).toMatchObject({ status: 'infra_error', infraError: { code: 'policy_error' } });
     expect(group.excluded[0].recursionTree.children[0].error).toMatch(/injected failure/);
+  });
+
+  it('reads a chunk within the reader window as a leaf at every depth, and a call without a chunk too', async () => {
+    const prompts: string[] = [];
+    const script = ({ prompt }: ScriptCall) => {
+      if (prompt.includes('Answer the question about the text briefly.')) {
+        prompts.push(prompt);
+        return 'teal';
+      }
+      if (turnsSoFar(prompt) === 0) return js('print(llm("which colour?", ctx.slice(0, 40)) + llm("and now?"))');
+      return `<answer>${lastOutput(prompt)}</answer>`;
+    };
+    const runner = new EpisodeRunner(
+      { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, script) },
+      { sandboxLimits: { maxDepth: 2 }, subcalls: { readerWindowChars: 40 } },
+    );
+    const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
+    expect(traj.answer).toBe('tealteal');
+    expect(traj.recursionTree.children.map((c) => [c.kind, c.depth, c.chunkChars, c.turns])).toEqual([
+      ['leaf', 1, 40, 1],
+      ['leaf', 1, 0, 1],
+    ]);
+    expect(prompts[0]).toContain(`which colour?\n\nText:\n${TASK.context.slice(0, 40)}`);
+  });
+
+  it('refuses every llm() call inside the guest when sub-calls are disabled, without asking the policy', async () => {
+    const policy = new ScriptedTestPolicy(tokenizer, ({ prompt }) =>
+      turnsSoFar(prompt) === 0
+        ? js('try { llm("which colour?", "The mirror is teal.") } catch (e) { print(e.message) }')
+        : `<answer>${lastOutput(prompt)}</answer>`,
+    );
+    const runner = new EpisodeRunner({ sandbox: pool, policy }, { subcalls: { enabled: false } });
+    const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
+    expect(traj.turns[0].observation).toMatch(/llm\(\) is disabled/);
+    expect(policy.calls).toHaveLength(2);
+    expect(toRewardTrajectory(traj).llmCalls ?? []).toEqual([]);
+  });
+
+  it('answers leaf calls with the leaf reader when one is given, naming the root task, and child turns by the policy', async () => {
+    const seen: unknown[] = [];
+    const observed: [string, string][] = [];
+    const script = ({ prompt }: ScriptCall) => {
+      if (prompt.includes('Answer the question about the text briefly.')) throw new Error('the policy read a leaf');
+      const child = prompt.includes('Question: which colour?');
+      if (turnsSoFar(prompt) === 0)
+        return child
+          ? js('answer(llm("name it", ctx.slice(0, 10)))')
+          : js('print(llm("which colour?", ctx.slice(0, 40)))');
+      return `<answer>${lastOutput(prompt)}</answer>`;
+    };
+    const runner = new EpisodeRunner(
+      {
+        sandbox: pool,
+        policy: new ScriptedTestPolicy(tokenizer, script),
+        leafReader: (call) => {
+          seen.push(call);
+          return 'oracle';
+        },
+        onLeaf: (call, answer) => observed.push([call.question, answer]),
+      },
+      { sandboxLimits: { maxDepth: 2 }, subcalls: { readerWindowChars: 20 } },
+    );
+    const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
+    expect(traj).toMatchObject({ status: 'ok', answer: 'oracle' });
+    expect(seen).toEqual([{ taskId: TASK.id, question: 'name it', chunk: TASK.context.slice(0, 10) }]);
+    expect(observed).toEqual([['name it', 'oracle']]);
+    const leaf = traj.recursionTree.children[0].children[0];
+    expect(leaf).toMatchObject({ kind: 'leaf', depth: 2, answer: 'oracle', turns: 1 });
+    expect(leaf.completionTokens).toBe(tokenizer.encode('oracle').length);
   });
 });

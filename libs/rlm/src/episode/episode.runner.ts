@@ -13,6 +13,7 @@ import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool, StepErrorCod
 import { estimateTokens } from '@fathom/tasks';
 import { z } from 'zod';
 import { IM_END, renderConversation, renderPrompt, renderSubcallPrompt, type PromptTask } from '../prompt';
+import { planSubcall } from '../subcall';
 import { applyTurn } from '../turn';
 import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
 import { RolloutError, RolloutErrorCode } from './errors';
@@ -30,9 +31,24 @@ export function episodeTaskOf(task: Pick<Task, 'id' | 'question' | 'context' | '
   return { id: task.id, question: task.question, context: task.context, contextTokens: task.context_tokens };
 }
 
+/** A leaf `llm()` call as a reader other than the policy sees it. */
+export interface LeafCall {
+  /** Id of the root episode's task (whose ground truth an oracle reader consults). */
+  taskId: string;
+  question: string;
+  chunk: string | undefined;
+}
+
+/** Answers leaf calls instead of the policy (the oracle-reader evaluation); never used in training. */
+export type LeafReader = (call: LeafCall) => string;
+
 export interface EpisodeRunnerDeps {
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   policy: Policy;
+  /** Reads leaf calls in place of the policy; child episodes are still driven by the policy. */
+  leafReader?: LeafReader;
+  /** Sees every leaf call that returned, with its answer (the eval's leaf accuracy against gold sub-answers). */
+  onLeaf?: (call: LeafCall, answer: string) => void;
   /** Milliseconds clock for timings; `performance.now` by default. */
   now?: () => number;
 }
@@ -113,6 +129,8 @@ class EpisodeState {
   readonly startedAt: number;
 
   constructor(
+    /** Id of the root episode's task; a child episode carries its root's. */
+    readonly taskId: string,
     readonly task: PromptTask,
     readonly node: RecursionTreeNode,
     /** Seed path: [sampleIndex, callIndex, …]. */
@@ -178,9 +196,9 @@ class EpisodeState {
  * ids the policy was fed and sampled; every turn's prompt is re-rendered through the one prompt renderer and must
  * extend the previous ids exactly, or the trajectory fails (`infra_error`, code `token_mismatch`) with a diff.
  *
- * `llm()` calls of the code are served by the same policy: a child episode over the chunk while the call's depth
- * is below the sandbox's `maxDepth`, a plain completion (`renderSubcallPrompt`) at the last level, or when no
- * chunk is passed. Every call is a node of the trajectory's recursion tree.
+ * `llm()` calls of the code are served by the same policy with the one meaning of `llm()` (`planSubcall`): a leaf
+ * read (`renderSubcallPrompt`) of a chunk within the reader window, a child episode over a larger chunk. Every call
+ * is a node of the trajectory's recursion tree, marked leaf or episode.
  */
 export class EpisodeRunner {
   readonly config: EpisodeConfig;
@@ -246,6 +264,7 @@ export class EpisodeRunner {
     const states = await Promise.all(
       sampleIndexes.map((sampleIndex) =>
         this.openEpisode({
+          taskId: task.id,
           task,
           ctxKey: task.id,
           depth: 0,
@@ -268,6 +287,7 @@ export class EpisodeRunner {
   }
 
   private async openEpisode(spec: {
+    taskId: string;
     task: PromptTask;
     ctxKey?: string;
     depth: number;
@@ -292,6 +312,7 @@ export class EpisodeRunner {
     };
     const prompt = encodeSegments(renderPrompt(spec.task, this.config.promptStyle), [], this.deps.policy.tokenizer);
     const state = new EpisodeState(
+      spec.taskId,
       spec.task,
       node,
       spec.path,
@@ -475,17 +496,20 @@ export class EpisodeRunner {
     state.seq = rendered;
   }
 
-  /** The LlmHandler of an episode: a child episode over the chunk while depth allows, else a plain completion. */
+  /**
+   * The LlmHandler of an episode, with the one meaning of `llm()` (`planSubcall`): a leaf read of a chunk that fits
+   * the reader window, a child episode over a larger one. The sandbox has already refused calls beyond `maxDepth`.
+   */
   private async serveSubcall(parent: EpisodeState, req: LlmRequest): Promise<LlmResponse> {
+    if (!this.config.subcalls.enabled) throw new Error('llm() is disabled in this episode; answer with code alone');
     const started = this.now();
-    const maxDepth = parent.sandbox?.limits.maxDepth ?? 0;
     const path = [...parent.path, parent.node.children.length];
-    const recursive = req.chunk !== undefined && req.depth < maxDepth;
     let node: RecursionTreeNode | null = null;
     try {
-      if (recursive) {
+      if (planSubcall(req.chunk?.length, this.config.subcalls.readerWindowChars) === 'episode') {
         const chunk = req.chunk ?? '';
         const child = await this.openEpisode({
+          taskId: parent.taskId,
           task: { question: req.prompt, context: chunk, contextTokens: estimateTokens(chunk) },
           depth: req.depth,
           kind: 'episode',
@@ -512,18 +536,19 @@ export class EpisodeRunner {
       } else {
         node = {
           depth: req.depth,
-          kind: 'completion',
+          kind: 'leaf',
           prompt: req.prompt,
           chunkChars: req.chunk?.length ?? 0,
           answer: null,
           promptTokens: 0,
           completionTokens: 0,
           latencyMs: 0,
-          turns: 0,
+          turns: 1,
           children: [],
         };
         parent.node.children.push(node);
-        await this.plainCompletion(parent, node, req, path);
+        await this.leafRead(parent, node, req, path);
+        this.deps.onLeaf?.({ taskId: parent.taskId, question: req.prompt, chunk: req.chunk }, node.answer ?? '');
       }
       return { text: node.answer ?? '', promptTokens: node.promptTokens, completionTokens: node.completionTokens };
     } catch (error) {
@@ -534,20 +559,21 @@ export class EpisodeRunner {
     }
   }
 
-  private async plainCompletion(
-    parent: EpisodeState,
-    node: RecursionTreeNode,
-    req: LlmRequest,
-    path: number[],
-  ): Promise<void> {
+  /** A leaf call: one direct completion of the sub-call prompt, by the policy or by the configured leaf reader. */
+  private async leafRead(parent: EpisodeState, node: RecursionTreeNode, req: LlmRequest, path: number[]) {
     const policy = this.deps.policy;
     const prompt = encodeSegments(renderSubcallPrompt(req.prompt, req.chunk), [], policy.tokenizer);
+    node.promptTokens = prompt.ids.length;
+    if (this.deps.leafReader !== undefined) {
+      node.answer = this.deps.leafReader({ taskId: parent.taskId, question: req.prompt, chunk: req.chunk });
+      node.completionTokens = policy.tokenizer.encode(node.answer).length;
+      return;
+    }
     const room = Math.min(
       this.config.subcalls.maxCompletionTokens,
       req.tokenBudget - prompt.ids.length,
       policy.maxLength - prompt.ids.length,
     );
-    node.promptTokens = prompt.ids.length;
     // The guest sees this as an LlmError it can handle: its own chunk was too large, not an infra failure.
     if (room < 1)
       throw new Error(`llm() prompt of ${prompt.ids.length} tokens leaves no room (token budget ${req.tokenBudget})`);
@@ -566,7 +592,6 @@ export class EpisodeRunner {
     }
     const endsTurn = sampled.finishReason === 'stop_token' && sampled.tokens.at(-1) === this.imEnd;
     node.answer = policy.tokenizer.decode(endsTurn ? sampled.tokens.slice(0, -1) : sampled.tokens);
-    node.turns = 1;
     node.completionTokens = sampled.tokens.length;
     if (this.config.trainSubcalls) {
       node.sequence = {

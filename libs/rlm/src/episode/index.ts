@@ -11,6 +11,8 @@ export {
   type EpisodeTask,
   type GroupRollout,
   type InfraFailure,
+  type LeafCall,
+  type LeafReader,
   type RunGroupOptions,
 } from './episode.runner';
 export { RolloutError, RolloutErrorCode } from './errors';
