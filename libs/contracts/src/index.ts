@@ -8,3 +8,4 @@ export * from './jobs';
 export * from './rollout';
 export * from './sft';
 export * from './common';
+export * from './text';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema } from './run-config';
+import { RUN_LIMITS, RunConfigSchema } from './run-config';
+import { isInvalidTextIssue } from './text';
 
 describe('RunConfigSchema', () => {
   it('fills every default from a name alone', () => {
@@ -44,5 +45,35 @@ describe('RunConfigSchema', () => {
     expect(few.error?.issues[0]).toMatchObject({ path: ['learner', 'minOkSamples'] });
     const lr = RunConfigSchema.safeParse({ name: 'x', optimizer: { learningRate: 1e-4, minLearningRate: 1e-3 } });
     expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLearningRate']);
+  });
+});
+
+describe('RunConfigSchema bounds and text', () => {
+  it('bounds the episodes of one step (batchSize × grpo.groupSize) and the step count, naming the field', () => {
+    expect(RunConfigSchema.safeParse({ name: 'x', batchSize: 128, grpo: { groupSize: 8 } }).success).toBe(true);
+    const huge = RunConfigSchema.safeParse({ name: 'x', batchSize: 4096, grpo: { groupSize: 4096 } });
+    expect(huge.error?.issues.map((i) => i.path)).toContainEqual(['batchSize']);
+    const product = RunConfigSchema.safeParse({ name: 'x', batchSize: 256, grpo: { groupSize: 8 } });
+    expect(product.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['batchSize'],
+        message: `batchSize × grpo.groupSize = 256 × 8 = 2048 episodes per step; at most ${RUN_LIMITS.maxEpisodesPerStep}`,
+      }),
+    ]);
+    const long = RunConfigSchema.safeParse({ name: 'x', steps: RUN_LIMITS.maxSteps + 1 });
+    expect(long.error?.issues[0].path).toEqual(['steps']);
+  });
+
+  it('refuses a NUL or a lone surrogate in the name and paths as invalid text', () => {
+    for (const [input, path] of [
+      [{ name: 'a\u0000b' }, ['name']],
+      [{ name: 'a\uD800' }, ['name']],
+      [{ name: 'x', model: { checkpoint: '/ck/\u0000' } }, ['model', 'checkpoint']],
+      [{ name: 'x', data: { trainFile: '\uDC00.jsonl' } }, ['data', 'trainFile']],
+    ] as const) {
+      const issues = RunConfigSchema.safeParse(input).error?.issues ?? [];
+      expect(issues.map((i) => [i.path, isInvalidTextIssue(i)])).toEqual([[path, true]]);
+    }
+    expect(RunConfigSchema.parse({ name: '  ✓ 日本語 🚀  ' }).name).toBe('✓ 日本語 🚀');
   });
 });

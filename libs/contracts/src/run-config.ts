@@ -3,6 +3,7 @@ import { SeedSchema } from './common';
 import { GrpoConfigSchema } from './grpo';
 import { RewardConfigSchema } from './reward';
 import { SplitSchema } from './task';
+import { TextNameSchema, TextPathSchema } from './text';
 
 /**
  * Ids that travel inside job ids (`${runId}:${step}:${groupId}`): no `:` (BullMQ accepts a custom job id with
@@ -12,6 +13,18 @@ export const ENTITY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 export const EntityIdSchema = z
   .string()
   .regex(ENTITY_ID_PATTERN, 'must be 1-128 letters, digits, "_", "." or "-", starting with a letter or digit');
+
+/**
+ * Sizes a run may ask for. One step's episodes are sampled, scored and kept in the learner's memory together, so
+ * batchSize × grpo.groupSize is bounded (the laptop default is 4 × 8 = 32; 1024 is a GPU-cluster step); the step
+ * count bounds how long one run can occupy the learner and how many Step rows it writes.
+ */
+export const RUN_LIMITS = {
+  /** Episodes per GRPO step: batchSize × grpo.groupSize. */
+  maxEpisodesPerStep: 1024,
+  /** GRPO steps of one run. */
+  maxSteps: 100_000,
+} as const;
 
 /** `model.checkpoint` value that means "the shipped tiny default model" (libs/model's default config). */
 export const DEFAULT_MODEL_CHECKPOINT = 'default';
@@ -27,19 +40,19 @@ export const DEFAULT_MODEL_CHECKPOINT = 'default';
 export const RunConfigSchema = z
   .strictObject({
     /** Human-readable name shown in lists; not unique. */
-    name: z.string().trim().min(1).max(200),
+    name: TextNameSchema,
     /** Seeds task sampling, rollout sampling and initialisation; the same seed and config reproduce a run. */
     seed: SeedSchema.default(0),
     model: z
       .strictObject({
         /** A Hugging Face-style checkpoint folder, or "default" for the shipped tiny model. */
-        checkpoint: z.string().min(1).max(1024).default(DEFAULT_MODEL_CHECKPOINT),
+        checkpoint: TextPathSchema.default(DEFAULT_MODEL_CHECKPOINT),
       })
       .prefault({}),
     data: z
       .strictObject({
         /** A JSONL task file (libs/tasks schema); without it, tasks are generated from `seed`. */
-        trainFile: z.string().min(1).max(1024).optional(),
+        trainFile: TextPathSchema.optional(),
         /** The split tasks are drawn from. */
         split: SplitSchema.default('train'),
         /** How many training tasks to use (the first n of the file, or n generated). */
@@ -123,13 +136,22 @@ export const RunConfigSchema = z
       })
       .prefault({}),
     /** GRPO steps to run. */
-    steps: z.number().int().positive().max(1_000_000).default(20),
-    /** Prompts (groups) per step, B. */
-    batchSize: z.number().int().positive().max(4096).default(4),
+    steps: z.number().int().positive().max(RUN_LIMITS.maxSteps).default(20),
+    /** Prompts (groups) per step, B; B × grpo.groupSize is at most RUN_LIMITS.maxEpisodesPerStep. */
+    batchSize: z.number().int().positive().max(RUN_LIMITS.maxEpisodesPerStep).default(4),
     /** Write a checkpoint every this many steps (the last step is always checkpointed). */
-    checkpointEvery: z.number().int().positive().default(10),
+    checkpointEvery: z.number().int().positive().max(RUN_LIMITS.maxSteps).default(10),
   })
   .superRefine((config, ctx) => {
+    const episodes = config.batchSize * config.grpo.groupSize;
+    if (episodes > RUN_LIMITS.maxEpisodesPerStep)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['batchSize'],
+        message:
+          `batchSize × grpo.groupSize = ${config.batchSize} × ${config.grpo.groupSize} = ${episodes} episodes per ` +
+          `step; at most ${RUN_LIMITS.maxEpisodesPerStep}`,
+      });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({
         code: 'custom',
