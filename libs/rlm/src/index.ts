@@ -31,6 +31,7 @@ export {
   RolloutErrorCode,
   SamplerPolicy,
   ScriptedTestPolicy,
+  TextEndpointPolicy,
   TokenMismatchError,
   encodeSegments,
   episodeTaskOf,
@@ -57,6 +58,9 @@ export {
   type SampleRequest,
   type SamplingParams,
   type ScriptCall,
+  type TextGenerate,
+  type TextGenerationReply,
+  type TextGenerationRequest,
 } from './episode';
 export {
   CONTEXT_BUCKETS,

@@ -497,6 +497,43 @@ export class EpisodeRunner {
   }
 
   /**
+   * Serves one `llm()` call of an episode this runner does not drive (the env-service's, whose turns come from an
+   * outside client), with the same meaning as in rollouts: a leaf read or a child episode over the chunk. Rejects
+   * when the policy failed (an infra failure, not a guest error); the guest sees the rejection as an `LlmError`.
+   */
+  async serveCall(
+    taskId: string,
+    req: LlmRequest,
+    seed = 0,
+  ): Promise<{ response: LlmResponse; node: RecursionTreeNode }> {
+    const caller = new EpisodeState(
+      taskId,
+      { question: '', context: '', contextTokens: 0 },
+      {
+        depth: req.depth - 1,
+        kind: 'root',
+        prompt: '',
+        chunkChars: 0,
+        answer: null,
+        promptTokens: 0,
+        completionTokens: 0,
+        latencyMs: 0,
+        turns: 0,
+        children: [],
+      },
+      [seed],
+      null,
+      0,
+      0,
+      { ids: [], logprobs: [], mask: [] },
+      this.now(),
+    );
+    caller.policyVersion = this.deps.policy.version;
+    const response = await this.serveSubcall(caller, req);
+    return { response, node: caller.node.children[0] };
+  }
+
+  /**
    * The LlmHandler of an episode, with the one meaning of `llm()` (`planSubcall`): a leaf read of a chunk that fits
    * the reader window, a child episode over a larger one. The sandbox has already refused calls beyond `maxDepth`.
    */

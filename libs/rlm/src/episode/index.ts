@@ -26,6 +26,12 @@ export type {
   SamplingParams,
 } from './policy';
 export { SamplerPolicy } from './sampler-policy';
+export {
+  TextEndpointPolicy,
+  type TextGenerate,
+  type TextGenerationReply,
+  type TextGenerationRequest,
+} from './text-policy';
 export { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
 export { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
 export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';

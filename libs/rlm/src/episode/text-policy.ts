@@ -1,0 +1,76 @@
+import { IM_END } from '../prompt';
+import { RolloutError, RolloutErrorCode } from './errors';
+import type { Policy, PolicyTokenizer, SampledContinuation, SampleRequest, SamplingParams } from './policy';
+
+/** One text completion from an endpoint that takes rendered prompt text (FATHOM's gRPC Inference, an HTTP API). */
+export interface TextGenerationRequest {
+  prompt: string;
+  maxTokens: number;
+  temperature: number;
+  /** Strings that end the completion; the reply's text stops before the first one. */
+  stop: string[];
+  seed: number;
+}
+
+export interface TextGenerationReply {
+  text: string;
+  /** 'stop': a stop string or the end-of-turn token ended it; 'length': the token limit did. */
+  finishReason: 'stop' | 'length';
+}
+
+export type TextGenerate = (request: TextGenerationRequest) => Promise<TextGenerationReply>;
+
+/**
+ * A policy served by a text endpoint, so the episode loop can drive a model it does not hold (the env-service's
+ * inference endpoint). Ids are the given tokenizer's encoding of the text the endpoint returned; behaviour
+ * log-probs are not known and are 0, so trajectories of this policy are for evaluation and serving, not training.
+ */
+export class TextEndpointPolicy implements Policy {
+  private readonly imEnd: number;
+
+  constructor(
+    private readonly generate: TextGenerate,
+    readonly tokenizer: PolicyTokenizer,
+    readonly maxLength: number,
+    readonly version = 0,
+  ) {
+    const imEnd = tokenizer.tokenId(IM_END);
+    if (imEnd === undefined)
+      throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer has no id for ${IM_END}`);
+    this.imEnd = imEnd;
+  }
+
+  async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
+    const results: SampledContinuation[][] = [];
+    for (const request of requests) {
+      const prompt = this.tokenizer.decode(request.prompt);
+      const continuations: SampledContinuation[] = [];
+      for (let j = 0; j < request.n; j++) {
+        const reply = await this.generate({
+          prompt,
+          maxTokens: request.maxNewTokens,
+          temperature: params.temperature,
+          stop: [IM_END],
+          seed: (request.seed + j) >>> 0,
+        });
+        continuations.push(this.continuation(reply, request.maxNewTokens));
+      }
+      results.push(continuations);
+    }
+    return results;
+  }
+
+  /** The reply as ids within `maxNewTokens`: ended by `<|im_end|>` when the endpoint stopped, cut otherwise. */
+  private continuation(reply: TextGenerationReply, maxNewTokens: number): SampledContinuation {
+    const text = this.tokenizer.encode(reply.text);
+    const stopped = reply.finishReason === 'stop' && text.length < maxNewTokens;
+    const tokens = stopped ? [...text, this.imEnd] : text.slice(0, maxNewTokens);
+    // An empty reply cut by length still has to be one token long for the loop: it ends the turn.
+    if (tokens.length === 0) tokens.push(this.imEnd);
+    return {
+      tokens,
+      logprobs: tokens.map(() => 0),
+      finishReason: stopped || tokens.at(-1) === this.imEnd ? 'stop_token' : 'length',
+    };
+  }
+}
