@@ -1,4 +1,5 @@
 import { LOG_LEVELS } from '@fathom/observability';
+import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
 import { z } from 'zod';
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -21,6 +22,11 @@ export const EnvServiceConfigSchema = z.object({
   /** Tokens a sub-call may generate, and its sampling temperature. */
   LLM_MAX_TOKENS: int(1).default(256),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
+  /** llm() chunks up to this many characters are leaf reads; larger ones start a child episode over the chunk. */
+  LLM_READER_WINDOW_CHARS: int(1).default(DEFAULT_READER_WINDOW_CHARS),
+  /** Turns of a child episode, and the token window of the model behind the Inference endpoint. */
+  LLM_CHILD_TURNS: int(1).default(4),
+  LLM_CONTEXT_TOKENS: int(64).default(4096),
   /** A JSONL dataset file, or a folder of them (libs/tasks format). Without it only inline tasks can be reset. */
   DATASET_PATH: z.string().min(1).optional(),
   /** Largest accepted request (HTTP body, WebSocket message, gRPC message). 4 MiB holds a 200K-token context. */

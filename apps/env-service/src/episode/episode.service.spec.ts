@@ -1,5 +1,13 @@
 import { createLogger } from '@fathom/observability';
-import type { LlmHandler, SandboxEpisode, SandboxLimits, SandboxPoolStats, StepResult } from '@fathom/sandbox';
+import { ByteTokenizer } from '@fathom/model';
+import type {
+  LlmHandler,
+  OpenEpisodeOptions,
+  SandboxEpisode,
+  SandboxLimits,
+  SandboxPoolStats,
+  StepResult,
+} from '@fathom/sandbox';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import type { EnvError } from '../errors';
@@ -134,8 +142,8 @@ describe('EpisodeService', () => {
     svc.shutdown();
   });
 
-  it('sends llm() calls to the inference port with the rendered prompt and a capped token budget', async () => {
-    const requests: unknown[] = [];
+  it('reads an llm() chunk within the reader window as a leaf: one rendered sub-call prompt to the inference port', async () => {
+    const requests: { prompt: string; max_tokens: number; depth: number; episode_id: string }[] = [];
     const inference: InferencePort = {
       generate: async (request) => {
         requests.push(request);
@@ -150,11 +158,52 @@ describe('EpisodeService', () => {
       chunk: 'the sky is blue',
       depth: 1,
       episodeId: episode.id,
-      tokenBudget: 20,
+      tokenBudget: 2000,
     });
-    expect(reply).toEqual({ text: 'blue', promptTokens: 12, completionTokens: 1 });
-    expect(requests[0]).toMatchObject({ max_tokens: 20, depth: 1, episode_id: episode.id });
-    expect((requests[0] as { prompt: string }).prompt).toContain('the sky is blue');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ max_tokens: 64, depth: 1, episode_id: episode.id });
+    expect(requests[0].prompt).toContain('Which colour?\n\nText:\nthe sky is blue');
+    // Exact token counts of the byte-level encoding of what was sent and returned (+1: the end-of-turn token).
+    expect(reply).toEqual({
+      text: 'blue',
+      promptTokens: new ByteTokenizer().encode(requests[0].prompt).length,
+      completionTokens: 5,
+    });
+    svc.shutdown();
+  });
+
+  it('runs an llm() chunk above the reader window as a child episode whose turns the inference port writes', async () => {
+    const prompts: string[] = [];
+    const inference: InferencePort = {
+      generate: async (request) => {
+        prompts.push(request.prompt);
+        const text = request.prompt.includes('Output:') ? '<answer>blue</answer>' : '```js\nprint(1)\n```';
+        return { text, prompt_tokens: 0, completion_tokens: 0, finish_reason: 'stop' };
+      },
+      close: () => undefined,
+    };
+    const opened: OpenEpisodeOptions[] = [];
+    const pool = new (class extends FakeReplPool {
+      override openEpisode(options: OpenEpisodeOptions & { id: string; llm: LlmHandler }) {
+        opened.push(options);
+        return super.openEpisode(options);
+      }
+    })();
+    const { svc } = service({ LLM_READER_WINDOW_CHARS: '100' }, pool, inference);
+    const { episode } = await svc.reset(TASK, 'ws');
+    const chunk = 'The sky is blue. '.repeat(20);
+    const reply = await opened[0].llm!({
+      prompt: 'Which colour?',
+      chunk,
+      depth: 1,
+      episodeId: episode.id,
+      tokenBudget: 8000,
+    });
+    expect(reply.text).toBe('blue');
+    expect(opened[1]).toMatchObject({ ctx: chunk, question: 'Which colour?', depth: 1 });
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).toContain(`Question: Which colour?\nctx: ${chunk.length} characters`);
+    expect(prompts[1]).toContain('Output:\nran print(1)');
     svc.shutdown();
   });
 

@@ -1,7 +1,8 @@
 import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
-import { renderSubcallPrompt, segmentsText } from '@fathom/rlm';
-import type { LlmHandler, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
+import { ByteTokenizer } from '@fathom/model';
+import { EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput, type TextGenerate } from '@fathom/rlm';
+import type { LlmHandler, OpenEpisodeOptions, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EnvServiceConfig } from '../config';
@@ -9,12 +10,12 @@ import { EnvError } from '../errors';
 import type { InferencePort } from '../inference/inference.client';
 import type { EnvMetrics, Transport } from '../metrics';
 import type { AnswerScorer } from './answer.scorer';
-import { Episode } from './episode';
-import type { TaskStore } from './task.store';
+import { Episode, SessionSlot } from './episode';
+import { SCRATCH_TASK, type EpisodeTask, type TaskStore } from './task.store';
 
 /** The slice of SandboxPool the service uses (so a unit spec can hand in a test double). */
 export interface ReplPool {
-  openEpisode(options: { ctx: string; question: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode>;
+  openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode>;
   stats(): SandboxPoolStats;
   close(): Promise<void>;
 }
@@ -37,39 +38,101 @@ export interface EpisodeServiceDeps {
  */
 export class EpisodeService {
   private readonly episodes = new Map<string, Episode>();
-  /** Ids of resets in flight: they hold a slot before their sandbox exists, so concurrent resets cannot overshoot the cap. */
-  private readonly opening = new Set<string>();
+  /**
+   * Resets in flight, by episode id, with the session slot they open under: they hold capacity before their sandbox
+   * exists, so concurrent resets cannot overshoot the cap.
+   */
+  private readonly opening = new Map<string, SessionSlot | null>();
+  /** Slots held by connected sessions (WebSocket connections), from connect to disconnect. */
+  private readonly slots = new Set<SessionSlot>();
   private readonly reaper: NodeJS.Timeout;
+  /** How llm() calls are run: the episode engine's settings for leaf reads and child episodes. */
+  private readonly subcallConfig: EpisodeConfigInput;
+  private readonly tokenizer = new ByteTokenizer();
 
   constructor(private readonly deps: EpisodeServiceDeps) {
+    const { config } = deps;
+    this.subcallConfig = {
+      sampling: { temperature: config.LLM_TEMPERATURE },
+      maxTurnTokens: config.LLM_MAX_TOKENS,
+      maxEpisodeTokens: config.LLM_CONTEXT_TOKENS,
+      subcalls: {
+        readerWindowChars: config.LLM_READER_WINDOW_CHARS,
+        maxCompletionTokens: config.LLM_MAX_TOKENS,
+        maxTurns: config.LLM_CHILD_TURNS,
+      },
+    };
     const idleMs = deps.config.IDLE_TIMEOUT_S * 1000;
     this.reaper = setInterval(() => void this.reapIdle(idleMs), Math.min(Math.max(idleMs / 4, 250), 30_000));
     this.reaper.unref();
   }
 
-  /** Episodes that hold a sandbox (not yet done), plus resets in flight. */
+  /**
+   * Capacity in use: connected sessions (each holds one slot, with or without an episode), plus episodes that hold a
+   * sandbox (not yet done) outside a held slot, plus resets in flight outside a held slot.
+   */
   get liveCount(): number {
-    let live = this.opening.size;
-    for (const episode of this.episodes.values()) if (!episode.done) live++;
+    const unslotted = (slot: SessionSlot | null) => slot === null || !this.slots.has(slot);
+    let live = this.slots.size;
+    for (const slot of this.opening.values()) if (unslotted(slot)) live++;
+    for (const episode of this.episodes.values()) if (!episode.done && unslotted(episode.slot)) live++;
     return live;
   }
 
-  /** Starts an episode (restarting `episode_id` if it is open) and returns its first observation. */
-  async reset(request: EnvResetRequest, transport: Transport): Promise<{ episode: Episode; reply: EnvStepReply }> {
-    const started = performance.now();
+  /** Takes a capacity slot for a new session (OpenEnv checks capacity at connect); CAPACITY_REACHED when none is left. */
+  acquireSlot(): SessionSlot {
+    this.ensureCapacity();
+    const slot = new SessionSlot();
+    this.slots.add(slot);
+    this.syncActive();
+    return slot;
+  }
+
+  /** Gives a session's slot back (on disconnect, after its episode is closed). */
+  releaseSlot(slot: SessionSlot): void {
+    this.slots.delete(slot);
+    this.syncActive();
+  }
+
+  /**
+   * Starts an episode (restarting `episode_id` if it is open) and returns its first observation. Under a session
+   * `slot` the episode uses that slot's capacity; otherwise it needs a free one.
+   */
+  reset(
+    request: EnvResetRequest,
+    transport: Transport,
+    slot: SessionSlot | null = null,
+  ): Promise<{ episode: Episode; reply: EnvStepReply }> {
     const task = this.deps.tasks.select(request);
-    const id = request.episode_id ?? randomUUID();
+    return this.open(task, request.episode_id ?? randomUUID(), transport, slot);
+  }
+
+  /**
+   * Runs one action in a fresh scratch episode (no document, unscored) and closes it: OpenEnv's stateless HTTP
+   * /step and MCP tools/call without a session, which upstream run on a temporary environment.
+   */
+  async stepScratch(data: WsStepData, transport: Transport): Promise<EnvStepReply> {
+    const { episode } = await this.open(SCRATCH_TASK, randomUUID(), transport, null);
+    try {
+      return await this.step(episode.id, data, transport);
+    } finally {
+      await this.close(episode.id).catch(() => undefined);
+    }
+  }
+
+  private async open(
+    task: EpisodeTask,
+    id: string,
+    transport: Transport,
+    slot: SessionSlot | null,
+  ): Promise<{ episode: Episode; reply: EnvStepReply }> {
+    const started = performance.now();
     if (this.opening.has(id)) {
       throw new EnvError('VALIDATION_ERROR', `episode_id "${id}" is already being reset by another request`);
     }
     if (this.episodes.has(id)) await this.close(id);
-    if (this.liveCount >= this.deps.config.MAX_CONCURRENT_ENVS) {
-      throw new EnvError(
-        'CAPACITY_REACHED',
-        `server is at capacity: ${this.deps.config.MAX_CONCURRENT_ENVS} episodes are open (MAX_CONCURRENT_ENVS); close one or retry later`,
-      );
-    }
-    this.opening.add(id);
+    if (slot === null || !this.slots.has(slot)) this.ensureCapacity();
+    this.opening.set(id, slot);
     let repl: SandboxEpisode;
     try {
       repl = await this.deps.pool.openEpisode({ ctx: task.context, question: task.question, id, llm: this.llmHandler });
@@ -78,7 +141,7 @@ export class EpisodeService {
     } finally {
       this.opening.delete(id);
     }
-    const episode = new Episode(id, task, repl, this.deps.config.MAX_STEPS);
+    const episode = new Episode(id, task, repl, this.deps.config.MAX_STEPS, slot);
     this.episodes.set(id, episode);
     this.syncActive();
     this.deps.metrics.resetSeconds.observe({ transport }, (performance.now() - started) / 1000);
@@ -140,6 +203,16 @@ export class EpisodeService {
         idle_ms: now - episode.lastActivityMs,
       });
       await this.close(episode.id).catch(() => undefined);
+    }
+  }
+
+  private ensureCapacity(): void {
+    const max = this.deps.config.MAX_CONCURRENT_ENVS;
+    if (this.liveCount >= max) {
+      throw new EnvError(
+        'CAPACITY_REACHED',
+        `server is at capacity: ${max} sessions are open (MAX_CONCURRENT_ENVS); close one or retry later`,
+      );
     }
   }
 
@@ -233,23 +306,40 @@ export class EpisodeService {
     this.deps.metrics.activeSessions.set(this.liveCount);
   }
 
-  /** Answers guest llm() calls through the Inference endpoint; a failure becomes an error inside the guest. */
+  /**
+   * Answers guest llm() calls with the one meaning they have everywhere (`planSubcall` of `@fathom/rlm`): a chunk
+   * within the reader window is a leaf read by the Inference endpoint, a larger one a child episode over the chunk
+   * whose turns the endpoint writes. A failure becomes an error inside the guest.
+   */
   private readonly llmHandler: LlmHandler = async (request) => {
     const { config, inference, metrics } = this.deps;
-    try {
+    const generate: TextGenerate = async (text) => {
       const reply = await inference.generate({
-        prompt: segmentsText(renderSubcallPrompt(request.prompt, request.chunk)),
-        max_tokens: Math.max(1, Math.min(config.LLM_MAX_TOKENS, request.tokenBudget)),
-        temperature: config.LLM_TEMPERATURE,
+        prompt: text.prompt,
+        max_tokens: text.maxTokens,
+        temperature: text.temperature,
+        stop: text.stop,
+        seed: text.seed,
         episode_id: request.episodeId,
         depth: request.depth,
         request_id: randomUUID(),
       });
+      return { text: reply.text, finishReason: reply.finish_reason === 'length' ? 'length' : 'stop' };
+    };
+    const runner = new EpisodeRunner(
+      {
+        sandbox: this.deps.pool,
+        policy: new TextEndpointPolicy(generate, this.tokenizer, config.LLM_CONTEXT_TOKENS),
+      },
+      this.subcallConfig,
+    );
+    try {
+      const { response } = await runner.serveCall(request.episodeId, request);
       metrics.llmCalls.inc({ outcome: 'ok' });
-      return { text: reply.text, promptTokens: reply.prompt_tokens, completionTokens: reply.completion_tokens };
+      return response;
     } catch (error) {
       metrics.llmCalls.inc({ outcome: 'error' });
-      throw new Error(`llm() failed: the inference endpoint did not answer (${errorMessage(error)})`, { cause: error });
+      throw new Error(`llm() failed: ${errorMessage(error)}`, { cause: error });
     }
   };
 }
