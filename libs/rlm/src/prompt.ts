@@ -10,6 +10,8 @@
  * Only "{turn}<|im_end|>" is trained on; the newline after it and every header belong to the prompt.
  */
 
+import { DEFAULT_READER_WINDOW_CHARS } from './subcall';
+
 export const IM_START = '<|im_start|>';
 export const IM_END = '<|im_end|>';
 
@@ -37,13 +39,18 @@ const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
     '- ctx: the document (a string)',
     '- question: the question above (a read-only string), so code can take its key from it',
     '- print(...values): show values in the next observation',
-    '- llm(question, chunk): ask a helper model about a chunk of text; returns its answer as a string',
-    'Search and count with code; call llm() only on chunks that need reading. Each call costs tokens.',
+    '- grep(pattern, {window, limit}): the sentences of ctx that contain pattern (a string, any case, or a RegExp),',
+    '  as [{text, start, end}]; window adds that many neighbouring sentences on each side',
+    '- sentences(text): the sentences of a text as [{text, start, end}]; chunks(size): ctx cut into pieces of at',
+    '  most size characters at sentence ends',
+    '- llm(question, chunk): ask a helper model about a chunk of text; returns its answer as a string. A chunk of up',
+    `  to ${DEFAULT_READER_WINDOW_CHARS} characters is read directly; a longer one is searched by a helper with this same REPL`,
+    'Search and count with code; call llm() on the sentences that need reading. Each call costs tokens.',
     '- answer(value): end the episode with value as the final answer',
     'When you know the answer, call answer(value) in code, or reply with <answer>the answer</answer>.',
   ].join('\n'),
   compact:
-    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; llm(q, chunk) asks a helper. End with answer(value) in code, or <answer>…</answer>.',
+    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; grep(pattern) gives matching sentences [{text, start, end}]; sentences(text), chunks(size); llm(q, chunk) asks a helper to read a chunk. End with answer(value) in code, or <answer>…</answer>.',
 };
 
 const SUBCALL_SYSTEM_PROMPT = 'Answer the question about the text briefly.';
