@@ -93,6 +93,24 @@ describe('containment', () => {
     expect(next.stdout).toBe('still here\n');
   });
 
+  it('refuses a 100 MB answer() with a clear error, not a crash', async () => {
+    const { first, next } = await attack('answer("x".repeat(1e8))');
+    expect(first).toMatchObject({
+      error: {
+        code: 'runtime',
+        message:
+          'RangeError: answer() value of 100000000 characters exceeds the limit of 10000 characters (maxAnswerChars)',
+      },
+      answer: null,
+      alive: true,
+    });
+    expect(next.stdout).toBe('still here\n');
+    // A flat (not rope) 100 MB string does not fit the 32 MiB isolate: the memory limit, never a dead worker.
+    const flat = await attack('answer("x".repeat(1e8).slice(1))');
+    expect(['runtime', 'memory_limit']).toContain(flat.first.error?.code);
+    if (flat.first.error?.code === 'runtime') expect(flat.first.error.message).toMatch(/maxAnswerChars/);
+  });
+
   it('refuses llm() spam beyond the call cap', async () => {
     const { first, next } = await attack('for (let i = 0; i < 100; i++) llm("q" + i)');
     expect(first.error?.code).toBe('llm_limit');

@@ -62,6 +62,14 @@ export function describeBreach(
   }
 }
 
+/**
+ * The one place that words a refused oversized value (an `llm()` prompt or chunk, an `answer()`); the guest
+ * prelude words `answer()` the same way when it refuses one itself.
+ */
+export function describeOversize(what: string, chars: number, limitName: string, limit: number): string {
+  return `${what} of ${chars} characters exceeds the limit of ${limit} characters (${limitName})`;
+}
+
 /** Thrown on the host only for misuse of the pool API (never for anything guest code does). */
 export class SandboxPoolError extends Error {
   override name = 'SandboxPoolError';

@@ -9,7 +9,12 @@
  * `String.prototype.slice` or `Object.getOwnPropertyNames` can garble only its own output — never make a
  * result unbounded. Whatever comes back is still validated by the worker.
  *
- * llm bridge results are tagged strings: 'o' + text, 'l' + message (cap reached), 'e' + message (failure).
+ * The bridge takes `(prompt, chunk, promptChars, chunkChars)`. A prompt or chunk over its size cap is never copied
+ * out: the guest sends nulls and only the two lengths, and the worker refuses the call (and records it).
+ * Its results are tagged strings: 'o' + text, 'l' + message (cap reached), 'e' + message (failure).
+ *
+ * The text helpers (`sentences`, `grep`, `chunks`) find sentence spans with one linear regex pass per document and
+ * keep the spans of the last document they split, so repeated calls over `ctx` only scan for the pattern.
  */
 export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   'use strict';
@@ -23,7 +28,19 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   const toStr = String;
   const slice = String.prototype.slice;
   const charAt = String.prototype.charAt;
+  const regexExec = RegExp.prototype.exec;
+  const RegExpCtor = RegExp;
+  const regexGetter = (name) => Object.getOwnPropertyDescriptor(RegExp.prototype, name)?.get;
+  const regexSource = regexGetter('source');
+  // Flags a copied pattern keeps; g, y and d are the helpers' own business.
+  const keptFlags = [['i', 'ignoreCase'], ['m', 'multiline'], ['s', 'dotAll'], ['u', 'unicode'], ['v', 'unicodeSets']]
+    .map(([letter, name]) => [letter, regexGetter(name)])
+    .filter(([, getter]) => getter !== undefined);
+  const objectKeys = Object.keys;
+  const isInteger = Number.isInteger;
   const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
   const weakHas = WeakSet.prototype.has;
   const weakAdd = WeakSet.prototype.add;
   const limitErrors = new WeakSet();
@@ -38,6 +55,9 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   let out = '';
   let cut = 0;
   let outLimit = 0;
+  let answerLimit = 0;
+  let promptLimit = 0;
+  let chunkLimit = 0;
   // The value passed to answer() in this step, as text; null when the step has not answered.
   let final = null;
 
@@ -64,9 +84,21 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     cut += line.length - (room > 0 ? room : 0);
   }
 
-  // Ends the episode with value as the final answer once this cell has run; the first call of a cell wins.
+  function tooLongAnswer(chars) {
+    return new RangeErrorCtor(
+      'answer() value of ' + chars + ' characters exceeds the limit of ' + answerLimit + ' characters (maxAnswerChars)',
+    );
+  }
+
+  // Ends the episode with value as the final answer once this cell has run; the first accepted call of a cell wins.
+  // A value over the cap throws and sets nothing, so the cell may catch the error and answer again.
   function answer(value) {
-    if (final === null) final = fmt(value);
+    if (final !== null) return;
+    // A long string is refused before fmt, which would only hand it back.
+    if (typeof value === 'string' && value.length > answerLimit) throw tooLongAnswer(value.length);
+    const text = fmt(value);
+    if (text.length > answerLimit) throw tooLongAnswer(text.length);
+    final = text;
   }
 
   class LlmError extends ErrorCtor {}
@@ -75,7 +107,10 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   function llm(prompt, chunk) {
     const p = typeof prompt === 'string' ? prompt : fmt(prompt);
     const c = chunk === undefined || chunk === null ? undefined : typeof chunk === 'string' ? chunk : fmt(chunk);
-    const reply = llmBridge.applySyncPromise(undefined, [p, c]);
+    const promptChars = p.length;
+    const chunkChars = c === undefined ? 0 : c.length;
+    const fits = promptChars <= promptLimit && chunkChars <= chunkLimit;
+    const reply = llmBridge.applySyncPromise(undefined, fits ? [p, c, promptChars, chunkChars] : [null, null, promptChars, chunkChars]);
     const tag = apply(charAt, reply, [0]);
     const body = apply(slice, reply, [1]);
     if (tag === 'o') return body;
@@ -84,8 +119,219 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     throw error;
   }
 
+  // A sentence ends at a run of . ! ? (plus closing quotes or brackets) followed by whitespace or the end, or at a
+  // blank line. Each alternative starts with a plain character class (fast to scan for) and a lookbehind that
+  // lets a run of . ! ? or of spaces be tried only from its first character, which keeps the scan linear. Both
+  // swallow the whitespace after them, so the next sentence starts at a non-space character.
+  const SENTENCE_BREAK =
+    /([.!?](?<![.!?][.!?])[.!?]*["'\u201d\u2019)\]]*)(?:\s+|$)|(?:[^\S\n](?<![^\S\n][^\S\n])[^\S\n]*\n|\n(?<![^\S\n]\n))[^\S\n]*\n\s*/g;
+  const FIRST_NON_SPACE = /\S/g;
+  const SPACE_AT = /\s/y;
+  const REGEX_SYNTAX = '\\^$.*+?()[]{}|/-';
+  let spansOf = null;
+  let spansCache = null;
+
+  function isSpaceAt(text, i) {
+    SPACE_AT.lastIndex = i;
+    return apply(regexExec, SPACE_AT, [text]) !== null;
+  }
+
+  // Sentence spans of text as two parallel arrays of offsets; sentences never include surrounding whitespace.
+  function spans(text) {
+    if (text === spansOf) return spansCache;
+    const starts = [];
+    const ends = [];
+    let n = 0;
+    FIRST_NON_SPACE.lastIndex = 0;
+    const first = apply(regexExec, FIRST_NON_SPACE, [text]);
+    let from = first === null ? text.length : first.index;
+    SENTENCE_BREAK.lastIndex = from;
+    let m;
+    while ((m = apply(regexExec, SENTENCE_BREAK, [text])) !== null) {
+      const end = m[1] === undefined ? m.index : m.index + m[1].length;
+      if (end > from) {
+        starts[n] = from;
+        ends[n] = end;
+        n++;
+      }
+      from = SENTENCE_BREAK.lastIndex;
+    }
+    let end = text.length;
+    while (end > from && isSpaceAt(text, end - 1)) end--;
+    if (end > from) {
+      starts[n] = from;
+      ends[n] = end;
+      n++;
+    }
+    spansOf = text;
+    spansCache = { starts, ends, n };
+    return spansCache;
+  }
+
+  // Index of the first entry of sorted offsets that is greater than k (n when none is).
+  function firstAbove(offsets, n, k) {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (offsets[mid] > k) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  function readOptions(fn, options, allowed) {
+    if (options === undefined || options === null) return {};
+    if (typeof options !== 'object') throw new TypeErrorCtor(fn + '() options must be an object');
+    const keys = objectKeys(options);
+    for (let i = 0; i < keys.length; i++) {
+      let known = false;
+      for (let j = 0; j < allowed.length; j++) if (keys[i] === allowed[j]) known = true;
+      if (!known) {
+        let list = '';
+        for (let j = 0; j < allowed.length; j++) list += (j === 0 ? '' : ', ') + allowed[j];
+        throw new TypeErrorCtor(fn + '() has no option "' + toStr(keys[i]) + '" (options: ' + list + ')');
+      }
+    }
+    return options;
+  }
+
+  function textOption(fn, text) {
+    const value = text === undefined ? g.ctx : text;
+    if (typeof value !== 'string') throw new TypeErrorCtor(fn + '() text must be a string, got ' + typeof value);
+    return value;
+  }
+
+  function countOption(fn, name, value, fallback, min) {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !isInteger(value) || value < min) {
+      throw new RangeErrorCtor(fn + '() ' + name + ' must be an integer >= ' + min + ', got ' + fmt(value));
+    }
+    return value;
+  }
+
+  // The pattern as a fresh global RegExp of our own, so the guest's lastIndex and exec overrides play no part.
+  function searchPattern(pattern) {
+    if (typeof pattern === 'string') {
+      let escaped = '';
+      for (let i = 0; i < pattern.length; i++) {
+        const ch = apply(charAt, pattern, [i]);
+        let special = false;
+        for (let j = 0; j < REGEX_SYNTAX.length; j++) if (ch === apply(charAt, REGEX_SYNTAX, [j])) special = true;
+        escaped += special ? '\\' + ch : ch;
+      }
+      return new RegExpCtor(escaped, 'gi');
+    }
+    let source;
+    try {
+      source = apply(regexSource, pattern, []);
+    } catch (e) {
+      throw new TypeErrorCtor('grep() pattern must be a string or a RegExp, got ' + typeof pattern);
+    }
+    let flags = 'g';
+    for (let i = 0; i < keptFlags.length; i++) if (apply(keptFlags[i][1], pattern, []) === true) flags += keptFlags[i][0];
+    return new RegExpCtor(source, flags);
+  }
+
+  // The first offset in [from, to) that follows whitespace, looking at most 256 characters on; else from.
+  function wordStartFrom(text, from, to) {
+    const stop = from + 256 < to ? from + 256 : to;
+    for (let i = from; i < stop; i++) if (isSpaceAt(text, i - 1) && !isSpaceAt(text, i)) return i;
+    return from;
+  }
+
+  function sentences(text) {
+    const value = textOption('sentences', text);
+    const { starts, ends, n } = spans(value);
+    const result = [];
+    for (let i = 0; i < n; i++) result[i] = { text: apply(slice, value, [starts[i], ends[i]]), start: starts[i], end: ends[i] };
+    return result;
+  }
+
+  function grep(pattern, options) {
+    const o = readOptions('grep', options, ['text', 'window', 'limit']);
+    const text = textOption('grep', o.text);
+    const window = countOption('grep', 'window', o.window, 0, 0);
+    const limit = countOption('grep', 'limit', o.limit, 50, 0);
+    const re = searchPattern(pattern);
+    const { starts, ends, n } = spans(text);
+    const hits = [];
+    let count = 0;
+    re.lastIndex = 0;
+    while (count < limit) {
+      const m = apply(regexExec, re, [text]);
+      if (m === null) break;
+      // The sentence holding the match's start (or the next one, for a match in the space between two).
+      const i = firstAbove(ends, n, m.index);
+      if (i === n) break;
+      const start = starts[i - window < 0 ? 0 : i - window];
+      const end = ends[i + window >= n ? n - 1 : i + window];
+      hits[count++] = { text: apply(slice, text, [start, end]), start, end };
+      // Skip the rest of the sentence: one hit per sentence, and no empty match can stall the scan.
+      re.lastIndex = ends[i];
+    }
+    return hits;
+  }
+
+  function chunks(size, options) {
+    if (typeof size !== 'number' || !isInteger(size) || size < 1) {
+      throw new RangeErrorCtor('chunks() size must be an integer >= 1, got ' + fmt(size));
+    }
+    const o = readOptions('chunks', options, ['text', 'overlap']);
+    const text = textOption('chunks', o.text);
+    const overlap = countOption('chunks', 'overlap', o.overlap, 0, 0);
+    if (overlap >= size) throw new RangeErrorCtor('chunks() overlap must be smaller than size');
+    const { starts, ends, n } = spans(text);
+    const length = text.length;
+    const pieces = [];
+    let count = 0;
+    let from = 0;
+    while (from < length) {
+      let to = length;
+      if (length - from > size) {
+        const limit = from + size;
+        // The last sentence start or end within the piece; else the last whitespace near its end; else a hard cut.
+        const startCut = starts[firstAbove(starts, n, limit) - 1];
+        const endCut = ends[firstAbove(ends, n, limit) - 1];
+        to = startCut > endCut || endCut === undefined ? startCut : endCut;
+        if (to === undefined || to <= from) {
+          to = limit;
+          const floor = limit - 256 > from ? limit - 256 : from + 1;
+          for (let i = limit; i >= floor; i--) {
+            if (isSpaceAt(text, i - 1)) {
+              to = i;
+              break;
+            }
+          }
+        }
+      }
+      pieces[count++] = apply(slice, text, [from, to]);
+      if (to >= length) break;
+      if (overlap === 0) {
+        from = to;
+      } else {
+        // Back up by at most overlap characters, to a sentence start when one lies in that stretch, else to a
+        // word start near its beginning, else exactly; with no room for that, the next piece starts at the cut.
+        const back = to - overlap;
+        const i = firstAbove(starts, n, back > from ? back - 1 : from);
+        if (i < n && starts[i] < to) from = starts[i];
+        else from = back > from ? wordStartFrom(text, back, to) : to;
+      }
+    }
+    return pieces;
+  }
+
   const console = freeze({ log: print, info: print, warn: print, error: print, debug: print });
-  for (const [name, value] of [['print', print], ['llm', llm], ['answer', answer], ['console', console]]) {
+  const globals = [
+    ['print', print],
+    ['llm', llm],
+    ['answer', answer],
+    ['console', console],
+    ['sentences', sentences],
+    ['grep', grep],
+    ['chunks', chunks],
+  ];
+  for (const [name, value] of globals) {
     defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   }
 
@@ -107,11 +353,14 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   }
 
   // Returns [errorKind, message]: 0 = none, 1 = runtime error, 2 = llm() cap reached and not caught.
-  function step(code, maxOutputChars) {
+  function step(code, maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars) {
     out = '';
     cut = 0;
     final = null;
     outLimit = maxOutputChars;
+    answerLimit = maxAnswerChars;
+    promptLimit = maxLlmPromptChars;
+    chunkLimit = maxLlmChunkChars;
     try {
       indirectEval(code);
       return [0, ''];

@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import { describeBreach, type StepError } from './errors';
+import { describeBreach, describeOversize, type StepError } from './errors';
 import { GUEST_PRELUDE } from './guest-prelude';
 import type { SandboxLimits } from './limits';
 import { rewriteTopLevel } from './rewrite';
@@ -20,7 +20,15 @@ export class WarmIsolate {
   private constructor(
     readonly isolate: ivm.Isolate,
     readonly context: ivm.Context,
-    readonly step: ivm.Reference<(code: string, maxOutputChars: number) => [number, string]>,
+    readonly step: ivm.Reference<
+      (
+        code: string,
+        maxOutputChars: number,
+        maxAnswerChars: number,
+        maxLlmPromptChars: number,
+        maxLlmChunkChars: number,
+      ) => [number, string]
+    >,
     readonly drain: ivm.Reference<() => [string, number, string, string | null]>,
   ) {}
 
@@ -30,10 +38,12 @@ export class WarmIsolate {
     const setup = isolate.compileScriptSync(GUEST_PRELUDE).runSync(context, { reference: true });
     // The bridge is created before the WarmIsolate it serves, so it finds its owner through this holder.
     const holder: { warm?: WarmIsolate } = {};
-    const bridge = new ivm.Reference(async (prompt: string, chunk: string | undefined) => {
-      const owner = holder.warm?.owner;
-      return owner ? owner.llmFromGuest(prompt, chunk) : 'ellm() is not available';
-    });
+    const bridge = new ivm.Reference(
+      async (prompt: unknown, chunk: unknown, promptChars: unknown, chunkChars: unknown) => {
+        const owner = holder.warm?.owner;
+        return owner ? owner.llmFromGuest(prompt, chunk, promptChars, chunkChars) : 'ellm() is not available';
+      },
+    );
     const entries = setup.applySync(undefined, [bridge], { result: { reference: true } }) as ivm.Reference<unknown[]>;
     const step = entries.getSync(0, { reference: true }) as WarmIsolate['step'];
     const drain = entries.getSync(1, { reference: true }) as WarmIsolate['drain'];
@@ -176,9 +186,12 @@ export class IsolateEpisode {
     this.current = step;
     watchdog.add(this, step);
     try {
-      const [kind, message] = await this.warm.step.apply(undefined, [rewritten.code, this.limits.maxOutputChars], {
-        result: { copy: true },
-      });
+      const { maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars } = this.limits;
+      const [kind, message] = await this.warm.step.apply(
+        undefined,
+        [rewritten.code, maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars],
+        { result: { copy: true } },
+      );
       const [stdout, cut, vars, answer] = await this.warm.drain.apply(undefined, [], { result: { copy: true } });
       const cpuMs = this.cpuSince(step);
       this.cpuUsedMs += cpuMs;
@@ -197,7 +210,15 @@ export class IsolateEpisode {
           cpuMs,
         });
       }
-      const error: StepError | null = kind === 0 ? null : { code: kind === 2 ? 'llm_limit' : 'runtime', message };
+      let error: StepError | null = kind === 0 ? null : { code: kind === 2 ? 'llm_limit' : 'runtime', message };
+      // The prelude already refuses a long answer; this holds even if the guest got around it.
+      const answerFits = answer === null || answer.length <= maxAnswerChars;
+      if (!answerFits && error === null) {
+        error = {
+          code: 'runtime',
+          message: `RangeError: ${describeOversize('answer() value', answer.length, 'maxAnswerChars', maxAnswerChars)}`,
+        };
+      }
       this.variables = vars === '' ? [] : vars.split('\n');
       return this.result({
         stdout: cut > 0 ? `${stdout}…[truncated ${cut} chars]` : stdout,
@@ -206,7 +227,7 @@ export class IsolateEpisode {
         variables: this.variables,
         step,
         cpuMs,
-        answer,
+        answer: answerFits ? answer : null,
       });
     } catch (error) {
       if (step.breach) return this.breach(step);
@@ -229,17 +250,39 @@ export class IsolateEpisode {
     }
   }
 
-  /** Entry of the guest's `llm()` (via the bridge Reference); returns a tagged string (see guest-prelude). */
-  async llmFromGuest(prompt: string, chunk: string | undefined): Promise<string> {
+  /**
+   * Entry of the guest's `llm()` (via the bridge Reference); returns a tagged string (see guest-prelude). The
+   * arguments come from the guest, so nothing about them is assumed: a prompt or chunk over its cap arrives as
+   * null with only its claimed length, and sizes are checked again on the strings that did arrive.
+   */
+  async llmFromGuest(
+    promptIn: unknown,
+    chunkIn: unknown,
+    claimedPromptChars: unknown,
+    claimedChunkChars: unknown,
+  ): Promise<string> {
     const step = this.current;
     const depth = this.depth + 1;
+    const promptChars = typeof promptIn === 'string' ? promptIn.length : charCount(claimedPromptChars);
+    const chunkChars = typeof chunkIn === 'string' ? chunkIn.length : charCount(claimedChunkChars);
     const refuse = (reason: string): string => {
       if (step && step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
-        step.calls.push(record(depth, prompt, chunk, 0, 0, 0, reason));
+        step.calls.push(record(depth, promptChars, chunkChars, 0, 0, 0, reason));
       }
       return `l${reason}`;
     };
     if (!step || this.ended) return 'eepisode has ended';
+    if (promptChars > this.limits.maxLlmPromptChars) {
+      return refuse(describeOversize('llm() prompt', promptChars, 'maxLlmPromptChars', this.limits.maxLlmPromptChars));
+    }
+    if (chunkChars > this.limits.maxLlmChunkChars) {
+      return refuse(describeOversize('llm() chunk', chunkChars, 'maxLlmChunkChars', this.limits.maxLlmChunkChars));
+    }
+    if (typeof promptIn !== 'string' || (chunkIn !== undefined && typeof chunkIn !== 'string')) {
+      return 'ellm() received a malformed call';
+    }
+    const prompt = promptIn;
+    const chunk = chunkIn;
     if (depth > this.limits.maxDepth)
       return refuse(`llm() recursion depth limit reached (max depth ${this.limits.maxDepth})`);
     if (this.llmCalls >= this.limits.maxLlmCalls)
@@ -255,13 +298,15 @@ export class IsolateEpisode {
       this.subcallTokens += response.promptTokens + response.completionTokens;
       const wallMs = performance.now() - started;
       if (step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
-        step.calls.push(record(depth, prompt, chunk, response.promptTokens, response.completionTokens, wallMs));
+        step.calls.push(
+          record(depth, promptChars, chunkChars, response.promptTokens, response.completionTokens, wallMs),
+        );
       }
       return `o${response.text}`;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (step.calls.length < MAX_CALL_RECORDS_PER_STEP) {
-        step.calls.push(record(depth, prompt, chunk, 0, 0, performance.now() - started, message));
+        step.calls.push(record(depth, promptChars, chunkChars, 0, 0, performance.now() - started, message));
       }
       return `e${message}`;
     } finally {
@@ -308,10 +353,15 @@ export class IsolateEpisode {
   }
 }
 
+/** A length the guest claims for a string it did not send; anything but a count reads as 0 (a malformed call). */
+function charCount(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+
 function record(
   depth: number,
-  prompt: string,
-  chunk: string | undefined,
+  promptChars: number,
+  chunkChars: number,
   promptTokens: number,
   completionTokens: number,
   wallMs: number,
@@ -319,8 +369,8 @@ function record(
 ): LlmCallRecord {
   const base = {
     depth,
-    promptChars: prompt.length,
-    chunkChars: chunk?.length ?? 0,
+    promptChars,
+    chunkChars,
     promptTokens,
     completionTokens,
     wallMs,

@@ -26,6 +26,15 @@ export interface SandboxLimits {
   maxSubcallTokens: number;
   /** How long one `llm()` call may wait for the handler, in ms. */
   subcallTimeoutMs: number;
+  /** Characters an `answer(value)` may have (as text); a longer one throws a `RangeError` in the guest. */
+  maxAnswerChars: number;
+  /** Characters of an `llm()` prompt; a longer one is refused with an `LlmError` before it leaves the isolate. */
+  maxLlmPromptChars: number;
+  /**
+   * Characters of an `llm()` chunk; refused like an oversized prompt. Large on purpose: a big chunk legitimately
+   * becomes a child episode's `ctx`, but a chunk of tens of MB must not be copied through the worker.
+   */
+  maxLlmChunkChars: number;
 }
 
 /** Defaults sized for the training loop on a laptop-class CPU (200K-token contexts, a few sub-calls). */
@@ -40,6 +49,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxDepth: 2,
   maxSubcallTokens: 32_000,
   subcallTimeoutMs: 60_000,
+  maxAnswerChars: 10_000,
+  maxLlmPromptChars: 4_000,
+  maxLlmChunkChars: 400_000,
 });
 
 /** Merges overrides onto a base, rejecting values that cannot be enforced (non-positive, non-finite). */

@@ -208,6 +208,68 @@ describe('llm()', () => {
   });
 });
 
+describe('size caps', () => {
+  it('refuses an answer() over maxAnswerChars with a catchable RangeError that sets no answer', async () => {
+    const episode = await open('x', { ctx: '', limits: { maxAnswerChars: 20 } });
+    const caught = await episode.run('try { answer("y".repeat(21)) } catch (e) { print(e.name); answer("short") }');
+    expect(caught).toMatchObject({ error: null, stdout: 'RangeError\n', answer: 'short' });
+    const uncaught = await episode.run('answer({ list: "z".repeat(30) })');
+    expect(uncaught).toMatchObject({
+      error: {
+        code: 'runtime',
+        message: 'RangeError: answer() value of 41 characters exceeds the limit of 20 characters (maxAnswerChars)',
+      },
+      answer: null,
+      alive: true,
+    });
+    expect((await episode.run('answer("a".repeat(20))')).answer).toBe('a'.repeat(20));
+    await episode.close();
+  });
+
+  it('refuses an llm() prompt or chunk over its cap before the handler sees it, and records the refusal', async () => {
+    const requests: unknown[] = [];
+    const llm: LlmHandler = async (req) => {
+      requests.push(req);
+      return echoLlmDouble(req);
+    };
+    const limits = { maxLlmPromptChars: 10, maxLlmChunkChars: 100 };
+    const episode = await open('x', { ctx: '', limits, llm });
+    const prompt = await episode.run('try { llm("p".repeat(11)) } catch (e) { print(e.name, e.message) }');
+    expect(prompt.stdout).toBe(
+      'LlmError llm() prompt of 11 characters exceeds the limit of 10 characters (maxLlmPromptChars)\n',
+    );
+    expect(prompt.llmCalls).toEqual([
+      expect.objectContaining({ promptChars: 11, chunkChars: 0, error: expect.stringMatching(/maxLlmPromptChars/) }),
+    ]);
+    const chunk = await episode.run('llm("q", "c".repeat(101))');
+    expect(chunk.error).toEqual({
+      code: 'llm_limit',
+      message: 'LlmError: llm() chunk of 101 characters exceeds the limit of 100 characters (maxLlmChunkChars)',
+    });
+    expect(requests).toEqual([]);
+    expect((await episode.run('print(llm("p".repeat(10), "c".repeat(100)).length)')).stdout).toBe('119\n');
+    expect(requests).toHaveLength(1);
+    await episode.close();
+  });
+
+  it('refuses a 50 MB chunk without copying it out of the isolate', async () => {
+    const requests: unknown[] = [];
+    const episode = await open('x', {
+      ctx: '',
+      limits: { memoryMb: 256 },
+      llm: async (req) => (requests.push(req), echoLlmDouble(req)),
+    });
+    const result = await episode.run('const big = "c".repeat(5e7) + "!"; llm("q", big)');
+    expect(result.error?.message).toBe(
+      'LlmError: llm() chunk of 50000001 characters exceeds the limit of 400000 characters (maxLlmChunkChars)',
+    );
+    expect(result.llmCalls).toEqual([expect.objectContaining({ chunkChars: 50_000_001, wallMs: 0 })]);
+    expect(requests).toEqual([]);
+    expect(result.alive).toBe(true);
+    await episode.close();
+  });
+});
+
 describe('episode limits', () => {
   it('ends the episode after maxSteps', async () => {
     const episode = await open('x', { ctx: '', limits: { maxSteps: 2 } });

@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxPool } from './pool';
+import { expectContained } from './test-helpers';
+import type { SandboxEpisode } from './types';
+
+// The REPL text helpers (sentences, grep, chunks) run inside a real isolate; each test reads their results back
+// as JSON through print.
+let pool: SandboxPool;
+
+beforeAll(async () => {
+  pool = await SandboxPool.start({
+    workers: 1,
+    warmIsolatesPerWorker: 1,
+    defaults: { maxOutputChars: 100_000, stepCpuMs: 5_000, stepWallMs: 10_000 },
+  });
+});
+
+afterAll(() => pool.close());
+
+const TRICKY =
+  '  The lamp is red. Dr. Who said "hi." Wait... what?! Pi is 3.14, not 3514 (a+b).\n\n' +
+  'Heading without a stop   \n \nNew para here. Last line has no trailing period  ';
+
+async function evaluate<T>(episode: SandboxEpisode, expression: string): Promise<T> {
+  const result = await episode.run(`print(JSON.stringify(${expression}))`);
+  expect(result.error).toBeNull();
+  return JSON.parse(result.stdout) as T;
+}
+
+async function withEpisode(ctx: string, body: (episode: SandboxEpisode) => Promise<void>): Promise<void> {
+  const episode = await pool.openEpisode({ ctx });
+  try {
+    await body(episode);
+  } finally {
+    await episode.close();
+  }
+}
+
+interface Span {
+  text: string;
+  start: number;
+  end: number;
+}
+
+describe('sentences()', () => {
+  it('splits on . ! ? runs followed by space or the end and on blank lines, with exact offsets', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      const spans = await evaluate<Span[]>(episode, 'sentences()');
+      expect(spans.map((s) => s.text)).toEqual([
+        'The lamp is red.',
+        'Dr.',
+        'Who said "hi."',
+        'Wait...',
+        'what?!',
+        'Pi is 3.14, not 3514 (a+b).',
+        'Heading without a stop',
+        'New para here.',
+        'Last line has no trailing period',
+      ]);
+      for (const span of spans) expect(TRICKY.slice(span.start, span.end)).toBe(span.text);
+      expect(spans[0].start).toBe(2);
+    });
+  });
+
+  it('takes another text, keeps "..." inside a word, and returns nothing for blank text', async () => {
+    await withEpisode('', async (episode) => {
+      expect(await evaluate<Span[]>(episode, 'sentences("One.Two... three? Four!")')).toEqual([
+        { text: 'One.Two...', start: 0, end: 10 },
+        { text: 'three?', start: 11, end: 17 },
+        { text: 'Four!', start: 18, end: 23 },
+      ]);
+      expect(await evaluate<Span[]>(episode, 'sentences(" \\n\\n \\t")')).toEqual([]);
+      expect(await evaluate<Span[]>(episode, 'sentences()')).toEqual([]);
+      const bad = await episode.run('sentences(42)');
+      expect(bad.error?.message).toBe('TypeError: sentences() text must be a string, got number');
+    });
+  });
+
+  it('are globals that are not listed as variables', async () => {
+    await withEpisode('x', async (episode) => {
+      const result = await episode.run('print(typeof sentences, typeof grep, typeof chunks, Object.keys(globalThis))');
+      expect(result).toMatchObject({ error: null, stdout: 'function function function ["ctx"]\n', variables: [] });
+    });
+  });
+});
+
+describe('grep()', () => {
+  it('matches a string case-insensitively and literally, one hit per sentence, in document order', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      const hits = await evaluate<Span[]>(episode, 'grep("A")');
+      expect(hits.map((h) => h.text)).toEqual([
+        'The lamp is red.',
+        'Who said "hi."',
+        'Wait...',
+        'what?!',
+        'Pi is 3.14, not 3514 (a+b).',
+        'Heading without a stop',
+        'New para here.',
+        'Last line has no trailing period',
+      ]);
+      for (const hit of hits) expect(TRICKY.slice(hit.start, hit.end)).toBe(hit.text);
+      expect(await evaluate<Span[]>(episode, 'grep("3.14")')).toHaveLength(1);
+      expect(await evaluate<Span[]>(episode, 'grep("a.c", { text: "abc. a.c." })')).toEqual([
+        { text: 'a.c.', start: 5, end: 9 },
+      ]);
+      expect(await evaluate<Span[]>(episode, 'grep("(A+B)")')).toEqual([
+        { text: 'Pi is 3.14, not 3514 (a+b).', start: 53, end: 80 },
+      ]);
+      expect(await evaluate<Span[]>(episode, 'grep("no such thing")')).toEqual([]);
+    });
+  });
+
+  it('takes a RegExp with its flags, ignoring g/y and the caller regex state', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      expect(await evaluate<Span[]>(episode, 'grep(/\\d{4}/y)')).toEqual([
+        { text: 'Pi is 3.14, not 3514 (a+b).', start: 53, end: 80 },
+      ]);
+      expect(await evaluate<string[]>(episode, 'grep(/^new/).map((h) => h.text)')).toEqual([]);
+      expect(await evaluate<string[]>(episode, 'grep(/^new/im).map((h) => h.text)')).toEqual(['New para here.']);
+      const kept = await episode.run('const re = /lamp/g; re.lastIndex = 99; grep(re); print(re.lastIndex)');
+      expect(kept.stdout).toBe('99\n');
+      // A pattern that matches the empty string must not stall the scan.
+      expect(await evaluate<number>(episode, 'grep(/x*/).length')).toBe(9);
+    });
+  });
+
+  it('adds window neighbours on each side, clamped at the ends, and stops at limit', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      const [first, last] = await evaluate<Span[]>(episode, 'grep(/lamp|trailing/, { window: 1 })');
+      expect(first).toEqual({ text: 'The lamp is red. Dr.', start: 2, end: 22 });
+      expect(last.text).toBe('New para here. Last line has no trailing period');
+      expect(TRICKY.slice(last.start, last.end)).toBe(last.text);
+      const limited = await evaluate<string[]>(episode, 'grep("e", { limit: 2 }).map((h) => h.text)');
+      expect(limited).toEqual(['The lamp is red.', 'Heading without a stop']);
+      expect(await evaluate<Span[]>(episode, 'grep("e", { limit: 0 })')).toEqual([]);
+      expect(await evaluate<string[]>(episode, 'grep("b", { text: "A b. C d. B e." }).map((h) => h.text)')).toEqual([
+        'A b.',
+        'B e.',
+      ]);
+    });
+  });
+
+  it('rejects bad arguments with errors that say what is wrong', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      const messages = [];
+      for (const call of ['grep(5)', 'grep("a", { windw: 1 })', 'grep("a", { limit: -1 })', 'grep("a", "x")']) {
+        messages.push((await episode.run(call)).error?.message);
+      }
+      expect(messages).toEqual([
+        'TypeError: grep() pattern must be a string or a RegExp, got number',
+        'TypeError: grep() has no option "windw" (options: text, window, limit)',
+        'RangeError: grep() limit must be an integer >= 0, got -1',
+        'TypeError: grep() options must be an object',
+      ]);
+    });
+  });
+});
+
+describe('chunks()', () => {
+  it('cuts consecutive pieces of at most size characters at sentence boundaries', async () => {
+    await withEpisode(TRICKY, async (episode) => {
+      const pieces = await evaluate<string[]>(episode, 'chunks(40)');
+      expect(pieces.join('')).toBe(TRICKY);
+      expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(40);
+      expect(pieces).toEqual([
+        '  The lamp is red. Dr. Who said "hi." ',
+        'Wait... what?! ',
+        'Pi is 3.14, not 3514 (a+b).\n\n',
+        'Heading without a stop   \n \n',
+        'New para here. ',
+        'Last line has no trailing period  ',
+      ]);
+      expect(await evaluate<string[]>(episode, 'chunks(1000)')).toEqual([TRICKY]);
+      expect(await evaluate<string[]>(episode, 'chunks(5, { text: "" })')).toEqual([]);
+    });
+  });
+
+  it('falls back to a word boundary, then to a hard cut, inside one long sentence', async () => {
+    await withEpisode('alpha beta gamma delta ' + 'x'.repeat(25), async (episode) => {
+      expect(await evaluate<string[]>(episode, 'chunks(12)')).toEqual([
+        'alpha beta ',
+        'gamma delta ',
+        'xxxxxxxxxxxx',
+        'xxxxxxxxxxxx',
+        'x',
+      ]);
+    });
+  });
+
+  it('overlaps pieces by at most overlap characters, starting at a sentence when it can', async () => {
+    const text = 'One two. Three four. Five six. Seven eight.';
+    await withEpisode(text, async (episode) => {
+      const pieces = await evaluate<string[]>(episode, 'chunks(24, { overlap: 12 })');
+      expect(pieces).toEqual(['One two. Three four. ', 'Three four. Five six. ', 'Five six. Seven eight.']);
+      for (const piece of pieces) expect(text).toContain(piece);
+      const bad = await episode.run('chunks(10, { overlap: 10 })');
+      expect(bad.error?.message).toBe('RangeError: chunks() overlap must be smaller than size');
+      expect((await episode.run('chunks()')).error?.message).toBe(
+        'RangeError: chunks() size must be an integer >= 1, got undefined',
+      );
+    });
+  });
+});
+
+describe('on a 1 MB document', () => {
+  it('splits, greps and chunks in one linear pass (the second grep reuses the split)', async () => {
+    const ctx =
+      'Lorem ipsum dolor sit amet, consectetur adipiscing. '.repeat(19_000) +
+      'The vault code is 4417. ' +
+      'Tail text here. '.repeat(2_000);
+    expect(ctx.length).toBeGreaterThan(1_000_000);
+    await withEpisode(ctx, async (episode) => {
+      const timed = await evaluate<{ first: number; second: number; hits: Span[]; pieces: number; total: number }>(
+        episode,
+        `(() => {
+          let t = Date.now();
+          const hits = grep("vault code");
+          const first = Date.now() - t;
+          t = Date.now();
+          grep(/code is \\d+/);
+          const second = Date.now() - t;
+          const pieces = chunks(4000);
+          return { first, second, hits, pieces: pieces.length, total: pieces.join('').length };
+        })()`,
+      );
+      expect(timed.hits).toEqual([{ text: 'The vault code is 4417.', start: 988_000, end: 988_023 }]);
+      expect(timed.total).toBe(ctx.length);
+      expect(timed.pieces).toBeLessThan(ctx.length / 3_900);
+      // Generous bounds for a shared CI core; measured ~15 ms and ~1 ms on an idle one.
+      expect(timed.first).toBeLessThan(400);
+      expect(timed.second).toBeLessThan(100);
+    });
+  });
+
+  it('stays linear on runs that would make a naive sentence regex quadratic', async () => {
+    const ctx = 'x' + '!'.repeat(400_000) + 'y' + ' '.repeat(400_000) + 'z' + ' \n'.repeat(100_000);
+    await withEpisode(ctx, async (episode) => {
+      const result = await episode.run('print(sentences().length, grep("z").length, chunks(300_000).length)');
+      expect(result).toMatchObject({ error: null, stdout: '1 1 4\n' });
+      expect(result.cpuMs).toBeLessThan(1_000);
+    });
+  });
+});
+
+describe('guest tampering', () => {
+  it('cannot break the helpers or reach the host by replacing String and RegExp builtins', async () => {
+    let before!: unknown;
+    let after!: unknown;
+    await expectContained(pool, async () => {
+      await withEpisode(TRICKY, async (episode) => {
+        const probe = 'JSON.stringify([sentences().length, grep("lamp"), grep(/para/i, { window: 1 }), chunks(40)])';
+        before = (await episode.run(`print(${probe})`)).stdout;
+        const tamper = await episode.run(`
+          for (const name of ['slice', 'charAt', 'charCodeAt', 'indexOf', 'toLowerCase', 'match', 'replace', 'split']) {
+            String.prototype[name] = function () { throw new Error('tampered ' + name) };
+          }
+          RegExp.prototype.exec = function () { throw new Error('tampered exec') };
+          RegExp.prototype.test = function () { throw new Error('tampered test') };
+          for (const sym of [Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search, Symbol.split]) {
+            RegExp.prototype[sym] = function () { throw new Error('tampered symbol') };
+          }
+          Object.defineProperty(RegExp.prototype, 'flags', { get() { throw new Error('tampered flags') } });
+          globalThis.RegExp = function () { throw new Error('tampered RegExp') };
+          Object.keys = () => { throw new Error('tampered keys') };
+          Number.isInteger = () => false;
+          Array.prototype.push = function () { while (true) {} };
+          print(${probe})`);
+        expect(tamper.error).toBeNull();
+        after = tamper.stdout;
+      });
+    });
+    expect(after).toBe(before);
+    expect(JSON.parse(before as string)[0]).toBe(9);
+  });
+});
