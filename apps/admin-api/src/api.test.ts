@@ -175,11 +175,14 @@ describe('reading runs', () => {
       status: 'running',
       policyVersions: [{ version: 1, checkpointPath: '/ck/1' }],
     });
-    for (const id of ['run-nope', 'a'.repeat(300), '%E2%9C%93']) {
+    for (const id of ['run-nope', 'a'.repeat(256), '%E2%9C%93']) {
       const missing = await call('GET', `/runs/${id}`);
       expect(missing.status).toBe(404);
       expect(missing.body.code).toBe('RUN_NOT_FOUND');
     }
+    const tooLong = await call('GET', `/runs/${'a'.repeat(257)}`);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.details[0].path).toEqual(['path', 'id']);
   });
 
   it('GET /runs validates its query', async () => {
@@ -306,9 +309,11 @@ describe('stop and resume', () => {
     const runs = new RunRepository(db.prisma);
     const { body: run } = await call('POST', '/runs', { name: 'machine' });
     expect((await call('POST', `/runs/${run.id}/resume`)).status).toBe(409);
+    await runs.setStatus(run.id, 'running');
     const stopped = await call('POST', `/runs/${run.id}/stop`);
     expect(stopped.status).toBe(200);
-    expect(stopped.body.status).toBe('stopped');
+    expect(stopped.body.status).toBe('stopping');
+    await runs.setStatus(run.id, 'stopped');
     expect((await call('POST', `/runs/${run.id}/stop`)).body.status).toBe('stopped');
     const resumed = await call('POST', `/runs/${run.id}/resume`);
     expect(resumed.body).toMatchObject({ status: 'running' });

@@ -13,11 +13,12 @@ import { BullMqTransport, JobProducer, type JobTransport } from '@fathom/queue';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AdminApiModule } from './app.module';
-import type { AdminApiConfig } from './config';
+import { resolveAdminToken } from './admin-token';
+import { listenHost, type AdminApiConfig } from './config';
 import { mountDashboard } from './dashboard/dashboard.assets';
 import { EvalResultsReader } from './evals/eval-results.reader';
 import { EvalService } from './evals/eval.service';
-import { bearerAuth, bodyParserErrors, requestLog } from './http/middleware';
+import { bearerAuth, bodyParserErrors, jsonBodiesOnly, requestLog, sameOriginWithoutToken } from './http/middleware';
 import { AdminMetrics } from './metrics';
 import { HealthService } from './ops/health.service';
 import { QueueService } from './ops/queue.service';
@@ -43,11 +44,18 @@ export interface StartOptions {
 }
 
 /**
- * Starts the admin API from a validated config: Prisma (refusing a database that lacks migrations), the queue
- * transport, the services, then Nest.
+ * Starts the admin API from a validated config: the token (ADMIN_TOKEN, or ADMIN_TOKEN_FILE, generated when
+ * missing; a ConfigError when unusable), Prisma (refusing a database that lacks migrations), the queue transport,
+ * the services, then Nest. Without a token it listens on loopback only and logs so.
  */
 export async function startAdminApi(config: AdminApiConfig, options: StartOptions = {}): Promise<RunningAdminApi> {
   const logger = createLogger({ service: 'admin-api', level: config.LOG_LEVEL, write: options.logWrite });
+  const { token, source } = await resolveAdminToken(config);
+  if (source === 'generated') {
+    logger.info('generated an admin token; send it as "Authorization: Bearer <token>"', {
+      file: config.ADMIN_TOKEN_FILE,
+    });
+  }
   const prisma = createPrismaClient(config.DATABASE_URL);
   const transport =
     options.transport ??
@@ -97,20 +105,30 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
   // BigInt ids (episodes, eval rows) leave as decimal strings; JSON has no 64-bit integers.
   app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
   app.use(requestLog(logger, metrics));
-  app.use(bearerAuth(config.ADMIN_TOKEN, metrics));
+  app.use(bearerAuth(token, metrics));
+  app.use(sameOriginWithoutToken(token, metrics));
   mountDashboard(app);
-  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
+  app.use(jsonBodiesOnly(metrics));
+  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: 'application/json' });
   app.use(bodyParserErrors(metrics));
 
+  const host = listenHost(config);
   try {
-    await app.listen(config.HTTP_PORT, config.HOST);
+    await app.listen(config.HTTP_PORT, host);
   } catch (error) {
     await app.close().catch(() => undefined);
     await closeConnections();
     throw error;
   }
   const port = (app.getHttpServer().address() as AddressInfo).port;
-  logger.info('admin-api listening', { port, auth: config.ADMIN_TOKEN === undefined ? 'off' : 'bearer' });
+  logger.info('admin-api listening', { host, port, auth: token === undefined ? 'off' : 'bearer' });
+  if (token === undefined) {
+    logger.warn(
+      `no ADMIN_TOKEN: every route is open, so the admin API is reachable on loopback (${host}) only; ` +
+        'set ADMIN_TOKEN (16+ characters) to serve other hosts',
+      { host, port },
+    );
+  }
 
   let closed: Promise<void> | undefined;
   return {

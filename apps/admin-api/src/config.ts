@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
 import { LOG_LEVELS } from '@fathom/observability';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -7,15 +8,26 @@ const int = (min: number) => z.coerce.number().int().min(min);
 /** Shortest accepted ADMIN_TOKEN: long enough that guessing it is hopeless. */
 export const MIN_TOKEN_LENGTH = 16;
 
+/** Whether `host` names the loopback interface only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
 /**
  * The admin API's configuration, read once at boot from environment variables. Defaults work on one machine.
- * With NODE_ENV=production an ADMIN_TOKEN is required; whenever a token is set, every route but /health and
- * /metrics needs `Authorization: Bearer <token>`.
+ * The token is ADMIN_TOKEN, or the content of ADMIN_TOKEN_FILE (generated there when the file does not exist);
+ * with NODE_ENV=production one of them is required. With a token, every route but /health and /metrics needs
+ * `Authorization: Bearer <token>`. Without one the API is open, so it listens on loopback only: HOST defaults to
+ * 127.0.0.1, and a HOST that is not loopback is refused until a token is set.
  */
 export const AdminApiConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    HOST: z.string().min(1).default('0.0.0.0'),
+    /** Interface to listen on; absent: 0.0.0.0 with a token, 127.0.0.1 without (see `listenHost`). */
+    HOST: z.string().min(1).optional(),
     /** HTTP port; 0 picks a free one. */
     HTTP_PORT: int(0).max(65535).default(8080),
     DATABASE_URL: z
@@ -32,6 +44,11 @@ export const AdminApiConfigSchema = z
       .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-" only')
       .default('fathom'),
     ADMIN_TOKEN: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
+    /**
+     * A file holding the token (a Docker or Kubernetes secret), read when ADMIN_TOKEN is unset. When the file does
+     * not exist a random token is written there (mode 0600) and the log says where; docker-compose.yml uses this.
+     */
+    ADMIN_TOKEN_FILE: z.string().min(1).optional(),
     /** Largest accepted request body. */
     MAX_BODY_BYTES: int(1024).default(1024 * 1024),
     /** How long /health and GET /queues wait for Postgres or Redis before answering 503. */
@@ -39,12 +56,27 @@ export const AdminApiConfigSchema = z
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((config, ctx) => {
-    if (config.NODE_ENV === 'production' && config.ADMIN_TOKEN === undefined) {
+    const hasToken = config.ADMIN_TOKEN !== undefined || config.ADMIN_TOKEN_FILE !== undefined;
+    if (config.NODE_ENV === 'production' && !hasToken) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'required when NODE_ENV=production' });
+    } else if (!hasToken && config.HOST !== undefined && !isLoopbackHost(config.HOST)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_TOKEN'],
+        message:
+          `required to listen on HOST=${config.HOST}, which is not loopback: without a token anyone who can ` +
+          'reach the port can start and stop runs (unset HOST to listen on 127.0.0.1 only)',
+      });
     }
   });
 
 export type AdminApiConfig = z.infer<typeof AdminApiConfigSchema>;
+
+/** Where the API listens: HOST when set, else every interface with a token and loopback only without one. */
+export function listenHost(config: AdminApiConfig): string {
+  if (config.HOST !== undefined) return config.HOST;
+  return config.ADMIN_TOKEN !== undefined || config.ADMIN_TOKEN_FILE !== undefined ? '0.0.0.0' : '127.0.0.1';
+}
 
 /** A configuration error that names the offending variables; main.ts prints it and exits. */
 export class ConfigError extends Error {

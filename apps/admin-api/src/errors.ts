@@ -1,8 +1,12 @@
+import { INVALID_TEXT, isInvalidTextIssue } from '@fathom/contracts';
 import type { z } from 'zod';
 
 /** Every way an admin API request can fail, as the client sees it. */
 export const ADMIN_ERROR_CODES = [
   'INVALID_JSON',
+  'INVALID_TEXT',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'CROSS_ORIGIN',
   'VALIDATION_ERROR',
   'PAYLOAD_TOO_LARGE',
   'UNAUTHORIZED',
@@ -43,9 +47,12 @@ export class AdminError extends Error {
 export function httpStatusOf(code: AdminErrorCode): number {
   switch (code) {
     case 'INVALID_JSON':
+    case 'INVALID_TEXT':
       return 400;
     case 'UNAUTHORIZED':
       return 401;
+    case 'CROSS_ORIGIN':
+      return 403;
     case 'RUN_NOT_FOUND':
     case 'EPISODE_NOT_FOUND':
     case 'EVAL_NOT_FOUND':
@@ -56,6 +63,8 @@ export function httpStatusOf(code: AdminErrorCode): number {
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
     case 'VALIDATION_ERROR':
       return 422;
     case 'DEPENDENCY_UNAVAILABLE':
@@ -65,15 +74,20 @@ export function httpStatusOf(code: AdminErrorCode): number {
   }
 }
 
-/** A VALIDATION_ERROR from a failed zod parse; `where` ("body", "query", "path") starts each issue's path. */
-export function validationError(error: z.ZodError, where: string): AdminError {
+/**
+ * The error of a failed zod parse; `where` ("body", "query", "path") and then `field` (a path parameter's name)
+ * start each issue's path. Text that cannot be stored (a NUL, a lone surrogate: libs/contracts text.ts) makes the
+ * request malformed, INVALID_TEXT (400, issue code "invalid_text"); any other issue is a VALIDATION_ERROR (422).
+ */
+export function validationError(error: z.ZodError, where: string, field: string[] = []): AdminError {
   const issues: ValidationIssue[] = error.issues.map((i) => ({
-    path: [where, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    path: [where, ...field, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
     message: i.message,
-    code: i.code,
+    code: isInvalidTextIssue(i) ? INVALID_TEXT : i.code,
   }));
   const summary = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-  return new AdminError('VALIDATION_ERROR', `invalid ${where}: ${summary}`, issues);
+  const code = error.issues.some(isInvalidTextIssue) ? 'INVALID_TEXT' : 'VALIDATION_ERROR';
+  return new AdminError(code, `invalid ${where}: ${summary}`, issues);
 }
 
 /** Prisma error codes that mean Postgres is unreachable or overloaded, not that the request was wrong. */
@@ -92,9 +106,16 @@ export function toAdminError(error: unknown): AdminError {
   return new AdminError('INTERNAL', 'internal error; the admin-api log has the details');
 }
 
-/** Parses untrusted input with a zod schema; failure is a VALIDATION_ERROR located under `where`. */
+/** Parses untrusted input with a zod schema; failure is a validation error located under `where`. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, where);
   return parsed.data;
+}
+
+/** Parses the path parameter `name`; a failure's issues and message name it (`path.id: …`). */
+export function parsePathParam<S extends z.ZodType>(schema: S, name: string, value: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw validationError(parsed.error, 'path', [name]);
 }

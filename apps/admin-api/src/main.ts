@@ -18,9 +18,9 @@ async function main(): Promise<void> {
   try {
     api = await startAdminApi(config);
   } catch (error) {
-    if (error instanceof DatabaseNotReadyError) {
+    if (error instanceof DatabaseNotReadyError || error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(1);
+      process.exit(error instanceof ConfigError ? 2 : 1);
     }
     throw error;
   }

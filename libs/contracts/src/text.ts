@@ -23,10 +23,13 @@ export const TEXT_LIMITS = {
   text: 64 * 1024,
 } as const;
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Why `value` cannot be stored as Postgres text, or null when it can. */
 export function textProblem(value: string): string | null {
   if (value.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored';
-  if (!value.isWellFormed()) return 'contains a lone UTF-16 surrogate (not valid Unicode, so not valid UTF-8)';
+  if (LONE_SURROGATE.test(value)) return 'contains a lone UTF-16 surrogate (not valid Unicode, so not valid UTF-8)';
   return null;
 }
 

@@ -1,10 +1,10 @@
-import { DEFAULT_MODEL_CHECKPOINT, EntityIdSchema, SeedSchema } from '@fathom/contracts';
+import { DEFAULT_MODEL_CHECKPOINT, EntityIdSchema, SeedSchema, TextIdSchema, TextPathSchema } from '@fathom/contracts';
 import { z } from 'zod';
 
 /** POST /evals: evaluate a checkpoint on the eval or held-out split. */
 export const EvalRequestSchema = z.strictObject({
   /** A checkpoint folder, or "default" for the shipped model. */
-  checkpoint: z.string().min(1).max(1024).default(DEFAULT_MODEL_CHECKPOINT),
+  checkpoint: TextPathSchema.default(DEFAULT_MODEL_CHECKPOINT),
   split: z.enum(['eval', 'heldout']).default('eval'),
   /** The run the checkpoint came from; must exist when given. */
   runId: EntityIdSchema.optional(),
@@ -15,4 +15,4 @@ export const EvalRequestSchema = z.strictObject({
 export type EvalRequest = z.output<typeof EvalRequestSchema>;
 
 /** GET /evals/:id: the evalId the results were written under. */
-export const EvalIdSchema = z.string().min(1).max(200);
+export const EvalIdSchema = TextIdSchema;

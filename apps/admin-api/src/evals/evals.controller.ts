@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { parseInput } from '../errors';
+import { parseInput, parsePathParam } from '../errors';
 import { EVALS } from '../tokens';
 import { EvalIdSchema, EvalRequestSchema } from './eval.schemas';
 import type { EvalService } from './eval.service';
@@ -22,6 +22,6 @@ export class EvalsController {
 
   @Get('evals/:id')
   get(@Param('id') id: string) {
-    return this.evals.get(parseInput(EvalIdSchema, id, 'path'));
+    return this.evals.get(parsePathParam(EvalIdSchema, 'id', id));
   }
 }

@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } from '@nestjs/common';
 import type { Logger } from '@fathom/observability';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { AdminError, httpStatusOf, toAdminError, type AdminErrorCode } from '../errors';
 import type { AdminMetrics } from '../metrics';
 import { LOGGER, METRICS } from '../tokens';
+import { undecodablePathError } from './path-params';
 
 /** The JSON body of every error response. */
 export interface HttpErrorBody {
@@ -30,11 +31,14 @@ export class HttpErrorFilter implements ExceptionFilter {
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const res = http.getResponse<Response>();
     const error =
       exception instanceof HttpException && exception.getStatus() === 404
         ? new AdminError('ROUTE_NOT_FOUND', `no route ${exception.message.replace(/^Cannot /, '')}`)
-        : toAdminError(exception);
+        : exception instanceof HttpException && exception.cause instanceof URIError
+          ? undecodablePathError(http.getRequest<Request>().path)
+          : toAdminError(exception);
     if (error.code === 'INTERNAL') this.logger.error('unhandled error in an HTTP handler', { err: exception });
     if (error.code === 'DEPENDENCY_UNAVAILABLE') this.logger.warn('dependency unavailable', { reason: error.message });
     sendAdminError(res, error, this.metrics);

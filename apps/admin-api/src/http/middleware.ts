@@ -36,6 +36,49 @@ export function bearerAuth(token: string | undefined, metrics: AdminMetrics) {
   };
 }
 
+/** Methods that change state; a browser sends them cross-origin without asking first when the body is "simple". */
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Request bodies are JSON only: a request that carries a body, or declares a Content-Type, must declare
+ * `application/json` (415 otherwise). Parsing every type as JSON let any web page create runs with a cross-origin
+ * `text/plain` POST, which browsers send without a CORS preflight.
+ */
+export function jsonBodiesOnly(metrics: AdminMetrics) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const type = req.headers['content-type'];
+    const length = req.headers['content-length'];
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!UNSAFE_METHODS.has(req.method) || (type === undefined && !hasBody)) return next();
+    if (type?.split(';')[0]!.trim().toLowerCase() === 'application/json') return next();
+    const got = type === undefined ? 'a body without a Content-Type' : `Content-Type ${JSON.stringify(type)}`;
+    const message = `${req.method} ${req.path} accepts only "Content-Type: application/json"; got ${got}`;
+    sendAdminError(res, new AdminError('UNSUPPORTED_MEDIA_TYPE', message), metrics);
+  };
+}
+
+/**
+ * Without a token, refuses state changes that a browser sent on behalf of another origin (the `Origin` header
+ * names a host other than the one addressed), e.g. a body-less POST /runs/:id/stop from a page on the internet
+ * to a loopback-only admin API. With a token this is moot: the Authorization header needs a CORS preflight that
+ * the API never grants.
+ */
+export function sameOriginWithoutToken(token: string | undefined, metrics: AdminMetrics) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (token !== undefined || origin === undefined || !UNSAFE_METHODS.has(req.method)) return next();
+    let originHost: string | null = null;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      // "null" (a sandboxed page, a file) or garbage: not this origin.
+    }
+    if (originHost !== null && originHost === req.headers.host) return next();
+    const message = `cross-origin ${req.method} from ${JSON.stringify(origin)} refused: without an ADMIN_TOKEN the admin API accepts changes only from its own pages`;
+    sendAdminError(res, new AdminError('CROSS_ORIGIN', message), metrics);
+  };
+}
+
 /** body-parser failures (bad JSON, too large, unreadable) as taxonomy errors. */
 export function bodyParserErrors(metrics: AdminMetrics) {
   return (

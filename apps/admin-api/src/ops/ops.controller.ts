@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
+import { TextIdSchema } from '@fathom/contracts';
 import { z } from 'zod';
-import { parseInput } from '../errors';
+import { parseInput, parsePathParam } from '../errors';
 import { queryInt } from '../runs/run.schemas';
 import type { Response } from 'express';
 import { docsPage } from '../http/docs.page';
@@ -30,7 +31,10 @@ export class OpsController {
 
   @Get('queues/:name/failed')
   failed(@Param('name') name: string, @Query() query: unknown) {
-    return this.queues.failed(name, parseInput(FailedQuerySchema, query, 'query').limit);
+    return this.queues.failed(
+      parsePathParam(TextIdSchema, 'name', name),
+      parseInput(FailedQuerySchema, query, 'query').limit,
+    );
   }
 
   /** 200 when Postgres and Redis answer, 503 (same body) when either does not. */

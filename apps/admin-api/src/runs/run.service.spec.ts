@@ -5,8 +5,8 @@ import { RunService, type RunServiceDeps } from './run.service';
 import type { StepSeries } from './step-series.reader';
 
 /** TEST DOUBLE of the run repository: one run in memory; setStatus records what it was asked. */
-function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus) {
-  const run = { id: 'r1', name: 'r', status } as Run;
+function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus, startedAt: Date | null = new Date(0)) {
+  const run = { id: 'r1', name: 'r', status, startedAt } as Run;
   const asked: RunStatus[] = [];
   const runs: RunServiceDeps['runs'] = {
     create: async () => run,
@@ -76,6 +76,18 @@ describe('RunService stop/resume', () => {
   ] as const)('resume of a %s run: %s', async (from, expected) => {
     expect(await code(fakeRuns(from).service.resume('r1'))).toBe(expected);
   });
+
+  it.each(['stopped', 'failed'] as const)(
+    'resume of a %s run that never started is INVALID_TRANSITION and writes nothing',
+    async (from) => {
+      const { service, asked } = fakeRuns(from, undefined, null);
+      await expect(service.resume('r1')).rejects.toMatchObject({
+        code: 'INVALID_TRANSITION',
+        message: `cannot resume run r1: it is ${from} and never started, so there is nothing to resume; create a new run`,
+      });
+      expect(asked).toEqual([]);
+    },
+  );
 
   it('reports the new status when the learner moved the run between read and write', async () => {
     const { service } = fakeRuns('running', 'completed');

@@ -24,7 +24,8 @@ const ON_STOP: Partial<Record<RunStatus, RunStatus>> = {
   stopped: 'stopped',
 };
 const ON_RESUME: Partial<Record<RunStatus, RunStatus>> = {
-  // "running" is the learner's cue to resume from the run's last checkpoint and step.
+  // "running" is the learner's cue to resume from the run's last checkpoint and step; a run that never started
+  // (stopped or failed while pending) has neither, and is refused below.
   stopped: 'running',
   failed: 'running',
   running: 'running',
@@ -100,6 +101,13 @@ export class RunService {
       throw new AdminError('INVALID_TRANSITION', `cannot ${action} run ${id}: it is ${run.status}`, {
         status: run.status,
       });
+    }
+    if (target === 'running' && run.status !== 'running' && run.startedAt === null) {
+      throw new AdminError(
+        'INVALID_TRANSITION',
+        `cannot ${action} run ${id}: it is ${run.status} and never started, so there is nothing to resume; create a new run`,
+        { status: run.status },
+      );
     }
     try {
       return await this.deps.runs.setStatus(id, target);

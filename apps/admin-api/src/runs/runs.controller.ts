@@ -1,6 +1,6 @@
-import { RunConfigSchema } from '@fathom/contracts';
+import { RunConfigSchema, TextIdSchema } from '@fathom/contracts';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { parseInput } from '../errors';
+import { parseInput, parsePathParam } from '../errors';
 import { RUNS } from '../tokens';
 import {
   BigIntIdSchema,
@@ -10,6 +10,9 @@ import {
   StepsQuerySchema,
 } from './run.schemas';
 import type { RunService } from './run.service';
+
+/** The `:id` of a run route: storable text (a NUL or invalid UTF-8 is a 400 naming `path.id`). */
+const runId = (id: string) => parsePathParam(TextIdSchema, 'id', id);
 
 /** Runs and their episodes. Controllers validate input and call one service method. */
 @Controller()
@@ -29,38 +32,38 @@ export class RunsController {
 
   @Get('runs/:id')
   get(@Param('id') id: string) {
-    return this.runs.get(id);
+    return this.runs.get(runId(id));
   }
 
   @Get('runs/:id/steps')
   steps(@Param('id') id: string, @Query() query: unknown) {
-    return this.runs.steps(id, parseInput(StepsQuerySchema, query, 'query'));
+    return this.runs.steps(runId(id), parseInput(StepsQuerySchema, query, 'query'));
   }
 
   @Get('runs/:id/series')
   series(@Param('id') id: string, @Query() query: unknown) {
-    return this.runs.series(id, parseInput(SeriesQuerySchema, query, 'query'));
+    return this.runs.series(runId(id), parseInput(SeriesQuerySchema, query, 'query'));
   }
 
   @Get('runs/:id/episodes')
   episodes(@Param('id') id: string, @Query() query: unknown) {
-    return this.runs.episodes(id, parseInput(EpisodesQuerySchema, query, 'query'));
+    return this.runs.episodes(runId(id), parseInput(EpisodesQuerySchema, query, 'query'));
   }
 
   @Post('runs/:id/stop')
   @HttpCode(200)
   stop(@Param('id') id: string) {
-    return this.runs.stop(id);
+    return this.runs.stop(runId(id));
   }
 
   @Post('runs/:id/resume')
   @HttpCode(200)
   resume(@Param('id') id: string) {
-    return this.runs.resume(id);
+    return this.runs.resume(runId(id));
   }
 
   @Get('episodes/:id')
   episode(@Param('id') id: string) {
-    return this.runs.episode(parseInput(BigIntIdSchema, id, 'path'));
+    return this.runs.episode(parsePathParam(BigIntIdSchema, 'id', id));
   }
 }
