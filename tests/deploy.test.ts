@@ -704,7 +704,9 @@ describe('docker-compose.yml', () => {
         const env = obj(composeService(c, 'env-service').environment);
         env.REDIS_URL = 'redis://redis:6379';
         delete env.INFERENCE_ADDRESS;
-        delete obj(composeService(c, 'admin-api').environment).ADMIN_TOKEN;
+        const admin = obj(composeService(c, 'admin-api').environment);
+        delete admin.ADMIN_TOKEN;
+        delete admin.ADMIN_TOKEN_FILE;
       }),
       stages,
     );
