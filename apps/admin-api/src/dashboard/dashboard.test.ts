@@ -302,6 +302,9 @@ describe.skipIf(missingChromium !== null)('the dashboard in headless chromium', 
       await badge.filter({ hasText: 'stopped' }).waitFor();
       expect((await new RunRepository(db.prisma).get(created!.id))?.status).toBe('stopped');
 
+      // Only a run that started can be resumed (one stopped while pending has nothing to resume): as if the
+      // learner had begun it before the stop.
+      await db.prisma.run.update({ where: { id: created!.id }, data: { startedAt: new Date() } });
       await page.getByRole('button', { name: 'Resume run from-the-form' }).click();
       await badge.filter({ hasText: 'running' }).waitFor();
       expect((await new RunRepository(db.prisma).get(created!.id))?.status).toBe('running');
