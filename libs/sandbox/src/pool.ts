@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
-import { SandboxPoolError, type StepError, type StepErrorCode } from './errors';
+import { describeBreach, SandboxPoolError, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { endedResult, type FromWorker, type ToWorker } from './protocol';
 import type {
@@ -22,6 +22,8 @@ const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 type Totals = SandboxPoolStats['totals'];
+/** A step that has not come back after this many times its wall limit is taken for stuck (see `PooledEpisode.stuck`). */
+const STUCK_STEP_MARGIN = 2;
 type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
 
@@ -36,6 +38,12 @@ class WorkerProcess {
   private readonly pending = new Map<number, Pending>();
   /** Consecutive spawns that died before becoming ready; drives the restart backoff. */
   failedStarts = 0;
+  /**
+   * Steps of this process that overran their wall limit by the margin and have not come back: their isolate's
+   * thread is stuck in code V8 cannot interrupt. While any is, the worker drains (takes no new episodes).
+   */
+  stuckSteps = 0;
+  drainTimer: NodeJS.Timeout | undefined;
   private nextRid = 1;
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void; failFast: boolean }[] = [];
 
@@ -47,9 +55,16 @@ class WorkerProcess {
     private readonly onExit: (worker: WorkerProcess, reason: string) => void,
   ) {}
 
+  get draining(): boolean {
+    return this.stuckSteps > 0;
+  }
+
   spawn(): void {
     this.ready = false;
     this.docs.clear();
+    this.stuckSteps = 0;
+    clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
     const child = fork(WORKER_ENTRY, [String(this.warmIsolates), String(this.warmMemoryMb)], {
       execArgv: ['--no-node-snapshot', '--import', TSX_LOADER],
       serialization: 'advanced',
@@ -99,6 +114,11 @@ class WorkerProcess {
     this.child?.send(msg);
   }
 
+  /** Kills the process and lets its exit run the usual way: its episodes end with `worker_crashed`, it restarts. */
+  abort(): void {
+    this.child?.kill('SIGKILL');
+  }
+
   kill(): Promise<void> {
     const child = this.child;
     if (!child) return Promise.resolve();
@@ -142,6 +162,9 @@ class PooledEpisode implements SandboxEpisode {
   steps = 0;
   lastActivity = Date.now();
   busy = false;
+  /** When the `llm()` call in flight began (null when none), and the time this step spent in finished ones. */
+  llmSince: number | null = null;
+  llmWaitMs = 0;
   private ended: StepError | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -192,8 +215,14 @@ class PooledEpisode implements SandboxEpisode {
     if (this.ended) return endedResult(this.ended);
     this.busy = true;
     this.lastActivity = Date.now();
+    const wallLimitMs = Math.min(this.limits.stepWallMs, wallMs ?? Infinity);
+    const started = performance.now();
+    this.llmWaitMs = 0;
+    const overrun = this.overrunAfter(started, STUCK_STEP_MARGIN * wallLimitMs);
     try {
-      const reply = await this.worker.request({ type: 'run', episodeId: this.id, code, wallMs });
+      const request = this.worker.request({ type: 'run', episodeId: this.id, code, wallMs });
+      const reply = await Promise.race([request, overrun.promise]);
+      if (reply === 'overrun') return this.stuck(request, wallLimitMs, started);
       if (!this.ended && reply?.type !== 'step') {
         // Only reachable when the worker was restarting as the step was sent; its exit already ended us otherwise.
         this.terminate({ code: 'worker_crashed', message: 'worker process was not running; the REPL state is lost' });
@@ -205,9 +234,42 @@ class PooledEpisode implements SandboxEpisode {
       if (!result.alive) this.terminate(result.error ?? { code: 'closed', message: 'episode has ended' });
       return result;
     } finally {
+      overrun.cancel();
       this.busy = false;
       this.lastActivity = Date.now();
     }
+  }
+
+  /** Resolves once the step has used `budgetMs` of wall time, not counting time spent waiting in `llm()`. */
+  private overrunAfter(started: number, budgetMs: number): { promise: Promise<'overrun'>; cancel: () => void } {
+    let timer: NodeJS.Timeout | undefined;
+    const promise = new Promise<'overrun'>((resolve) => {
+      const check = () => {
+        const now = performance.now();
+        const inLlm = this.llmWaitMs + (this.llmSince === null ? 0 : now - this.llmSince);
+        const left = budgetMs - (now - started - inLlm);
+        if (left <= 0) resolve('overrun');
+        else timer = setTimeout(check, left);
+      };
+      timer = setTimeout(check, budgetMs);
+    });
+    return { promise, cancel: () => clearTimeout(timer) };
+  }
+
+  /**
+   * The worker did not answer within the margin: its own watchdog disposed the isolate at the limit, but the
+   * isolate's thread is still stuck in code V8 cannot interrupt (a huge BigInt power, say). The step ends as a
+   * timeout now and the worker drains; it is killed once its other episodes are gone or its grace runs out, unless
+   * the stuck step comes back first.
+   */
+  private stuck(request: Promise<FromWorker | null>, wallLimitMs: number, started: number): StepResult {
+    const error: StepError = { code: 'timeout', message: describeBreach('timeout', wallLimitMs) };
+    this.steps++;
+    const result = { ...endedResult(this.ended ?? error), wallMs: performance.now() - started };
+    this.pool.countStep(result);
+    this.terminate(error);
+    this.pool.stuckStep(this.worker, request);
+    return result;
   }
 
   private async closeNow(reason: StepError): Promise<void> {
@@ -235,6 +297,7 @@ export class SandboxPool {
   private closing = false;
   private reaper: NodeJS.Timeout | undefined;
   private readonly totals: Totals = {
+    stuckSteps: 0,
     episodesOpened: 0,
     ctxCacheHits: 0,
     steps: 0,
@@ -259,6 +322,7 @@ export class SandboxPool {
       workers: options.workers ?? 2,
       warmIsolatesPerWorker: options.warmIsolatesPerWorker ?? 4,
       idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+      stuckWorkerGraceMs: options.stuckWorkerGraceMs ?? 30_000,
     };
     if (!Number.isInteger(resolved.workers) || resolved.workers < 1) {
       throw new SandboxPoolError(`workers must be a positive integer, got ${resolved.workers}`);
@@ -267,6 +331,9 @@ export class SandboxPool {
       throw new SandboxPoolError(
         `warmIsolatesPerWorker must be an integer >= 0, got ${resolved.warmIsolatesPerWorker}`,
       );
+    }
+    if (!(Number.isFinite(resolved.stuckWorkerGraceMs) && resolved.stuckWorkerGraceMs >= 0)) {
+      throw new SandboxPoolError(`stuckWorkerGraceMs must be a finite number >= 0, got ${resolved.stuckWorkerGraceMs}`);
     }
     const pool = new SandboxPool(resolved, resolveLimits(DEFAULT_LIMITS, options.defaults));
     for (let i = 0; i < resolved.workers; i++) {
@@ -347,6 +414,7 @@ export class SandboxPool {
         activeEpisodes: w.episodes.size,
         warmIsolates: w.warm,
         ready: w.ready,
+        draining: w.draining,
       })),
       restarts: this.restarts,
       activeEpisodes: this.episodes.size,
@@ -368,8 +436,29 @@ export class SandboxPool {
   /** @internal Called by an episode when it stops being live. */
   forget(episode: PooledEpisode, crashed: boolean): void {
     this.episodes.delete(episode.id);
-    for (const worker of this.workers) worker.episodes.delete(episode.id);
+    for (const worker of this.workers) {
+      worker.episodes.delete(episode.id);
+      if (worker.draining && worker.episodes.size === 0) worker.abort();
+    }
     if (crashed) this.totals.crashedEpisodes++;
+  }
+
+  /**
+   * @internal A step of this worker overran its wall limit by the margin (see `PooledEpisode.stuck`). Its other
+   * episodes keep running while it drains; it is killed when they are all gone (see `forget`) or after
+   * `stuckWorkerGraceMs`, and forgiven if every stuck step comes back first.
+   */
+  stuckStep(worker: WorkerProcess, request: Promise<FromWorker | null>): void {
+    this.totals.stuckSteps++;
+    worker.stuckSteps++;
+    if (worker.episodes.size === 0) worker.abort();
+    worker.drainTimer ??= setTimeout(() => worker.abort(), this.options.stuckWorkerGraceMs).unref();
+    const child = worker.child;
+    void request.then((late) => {
+      if (late === null || worker.child !== child || --worker.stuckSteps > 0) return;
+      clearTimeout(worker.drainTimer);
+      worker.drainTimer = undefined;
+    });
   }
 
   /** @internal Updates the cumulative counters from a finished step. */
@@ -399,7 +488,11 @@ export class SandboxPool {
       await Promise.race(this.workers.map((w) => w.whenReady()));
       return this.pickWorker();
     }
-    return ready.reduce((best, w) => (w.episodes.size < best.episodes.size ? w : best));
+    // A draining worker is used only when every ready worker drains: a slow episode beats no episode.
+    const healthy = ready.filter((w) => !w.draining);
+    return (healthy.length > 0 ? healthy : ready).reduce((best, w) =>
+      w.episodes.size < best.episodes.size ? w : best,
+    );
   }
 
   private onWorkerExit(worker: WorkerProcess, reason: string): void {
@@ -422,11 +515,16 @@ export class SandboxPool {
       worker.send({ type: 'llm_reply', callId: msg.callId, ...body });
     if (!episode) return reply({ ok: false, message: 'episode is no longer open' });
     if (!episode.llm) return reply({ ok: false, message: 'llm() is not available in this environment' });
+    const since = performance.now();
+    episode.llmSince = since;
     try {
       const response = await withTimeout(episode.llm(msg.request), episode.limits.subcallTimeoutMs);
       reply({ ok: true, response: checkResponse(response) });
     } catch (error) {
       reply({ ok: false, message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      episode.llmWaitMs += performance.now() - since;
+      episode.llmSince = null;
     }
   }
 

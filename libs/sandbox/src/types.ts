@@ -97,6 +97,11 @@ export interface SandboxPoolOptions {
   idleTimeoutMs?: number;
   /** Default limits of every episode (merged onto `DEFAULT_LIMITS`). */
   defaults?: Partial<SandboxLimits>;
+  /**
+   * How long a worker with a stuck step (one that overran twice its wall limit in code V8 cannot interrupt, such as
+   * a huge BigInt power) keeps serving its other episodes before it is killed and restarted. Default: 30 s.
+   */
+  stuckWorkerGraceMs?: number;
 }
 
 export interface WorkerStats {
@@ -105,6 +110,8 @@ export interface WorkerStats {
   activeEpisodes: number;
   warmIsolates: number;
   ready: boolean;
+  /** Whether the worker has a stuck step and takes no new episodes while it drains. */
+  draining: boolean;
 }
 
 export interface SandboxPoolStats {
@@ -116,6 +123,8 @@ export interface SandboxPoolStats {
   warm: number;
   /** Cumulative counters since start, for metrics. */
   totals: {
+    /** Steps answered as a timeout by the pool because their worker did not answer within twice the wall limit. */
+    stuckSteps: number;
     episodesOpened: number;
     /** Opens that found their `ctxKey` document already in the worker. */
     ctxCacheHits: number;

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { SandboxPool } from './pool';
+
+// A huge BigInt power runs in V8 code that never checks for interrupts: disposing the isolate at the wall limit
+// does not stop it, so before the pool's own deadline such a step came back only when the power was done (tens of
+// seconds). 7n ** 30000000n takes seconds even on a fast core; a 250 ms limit makes the pool step in at 500 ms.
+const STUCK = '7n ** 30000000n';
+const LIMITS = { stepWallMs: 250, stepCpuMs: 250 };
+
+async function withPool(graceMs: number, body: (pool: SandboxPool) => Promise<void>): Promise<void> {
+  const pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1, stuckWorkerGraceMs: graceMs });
+  try {
+    await body(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+describe('a step stuck in code V8 cannot interrupt', () => {
+  it('comes back as a timeout within twice its wall limit; the worker drains, then is replaced', async () => {
+    await withPool(60_000, async (pool) => {
+      const bystander = await pool.openEpisode({ ctx: 'bystander' });
+      const episode = await pool.openEpisode({ ctx: '', limits: LIMITS });
+      const started = performance.now();
+      const result = await episode.run(STUCK);
+      const elapsed = performance.now() - started;
+      expect(result).toMatchObject({
+        error: { code: 'timeout', message: expect.stringContaining('wall-time limit of 250 ms') },
+        alive: false,
+      });
+      // 2 × 250 ms, plus timer and IPC slack on a shared core.
+      expect(elapsed).toBeGreaterThanOrEqual(500);
+      expect(elapsed).toBeLessThan(900);
+      expect(result.wallMs).toBeCloseTo(elapsed, -2);
+      expect((await episode.run('1')).error?.code).toBe('timeout');
+      const [draining] = pool.stats().workers;
+      expect(draining).toMatchObject({ draining: true, activeEpisodes: 1 });
+      expect(pool.stats().totals).toMatchObject({ stuckSteps: 1, timeouts: 1 });
+
+      // The bystander on the same worker keeps its REPL while the worker drains.
+      expect(await bystander.run('print(ctx)')).toMatchObject({ error: null, stdout: 'bystander\n' });
+      // Its last episode gone, the draining worker is killed at once (not after the 60 s grace) and replaced.
+      await bystander.close();
+      await expect.poll(() => pool.stats().restarts, { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => pool.stats().workers[0].ready, { timeout: 10_000 }).toBe(true);
+      expect(pool.stats().workers[0].draining).toBe(false);
+      expect(pool.stats().workers[0].pid).not.toBe(draining.pid);
+      const fresh = await pool.openEpisode({ ctx: 'fresh' });
+      expect((await fresh.run('print(ctx)')).stdout).toBe('fresh\n');
+      expect(pool.stats().totals.crashedEpisodes).toBe(0);
+    });
+  });
+
+  it('kills the worker after the grace period, ending the episodes still on it', async () => {
+    await withPool(300, async (pool) => {
+      const bystander = await pool.openEpisode({ ctx: 'bystander' });
+      const episode = await pool.openEpisode({ ctx: '', limits: LIMITS });
+      expect((await episode.run(STUCK)).error?.code).toBe('timeout');
+      await expect.poll(() => pool.stats().restarts, { timeout: 5_000 }).toBe(1);
+      const lost = await bystander.run('print(ctx)');
+      expect(lost.error).toMatchObject({ code: 'worker_crashed', message: expect.stringMatching(/SIGKILL/) });
+      expect(pool.stats().totals.crashedEpisodes).toBe(1);
+    });
+  });
+
+  it('forgives the worker when the stuck step comes back within the grace period', async () => {
+    await withPool(60_000, async (pool) => {
+      const bystander = await pool.openEpisode({ ctx: 'bystander' });
+      const episode = await pool.openEpisode({ ctx: '', limits: { stepWallMs: 50, stepCpuMs: 50 } });
+      // About a second of uninterruptible work: past the 100 ms deadline, well within the grace.
+      expect((await episode.run('7n ** 8000000n')).error?.code).toBe('timeout');
+      expect(pool.stats().workers[0].draining).toBe(true);
+      await expect.poll(() => pool.stats().workers[0].draining, { timeout: 30_000 }).toBe(false);
+      expect(pool.stats().restarts).toBe(0);
+      expect((await bystander.run('print(ctx)')).stdout).toBe('bystander\n');
+    });
+  });
+
+  it('does not count time spent waiting in llm() toward the deadline', async () => {
+    await withPool(60_000, async (pool) => {
+      const llm = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        return { text: 'slow', promptTokens: 1, completionTokens: 1 };
+      };
+      const episode = await pool.openEpisode({ ctx: '', limits: LIMITS, llm });
+      const result = await episode.run('print(llm("q"))');
+      expect(result).toMatchObject({ error: null, stdout: 'slow\n' });
+      expect(pool.stats()).toMatchObject({ restarts: 0, totals: { stuckSteps: 0 } });
+    });
+  });
+});
