@@ -62,17 +62,7 @@ export {
   type TextGenerationReply,
   type TextGenerationRequest,
 } from './episode';
-export {
-  CONTEXT_BUCKETS,
-  contextBucketOf,
-  evaluate,
-  formatEvalTable,
-  type ContextBucket,
-  type EvalOptions,
-  type EvalReport,
-  type EvalStats,
-  type EvalTaskResult,
-} from './eval';
+export * from './eval';
 export {
   answerSubcallAsTeacher,
   buildSftExamples,

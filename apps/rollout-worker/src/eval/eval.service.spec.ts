@@ -15,6 +15,14 @@ const stats = (n: number, accuracy: number): EvalStats => ({
   meanCompletionTokens: 90,
   meanLlmCalls: 1,
   meanTurns: 2,
+  callingShare: 1,
+  meanMaxDepth: 1,
+  maxDepth: 1,
+  leafCalls: 1,
+  leafScored: 1,
+  leafCorrect: 1,
+  leafAccuracy: 1,
+  leafNoEvidence: 0,
 });
 
 describe('eval jobs', () => {
