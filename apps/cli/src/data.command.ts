@@ -78,12 +78,12 @@ async function stats(file: string, flags: { json: boolean }): Promise<void> {
   console.log(flags.json ? JSON.stringify(result, null, 2) : formatStats(file, result));
 }
 
-async function validate(file: string, flags: { derive: boolean }): Promise<void> {
-  const report = await validateTasksFile(file, { derive: flags.derive }, (issue) =>
+async function validate(file: string, flags: { meta: boolean }): Promise<void> {
+  const report = await validateTasksFile(file, { checkMeta: flags.meta }, (issue) =>
     console.log(`${file}:${issue.line}: ${issue.reasons.join('; ')}`),
   );
-  const derived = flags.derive ? `, answer re-derived from the context for ${report.derived}` : '';
-  console.log(`${file}: ${report.lines} lines, ${report.valid} valid, ${report.issues.length} bad${derived}`);
+  const structured = flags.meta ? `, text checked against meta for ${report.structured}` : '';
+  console.log(`${file}: ${report.lines} lines, ${report.valid} valid, ${report.issues.length} bad${structured}`);
   if (report.issues.length > 0) process.exitCode = 1;
 }
 
@@ -119,8 +119,11 @@ export function dataCommand(): Command {
         .choices(['log-uniform', 'uniform'])
         .default('log-uniform'),
     )
-    .option('--mix <weights>', 'task-type weights, e.g. niah=0.4,extractive=0.2,multi_needle=0.3,counting=0.1')
-    .option('--variant-rates <rates>', 'override distractor rates, e.g. niah.near_miss=0.8,counting.case_trap=0')
+    .option(
+      '--mix <weights>',
+      'task-type weights, e.g. niah=0.15,extractive=0.15,multi_needle=0.15,counting=0.1,tracking=0.25,multi_hop=0.2',
+    )
+    .option('--variant-rates <rates>', 'override distractor rates, e.g. niah.negation=0.8,counting.case_trap=0')
     .requiredOption('--out <file>', 'output JSONL file')
     .option('--no-progress', 'do not draw the progress bar')
     .action(generate);
@@ -136,7 +139,7 @@ export function dataCommand(): Command {
     .command('validate')
     .description('Report every bad line of a dataset (exit code 1 if any); never stops at the first.')
     .argument('<file>', 'JSONL dataset')
-    .option('--no-derive', 'skip re-deriving answers of generator-form questions from their context')
+    .option('--no-meta', 'skip checking generated tasks against their structured ground truth (meta)')
     .action(validate);
 
   return data;

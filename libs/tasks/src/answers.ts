@@ -1,9 +1,6 @@
-/** Canonical answers and their accepted aliases. Matching is case-insensitive downstream; aliases add spellings. */
+import { withThousands } from './text';
 
-/** "1250" → "1,250". */
-export function withThousands(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+/** Canonical answers and their accepted aliases. Matching is case-insensitive downstream; aliases add spellings. */
 
 function unique(values: string[], canonical: string): string[] {
   return [...new Set(values)].filter((v) => v !== canonical);
@@ -19,13 +16,10 @@ export function priceAnswer(total: number): { answer: string; aliases: string[] 
   };
 }
 
-const SMALL_NUMBERS = words(
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen ' +
-    'eighteen nineteen twenty',
-);
-function words(text: string): string[] {
-  return text.trim().split(/\s+/);
-}
+const SMALL_NUMBERS =
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'.split(
+    ' ',
+  );
 
 /** A count: canonical digits, alias the English number word up to twenty. */
 export function countAnswer(count: number): { answer: string; aliases: string[] } {
@@ -33,14 +27,7 @@ export function countAnswer(count: number): { answer: string; aliases: string[] 
   return { answer: String(count), aliases: word === undefined ? [] : [word] };
 }
 
-/** A colour: canonical lower case; aliases the capitalised form, and gray/Gray for grey. */
-export function colourAnswer(colour: string): { answer: string; aliases: string[] } {
-  const spellings = colour === 'grey' ? ['grey', 'gray'] : [colour];
-  const all = spellings.flatMap((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]);
-  return { answer: colour, aliases: unique(all, colour) };
-}
-
-/** A city: canonical as written in the document; alias its lower-case spelling. */
-export function cityAnswer(city: string): { answer: string; aliases: string[] } {
-  return { answer: city, aliases: unique([city.toLowerCase()], city) };
+/** A generated name or code, canonical as written in the document; case is folded downstream, so no aliases. */
+export function plainAnswer(value: string): { answer: string; aliases: string[] } {
+  return { answer: value, aliases: [] };
 }

@@ -15,14 +15,22 @@ function roundDepth(value: number): number {
 }
 
 /**
- * Lays out filler prose in paragraphs of 3–7 sentences and places every insert at an independent uniform depth.
+ * Lays out filler prose in paragraphs of 3–7 sentences and places every insert at an independent uniform depth
+ * (inserts with a `sequence` take the drawn depths in sequence order).
  * Length: the result holds at least `targetChars` characters and exceeds it by less than one filler sentence
  * (inserts are budgeted before the last filler sentence is chosen).
  */
 export function buildDocument(rng: Rng, targetChars: number, inserts: readonly Insert[]): BuiltDocument {
-  const placed = inserts
-    .map((insert, order) => ({ insert, order, at: rng.float() * targetChars }))
-    .sort((a, b) => a.at - b.at || a.order - b.order);
+  const drawn = inserts.map((insert, order) => ({ insert, order, at: rng.float() * targetChars }));
+  // Sequenced inserts keep their drawn depths but take them in sequence order.
+  const sequenced = drawn.filter((p) => p.insert.sequence !== undefined);
+  const depths = sequenced.map((p) => p.at).sort((a, b) => a - b);
+  sequenced
+    .sort((a, b) => a.insert.sequence! - b.insert.sequence!)
+    .forEach((p, i) => {
+      p.at = depths[i];
+    });
+  const placed = drawn.sort((a, b) => a.at - b.at || a.order - b.order);
   // Separator before an insert is at most 2 characters ("\n\n").
   let pendingChars = placed.reduce((sum, p) => sum + p.insert.text.length + 2, 0);
 

@@ -1,4 +1,4 @@
-import { SPLITS, TASK_TYPES, type Split, type Task, type TaskType } from '@fathom/contracts';
+import { SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType } from '@fathom/contracts';
 import { buildDocument } from './document';
 import { TasksError, TasksErrorCode } from './errors';
 import { Rng, deriveSeed } from './rng';
@@ -8,18 +8,32 @@ import { CHARS_PER_TOKEN, estimateTokens } from './tokens';
 /** The original FATHOM dataset sizes. */
 export const DEFAULT_SPLIT_SIZES: Readonly<Record<Split, number>> = { train: 1000, eval: 200, heldout: 500 };
 
-/** The original FATHOM train mix. */
+/**
+ * The default mix: most weight on the types where reading a chunk is the natural solution (tracking, multi_hop) and
+ * a sum over several facts (multi_needle); counting, which a careful whole-word search solves, stays small.
+ */
 export const DEFAULT_MIX: Readonly<Record<TaskType, number>> = {
-  niah: 0.4,
-  extractive: 0.2,
-  multi_needle: 0.3,
+  niah: 0.15,
+  extractive: 0.15,
+  multi_needle: 0.15,
   counting: 0.1,
+  tracking: 0.25,
+  multi_hop: 0.2,
 };
 
 export const DEFAULT_MIN_TOKENS = 4096;
 export const DEFAULT_MAX_TOKENS = 200_000;
 /** Below this a document cannot hold the largest task's needles and distractors with filler around them. */
 export const MIN_CONTEXT_TOKENS = 512;
+
+/** Contexts longer than this many tokens count as long (see HELDOUT_LONG_SHARE). */
+export const LONG_CONTEXT_TOKENS = 65_536;
+/**
+ * Share of heldout tasks whose length is drawn above LONG_CONTEXT_TOKENS (when the bounds straddle it): the heldout
+ * length distribution is log-uniform within [min, 64K) and within [64K, max], weighted 70/30. (Log-uniform over
+ * 4K–200K alone would give about 29% in expectation, but not at every size.)
+ */
+export const HELDOUT_LONG_SHARE = 0.3;
 
 export type LengthDistribution = 'log-uniform' | 'uniform';
 
@@ -105,7 +119,7 @@ export function resolveGenerateOptions(options: GenerateOptions): ResolvedGenera
 
 /**
  * Task types for indices 0..n-1: exact counts by largest remainder (so a 1000-task split with the default mix has
- * exactly 400/200/300/100), in a seeded shuffled order.
+ * exactly 150/150/150/100/250/200), in a seeded shuffled order.
  */
 export function planTaskTypes(options: ResolvedGenerateOptions): TaskType[] {
   const { n, mix } = options;
@@ -119,9 +133,48 @@ export function planTaskTypes(options: ResolvedGenerateOptions): TaskType[] {
   return new Rng(deriveSeed('plan', options.seed, options.split, n)).shuffle(plan);
 }
 
-function sampleTargetTokens(rng: Rng, options: ResolvedGenerateOptions): number {
-  const { minTokens: lo, maxTokens: hi } = options;
-  const u = rng.float();
+/**
+ * Length strata for indices 0..n-1: a seeded permutation, so that task i draws its length from the stratum
+ * [k/n, (k+1)/n) of the distribution (k = strata[i]) and a split's lengths follow the distribution closely at any n.
+ */
+export function planLengthStrata(options: ResolvedGenerateOptions): number[] {
+  const strata = Array.from({ length: options.n }, (_, i) => i);
+  return new Rng(deriveSeed('lengths', options.seed, options.split, options.n)).shuffle(strata);
+}
+
+/**
+ * Families for indices 0..n-1: train and eval tasks use the train families; heldout tasks alternate within each type
+ * (from a seeded start), so each type's heldout tasks are half seen phrasings (train family, unseen entities) and
+ * half unseen phrasings (heldout family).
+ */
+export function planFamilies(options: ResolvedGenerateOptions, plan: readonly TaskType[]): Family[] {
+  if (options.split !== 'heldout') return plan.map(() => 'train');
+  const flip = new Rng(deriveSeed('families', options.seed, options.n)).nextU32() % 2;
+  const seen = new Map<TaskType, number>();
+  return plan.map((type) => {
+    const k = seen.get(type) ?? 0;
+    seen.set(type, k + 1);
+    return (k + flip) % 2 === 0 ? 'train' : 'heldout';
+  });
+}
+
+/** The target length of the task in `stratum`, in estimated tokens. */
+export function sampleTargetTokens(rng: Rng, options: ResolvedGenerateOptions, stratum: number): number {
+  const { n, split } = options;
+  let { minTokens: lo, maxTokens: hi } = options;
+  let u = (stratum + rng.float()) / n;
+  // Heldout: the top HELDOUT_LONG_SHARE of strata lie above LONG_CONTEXT_TOKENS, the rest below (when the bounds
+  // straddle it), so the long share is guaranteed at any n rather than expected.
+  const longStrata = Math.ceil(HELDOUT_LONG_SHARE * n);
+  if (split === 'heldout' && lo < LONG_CONTEXT_TOKENS && hi > LONG_CONTEXT_TOKENS) {
+    if (stratum >= n - longStrata) {
+      lo = LONG_CONTEXT_TOKENS;
+      u = (stratum - (n - longStrata) + rng.float()) / longStrata;
+    } else {
+      hi = LONG_CONTEXT_TOKENS;
+      u = (stratum + rng.float()) / (n - longStrata);
+    }
+  }
   const value = options.lengthDistribution === 'uniform' ? lo + u * (hi - lo) : lo * Math.exp(u * Math.log(hi / lo));
   return Math.min(hi, Math.max(lo, Math.round(value)));
 }
@@ -132,10 +185,16 @@ export function taskId(split: Split, seed: number, index: number): string {
 }
 
 /** Builds one task. Each task draws from its own stream, seeded by (seed, split, index). */
-export function buildTask(options: ResolvedGenerateOptions, index: number, type: TaskType): Task {
+export function buildTask(
+  options: ResolvedGenerateOptions,
+  index: number,
+  type: TaskType,
+  family: Family = 'train',
+  stratum = index,
+): Task {
   const rng = new Rng(deriveSeed('task', options.seed, options.split, index));
-  const draft = BUILDERS[type].build(rng, options.split, options.variantRates[type]);
-  const targetTokens = sampleTargetTokens(rng, options);
+  const draft = BUILDERS[type].build(rng, { split: options.split, family, rates: options.variantRates[type] });
+  const targetTokens = sampleTargetTokens(rng, options, stratum);
   const { context, needlePositions } = buildDocument(rng, targetTokens * CHARS_PER_TOKEN, draft.inserts);
   // Key order is fixed here: it is the byte order of every dataset file.
   return {
@@ -149,6 +208,7 @@ export function buildTask(options: ResolvedGenerateOptions, index: number, type:
     context_tokens: estimateTokens(context),
     needle_positions: needlePositions,
     variants: draft.variants,
+    meta: draft.meta,
   };
 }
 
@@ -160,8 +220,11 @@ export function buildTask(options: ResolvedGenerateOptions, index: number, type:
 export function generateTasks(options: GenerateOptions): Generator<Task> {
   const resolved = resolveGenerateOptions(options);
   const plan = planTaskTypes(resolved);
+  const families = planFamilies(resolved, plan);
+  const strata = planLengthStrata(resolved);
   return (function* () {
-    for (let index = 0; index < resolved.n; index++) yield buildTask(resolved, index, plan[index]);
+    for (let index = 0; index < resolved.n; index++)
+      yield buildTask(resolved, index, plan[index], families[index], strata[index]);
   })();
 }
 
@@ -170,10 +233,17 @@ export function generateTask(options: GenerateOptions, index: number): Task {
   const resolved = resolveGenerateOptions(options);
   if (!Number.isInteger(index) || index < 0 || index >= resolved.n)
     throw invalid(`task index must be an integer in [0, ${resolved.n}), got ${index}`);
-  return buildTask(resolved, index, planTaskTypes(resolved)[index]);
+  const plan = planTaskTypes(resolved);
+  return buildTask(
+    resolved,
+    index,
+    plan[index],
+    planFamilies(resolved, plan)[index],
+    planLengthStrata(resolved)[index],
+  );
 }
 
-/** Parses "niah=0.4,extractive=0.2,..." into mix weights. */
+/** Parses "niah=0.15,tracking=0.25,..." into mix weights. */
 export function parseMix(text: string): Partial<Record<TaskType, number>> {
   const mix: Partial<Record<TaskType, number>> = {};
   for (const part of text.split(',').filter((p) => p.trim() !== '')) {
@@ -188,7 +258,7 @@ export function parseMix(text: string): Partial<Record<TaskType, number>> {
   return mix;
 }
 
-/** Parses "niah.near_miss=0.8,counting.case_trap=0" into variant-rate overrides. */
+/** Parses "niah.negation=0.8,counting.case_trap=0" into variant-rate overrides. */
 export function parseVariantRates(text: string): Partial<Record<TaskType, Record<string, number>>> {
   const rates: Partial<Record<TaskType, Record<string, number>>> = {};
   for (const part of text.split(',').filter((p) => p.trim() !== '')) {

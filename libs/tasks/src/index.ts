@@ -1,7 +1,9 @@
 /**
  * @fathom/tasks — FATHOM's synthetic long-context QA tasks: a deterministic seeded generator (niah, extractive,
- * multi_needle, counting, with distractors), split-disjoint entity vocabularies, JSONL I/O, validation, statistics,
- * and the shared token estimator. Schema and rules: docs/DATASETS.md.
+ * multi_needle, counting, tracking, multi_hop) with train/heldout phrasing and frame families, open-vocabulary
+ * answers, split-partitioned entities and structured ground truth (`Task.meta`); JSONL I/O, validation, statistics,
+ * the oracle reader, the reader curriculum, the regex-only baseline and the shared token estimator.
+ * Schema and rules: docs/DATASETS.md.
  */
 export { estimateTokens, CHARS_PER_TOKEN } from './tokens';
 export {
@@ -17,10 +19,14 @@ export {
   DEFAULT_MAX_TOKENS,
   DEFAULT_VARIANT_RATES,
   MIN_CONTEXT_TOKENS,
+  LONG_CONTEXT_TOKENS,
+  HELDOUT_LONG_SHARE,
   type GenerateOptions,
   type ResolvedGenerateOptions,
   type LengthDistribution,
 } from './generator';
+export { FRAMES, QUESTIONS, SUB_QUESTIONS, type Frame, type Phrasing, type Slots } from './frames';
+export { splitOf } from './lexicon';
 export { readTasksJsonl, writeTasksJsonl, serializeTask } from './jsonl';
 export {
   validateTasksFile,
@@ -29,6 +35,6 @@ export {
   type ValidationReport,
   type ValidateOptions,
 } from './validate';
+export { structuralIssues, sentencesOf } from './structure';
 export { datasetStats, DatasetStatsAccumulator, type DatasetStats, type Distribution } from './stats';
-export { solveTask, type SolveResult } from './solver';
 export { TasksError, TasksErrorCode } from './errors';

@@ -17,6 +17,21 @@ export function serializeTask(task: Task): string {
     context_tokens: task.context_tokens,
     needle_positions: task.needle_positions.map(({ start, end, depth }) => ({ start, end, depth })),
     variants: task.variants,
+    ...(task.meta === undefined
+      ? {}
+      : {
+          meta: {
+            key: task.meta.key,
+            keys: task.meta.keys,
+            phrasing: { family: task.meta.phrasing.family, template: task.meta.phrasing.template },
+            frames: task.meta.frames,
+            subquestions: task.meta.subquestions.map(({ question, evidence, answer }) => ({
+              question,
+              evidence,
+              answer,
+            })),
+          },
+        }),
   });
 }
 

@@ -29,8 +29,9 @@ describe('datasetStats', () => {
     ];
     const stats = datasetStats(tasks);
     expect(stats.tasks).toBe(12);
-    expect(stats.byType).toEqual({ niah: 10, extractive: 0, multi_needle: 0, counting: 2 });
+    expect(stats.byType).toEqual({ niah: 10, extractive: 0, multi_needle: 0, counting: 2, tracking: 0, multi_hop: 0 });
     expect(stats.contextTokens).toMatchObject({ min: 50, median: 400, p90: 900, max: 1000 });
+    expect(stats.byFamily).toEqual({ none: 12 });
     expect(stats.variantRates.niah).toEqual({ near_miss: 0.3 });
     expect(stats.variantRates.counting).toEqual({ case_trap: 0.5 });
     expect(stats.answers.niah).toEqual({ distinct: 2, topShare: 0.5 });

@@ -13,6 +13,8 @@ export interface DatasetStats {
   tasks: number;
   bySplit: Record<string, number>;
   byType: Record<TaskType, number>;
+  /** Tasks per phrasing family (`meta.phrasing.family`; "none" for tasks without meta, e.g. users' own). */
+  byFamily: Record<string, number>;
   /** Context size by the shared estimator (`context_tokens`). Absent for an empty dataset. */
   contextTokens?: Distribution;
   /** Needle depths (0 = start of the document, 1 = end). Absent when no task has needles. */
@@ -40,6 +42,7 @@ export class DatasetStatsAccumulator {
   private readonly depths: number[] = [];
   private readonly bySplit: Record<string, number> = {};
   private readonly byType = Object.fromEntries(TASK_TYPES.map((t) => [t, 0])) as Record<TaskType, number>;
+  private readonly byFamily: Record<string, number> = {};
   private readonly variantCounts = Object.fromEntries(TASK_TYPES.map((t) => [t, new Map<string, number>()])) as Record<
     TaskType,
     Map<string, number>
@@ -54,6 +57,8 @@ export class DatasetStatsAccumulator {
     for (const p of task.needle_positions) this.depths.push(p.depth);
     this.bySplit[task.split] = (this.bySplit[task.split] ?? 0) + 1;
     this.byType[task.type]++;
+    const family = task.meta?.phrasing.family ?? 'none';
+    this.byFamily[family] = (this.byFamily[family] ?? 0) + 1;
     const variants = this.variantCounts[task.type];
     for (const v of new Set(task.variants)) variants.set(v, (variants.get(v) ?? 0) + 1);
     const answers = this.answerCounts[task.type];
@@ -85,6 +90,7 @@ export class DatasetStatsAccumulator {
       tasks: this.tokens.length,
       bySplit: { ...this.bySplit },
       byType: { ...this.byType },
+      byFamily: { ...this.byFamily },
       ...(contextTokens ? { contextTokens } : {}),
       ...(needleDepth ? { needleDepth } : {}),
       variantRates,

@@ -1,7 +1,7 @@
 import { type Task, TaskSchema } from '@fathom/contracts';
 import type { core } from 'zod';
 import { readLines } from './jsonl';
-import { solveTask } from './solver';
+import { structuralIssues } from './structure';
 import { estimateTokens } from './tokens';
 
 /** One bad line of a dataset file. */
@@ -16,13 +16,13 @@ export interface ValidationReport {
   lines: number;
   valid: number;
   issues: LineIssue[];
-  /** Valid lines whose answer was re-derived by the reference solver (questions in a generator form). */
-  derived: number;
+  /** Valid lines whose structured ground truth (`meta`) was checked against their text (generated tasks). */
+  structured: number;
 }
 
 export interface ValidateOptions {
-  /** Re-derive answers of generator-form questions with the reference solver (default true). */
-  derive?: boolean;
+  /** Check lines that carry `meta` against it (default true); see `structuralIssues`. */
+  checkMeta?: boolean;
 }
 
 function typeName(value: unknown): string {
@@ -51,12 +51,8 @@ function describeIssue(issue: core.$ZodIssue, raw: unknown): string {
   return `field "${field}": ${issue.message}`;
 }
 
-function normalise(answer: string): string {
-  return answer.trim().toLowerCase();
-}
-
 /** Consistency checks beyond the schema. */
-function semanticReasons(task: Task, derive: boolean): { reasons: string[]; derived: boolean } {
+function semanticReasons(task: Task, checkMeta: boolean): { reasons: string[]; structured: boolean } {
   const reasons: string[] = [];
   const expectedTokens = estimateTokens(task.context);
   if (task.context_tokens !== expectedTokens)
@@ -65,25 +61,15 @@ function semanticReasons(task: Task, derive: boolean): { reasons: string[]; deri
     if (p.end > task.context.length)
       reasons.push(`needle_positions[${i}] ends at ${p.end}, past the context (${task.context.length} characters)`);
   });
-  if (!derive) return { reasons, derived: false };
-  const solved = solveTask(task.question, task.context);
-  if (solved.status === 'unrecognised') return { reasons, derived: false };
-  if (solved.type !== task.type) reasons.push(`question is a ${solved.type} question but type is ${task.type}`);
-  else if (solved.status === 'unsolved') reasons.push(`answer not derivable from the context: ${solved.reason}`);
-  else {
-    const accepted = [task.answer, ...task.aliases].map(normalise);
-    if (!accepted.includes(normalise(solved.answer)))
-      reasons.push(
-        `answer not derivable from the context: it gives "${solved.answer}", the line says "${task.answer}"`,
-      );
-  }
-  return { reasons, derived: true };
+  if (!checkMeta || task.meta === undefined || reasons.length > 0) return { reasons, structured: false };
+  reasons.push(...structuralIssues(task));
+  return { reasons, structured: true };
 }
 
 /**
  * Checks one JSONL line: JSON syntax, the task schema (every issue, not just the first), context_tokens against the
- * shared estimator, needle bounds, and — for questions in a generator form — that the answer is derivable from the
- * context. `seenIds` maps ids to the line they first appeared on; it is updated. Pure apart from `seenIds`; never
+ * shared estimator, needle bounds, and — for lines that carry `meta` — that the text agrees with it
+ * (`structuralIssues`). `seenIds` maps ids to the line they first appeared on; it is updated. Pure apart from `seenIds`; never
  * throws.
  */
 export function checkTaskLine(
@@ -91,16 +77,16 @@ export function checkTaskLine(
   line: number,
   seenIds: Map<string, number>,
   options: ValidateOptions = {},
-): { reasons: string[]; derived: boolean } {
-  if (text.trim() === '') return { reasons: ['empty line'], derived: false };
+): { reasons: string[]; structured: boolean } {
+  if (text.trim() === '') return { reasons: ['empty line'], structured: false };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { reasons: [`bad JSON: ${(error as Error).message}`], derived: false };
+    return { reasons: [`bad JSON: ${(error as Error).message}`], structured: false };
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return { reasons: [`expected a JSON object, got ${typeName(raw)}`], derived: false };
+    return { reasons: [`expected a JSON object, got ${typeName(raw)}`], structured: false };
   const id = (raw as { id?: unknown }).id;
   const idReasons: string[] = [];
   if (typeof id === 'string') {
@@ -110,9 +96,9 @@ export function checkTaskLine(
   }
   const parsed = TaskSchema.safeParse(raw);
   if (!parsed.success)
-    return { reasons: [...idReasons, ...parsed.error.issues.map((i) => describeIssue(i, raw))], derived: false };
-  const semantic = semanticReasons(parsed.data, options.derive ?? true);
-  return { reasons: [...idReasons, ...semantic.reasons], derived: semantic.derived };
+    return { reasons: [...idReasons, ...parsed.error.issues.map((i) => describeIssue(i, raw))], structured: false };
+  const semantic = semanticReasons(parsed.data, options.checkMeta ?? true);
+  return { reasons: [...idReasons, ...semantic.reasons], structured: semantic.structured };
 }
 
 /**
@@ -125,13 +111,13 @@ export async function validateTasksFile(
   onIssue?: (issue: LineIssue) => void,
 ): Promise<ValidationReport> {
   const seenIds = new Map<string, number>();
-  const report: ValidationReport = { lines: 0, valid: 0, issues: [], derived: 0 };
+  const report: ValidationReport = { lines: 0, valid: 0, issues: [], structured: 0 };
   for await (const { line, text } of readLines(path)) {
     report.lines = line;
-    const { reasons, derived } = checkTaskLine(text, line, seenIds, options);
+    const { reasons, structured } = checkTaskLine(text, line, seenIds, options);
     if (reasons.length === 0) {
       report.valid++;
-      if (derived) report.derived++;
+      if (structured) report.structured++;
     } else {
       const issue = { line, reasons };
       report.issues.push(issue);

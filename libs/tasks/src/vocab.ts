@@ -1,81 +1,38 @@
-import type { Split } from '@fathom/contracts';
-import { SPLITS } from '@fathom/contracts';
-
 /**
- * Every word list the generator draws from. All text is written here, none is loaded: the generator uses no external
- * data. `vocab.spec.ts` checks the invariants the solvers rely on: entity lists are disjoint from each other and from
- * the filler, and no counted word hides inside any other word the generator can write.
+ * Every fixed word list the generator draws from. All text is written here or in frames/, none is loaded: the
+ * generator uses no external data. Keys and answer values are built by `lexicon.ts` from these lists and from
+ * generated pseudo-words; `vocab.spec.ts` checks that no word of these lists hides inside a filler word.
  */
 
 const words = (text: string): readonly string[] => text.trim().split(/\s+/);
 
-// ---- Needle keys: partitioned by split (see `forSplit`). ----
+// ---- Parts of entity names (keys). A full key is partitioned between splits by its hash (lexicon.ts). ----
 
-/** niah: objects whose colour is asked ("What colour is the mirror?"). */
-export const NIAH_OBJECTS = words(`
-  mirror lantern teapot vase curtain sofa armchair carpet ladder bicycle umbrella suitcase wardrobe bookcase clock
-  mailbox fence gate shutter blanket pillow quilt stool desk candle bucket wheelbarrow kite scarf sweater jacket bonnet
-  helmet backpack sailboat tractor caravan scooter typewriter telephone piano guitar drum trumpet harp easel cushion
-  doormat hammock birdcage jug bathtub cupboard dresser footstool sideboard teacup saucer platter
-  chandelier wagon sledge rowboat trolley motorbike van lorry bus tram ferry kayak glider balloon parasol
-  raincoat overcoat waistcoat mitten glove satchel briefcase trunk crate barrel cauldron skillet ladle colander
+/** Objects: the head noun of every object key ("brass lantern", "ink-pot", "Dravel kettle"). */
+export const NOUNS = words(`
+  lamp lantern teapot vase kettle ladder mirror clock chest trunk satchel compass kite drum bell spade anvil basket
+  bucket barrel saddle cradle sledge rowboat wagon easel loom quilt jug ladle skillet mallet chisel telescope thimble
+  hourglass tankard candlestick birdcage kayak trowel whistle flute fiddle tureen casket
 `);
 
-/** multi_needle: items whose prices are summed. */
-export const PRICED_ITEMS = words(`
-  notebook wallet compass telescope microscope thermos toaster blender camera tripod saddle anvil stapler calculator
-  projector printer scanner keyboard monitor speaker microphone headset charger tablet laptop router modem drill
-  chisel wrench screwdriver handsaw sander grinder jigsaw level stethoscope barometer thermometer hourglass metronome
-  sextant lens flashlight padlock toolbelt kiln loom spindle typeface globe atlas dictionary encyclopedia journal diary
-  planner abacus protractor scale hygrometer compressor generator inverter battery lamp heater fan humidifier kettle
-  mixer grill smoker juicer dehydrator
+/** Modifiers in front of a noun ("brass lantern"). */
+export const MODIFIERS = words(`
+  brass copper pewter enamel wicker velvet kitchen harbour cellar attic tower signal porch cabin parlour stable
+  marble crystal bronze granite cedar
 `);
 
-/** extractive: the first word of an agreement's name ("the 1987 Harbour Accord"). */
-export const AGREEMENT_STEMS = words(`
-  Harbour Linden Marrow Ashford Bellmont Corran Dunmore Elmstead Fairholt Glenrock Holloway Ivybridge Kestrel
-  Larkspur Merrow Northgate Oakhurst Penrose Quarrymoor Ravensworth Saltmarsh Thornbury Underhill Valemont Westerly
-  Yarrow Zennor Alderney Brackwater Caldmere Druidstone Eastwick Foxhollow Greyfriars Hartwell Inchmore Kingsmere
-  Lowther Millbrook Netherby Orwell Pendragon Redcliffe Silverdale Tamworth Upwood Vexley Whitby Ashgrove Briarwood
-  Coldharbour Dunwich Everleigh Farrowdale Gildersleeve Highmoor Ironbridge Jessamine Kirkwall
-`);
+/** First halves of hyphenated objects ("ink-pot" style: "coal-bucket", "map-chest"). */
+export const HYPHEN_PREFIXES = words('ink map coal salt seed bread rope oil jam wine silk nail soap tool');
 
-/** extractive: the kind of agreement; not partitioned (the stem carries the split). */
-export const AGREEMENT_KINDS = words('Accord Treaty Compact Charter Pact Convention Protocol Concord');
+/** Parts that make near-duplicate objects ("the brass lantern stand"). Never keys themselves. */
+export const DECOY_PARTS = words('stand cover case box shelf frame rack lid');
 
-/** extractive: cities where agreements were signed, drafted or ratified. */
-export const CITIES = words(`
-  Lisbon Oslo Geneva Vienna Prague Dublin Madrid Helsinki Warsaw Budapest Athens Bergen Lyon Porto Seville Turin
-  Milan Naples Zurich Basel Bruges Ghent Antwerp Utrecht Leiden Hamburg Munich Dresden Krakow Riga Tallinn Vilnius
-  Sofia Zagreb Belgrade Bucharest Ankara Cairo Tunis Nairobi Lagos Accra Dakar Lima Quito Bogota Santiago Montreal
-  Toronto Boston Denver Seattle Austin Havana Manila Hanoi Seoul Osaka Kyoto Perth Hobart Auckland Wellington
-`);
+/** Kinds of agreement ("the Dravel Accord of 1887"). */
+export const AGREEMENT_KINDS = words('Accord Treaty Compact Charter Covenant Convention Protocol Concord');
 
-/** counting: words whose whole-word occurrences are counted. Each takes a regular plural in "s". */
-export const COUNTED_WORDS = words(`
-  apple lemon tiger falcon otter walnut pebble violin anchor badger beetle camel donkey eagle ferret hammer heron
-  jackal koala llama magpie melon onion oyster panda parrot pigeon puffin rabbit raven squid turnip weasel zebra gecko
-  lizard plum carrot pepper almond cashew peanut acorn thistle tulip orchid clover maple willow cedar spruce
-  beaver lobster
-`);
-
-/** counting: prefixes and suffixes that build longer words around a counted word ("pineapple", "applewood"). */
-export const COMPOUND_PREFIXES = words('pine crab sea wild star sand iron frost');
+/** counting: prefixes and suffixes that build longer words around a counted word ("seavorlin", "vorlinwood"). */
+export const COMPOUND_PREFIXES = words('pine crab wild star sand iron frost');
 export const COMPOUND_SUFFIXES = words('wood land stone ling berry craft');
-
-// ---- Shared answer vocabularies (not keys, so not partitioned). ----
-
-/** niah answers. Grey also answers to "gray". */
-export const COLOURS = words(`
-  red blue green yellow orange purple pink brown black white grey silver gold teal violet crimson amber ivory indigo
-  maroon turquoise beige lavender scarlet navy cream bronze copper emerald magenta
-`);
-
-/** Parts that make similar-named decoys ("the mirror stand", "the camera case"). Never keys themselves. */
-export const DECOY_PARTS = words('box stand cover case shelf cabinet frame rack');
-
-/** Rooms for plural decoys ("the mirrors in the hall"). */
-export const ROOMS = words('hall attic cellar kitchen study nursery pantry workshop');
 
 // ---- Filler prose: must never contain a key, an answer word, a digit, or a counted word as a substring. ----
 
@@ -127,12 +84,3 @@ export const FILLER = {
   connectors: words('because although while since whereas'),
   intransitive: words('walked waited lingered wandered rested paused slept worked'),
 } as const;
-
-/**
- * The third of a key vocabulary that belongs to `split`. The partition is by position in the list (round-robin), so
- * it is deterministic, balanced, and the same in every process; held-out keys never appear in train or eval tasks.
- */
-export function forSplit<T>(items: readonly T[], split: Split): readonly T[] {
-  const part = SPLITS.indexOf(split);
-  return items.filter((_, i) => i % SPLITS.length === part);
-}

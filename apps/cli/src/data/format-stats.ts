@@ -13,6 +13,9 @@ function dist(d: Distribution | undefined, digits = 0): string {
 export function formatStats(file: string, stats: DatasetStats): string {
   const lines = [`${file}: ${stats.tasks} tasks`];
   lines.push(`  splits: ${Object.entries(stats.bySplit).map(([s, n]) => `${s} ${n}`).join(', ') || 'none'}`);
+  lines.push(
+    `  phrasing families: ${Object.entries(stats.byFamily).map(([f, n]) => `${f} ${n}`).join(', ') || 'none'}`,
+  );
   lines.push(`  context tokens (estimateTokens): ${dist(stats.contextTokens)}`);
   lines.push(`  needle depth: ${dist(stats.needleDepth, 2)}`);
   lines.push('  by type:');

@@ -1,59 +1,54 @@
-import { cityAnswer } from '../answers';
-import { AGREEMENT_KINDS, AGREEMENT_STEMS, CITIES, forSplit } from '../vocab';
-import { type Insert, type TaskTypeBuilder, pushDistractors } from './types';
+import { plainAnswer } from '../answers';
+import { EXTRACTIVE_QUESTIONS, phrasingsOf } from '../frames';
+import { agreementKey, place } from '../lexicon';
+import { DraftWriter, type TaskTypeBuilder, meta } from './types';
 
 /**
- * extractive: a fact stated once among near misses. "In which city was the 1987 Harbour Accord signed?"
- * Near misses name the same agreement with another verb (drafted, ratified...); decoys are agreements with a
- * neighbouring year or the same stem and another kind, signed elsewhere.
+ * extractive: a fact stated once among near misses ("Where was the Dravel Accord of 1887 signed?" → "Brenmoor").
+ * Distractors name the same agreement with another city in a sentence that is not its signing (another event,
+ * negation, hypothetical, reported claim, correction), or name an agreement with a neighbouring year or another kind.
  */
-
-const PARAPHRASES: readonly ((key: string, city: string) => string)[] = [
-  (k, c) => `Delegates signed the ${k} in ${c}.`,
-  (k, c) => `It was in ${c} that the ${k} was signed.`,
-  (k, c) => `${c} hosted the signing of the ${k}.`,
-];
-
-const NEAR_MISSES: readonly ((key: string, city: string) => string)[] = [
-  (k, c) => `The ${k} was drafted in ${c}.`,
-  (k, c) => `Talks on the ${k} opened in ${c}.`,
-  (k, c) => `The ${k} was ratified in ${c}.`,
-  (k, c) => `The ${k} was first proposed in ${c}.`,
-];
+export const EXTRACTIVE_DISTRACTORS = ['near_miss', 'negation', 'hypothetical', 'reported', 'correction'] as const;
 
 export const extractiveBuilder: TaskTypeBuilder = {
   type: 'extractive',
-  defaultRates: { near_miss: 0.5, paraphrase: 0.3, decoy_entity: 0.4 },
-  build(rng, split, rates) {
-    const stem = rng.pick(forSplit(AGREEMENT_STEMS, split));
-    const kind = rng.pick(AGREEMENT_KINDS);
-    const year = rng.int(1850, 2020);
-    const cities = forSplit(CITIES, split);
-    const city = rng.pick(cities);
-    const key = `${year} ${stem} ${kind}`;
-    const variants: string[] = [];
-    const inserts: Insert[] = [];
-
-    const nearMiss = rng.chance(rates.near_miss);
-    const paraphrase = rng.chance(rates.paraphrase);
-    const decoy = rng.chance(rates.decoy_entity);
-
-    const needle = paraphrase ? rng.pick(PARAPHRASES)(key, city) : `The ${key} was signed in ${city}.`;
-    inserts.push({ text: needle, needle: true });
-    if (nearMiss) {
-      variants.push('near_miss');
-      pushDistractors(inserts, rng, rng.int(1, 2), (r) => r.pick(NEAR_MISSES)(key, r.pickOther(cities, city)));
+  defaultRates: {
+    near_miss: 0.5,
+    negation: 0.4,
+    hypothetical: 0.4,
+    reported: 0.4,
+    correction: 0.4,
+    decoy_entity: 0.5,
+  },
+  build(rng, { split, family, rates }) {
+    const w = new DraftWriter(rng, 'extractive', family);
+    const { key, decoys } = agreementKey(rng, split);
+    const value = place(rng, split, [key]);
+    const used = [key, value];
+    const wrong = () => {
+      const p = place(rng, split, used);
+      used.push(p);
+      return p;
+    };
+    const needle = w.write('needle', { key, value }, true);
+    for (const kind of EXTRACTIVE_DISTRACTORS)
+      if (rng.chance(rates[kind])) {
+        w.tag(kind);
+        w.write(kind, { key, value: wrong() }, false);
+      }
+    if (decoys.length > 0 && rng.chance(rates.decoy_entity)) {
+      w.tag('decoy_entity');
+      for (const decoy of rng.sample(decoys, rng.int(1, decoys.length)))
+        w.write('needle', { key: decoy, value: wrong() }, false);
     }
-    if (paraphrase) variants.push('paraphrase');
-    if (decoy) {
-      variants.push('decoy_entity');
-      pushDistractors(inserts, rng, rng.int(1, 2), (r) => {
-        const similar = r.chance(0.5)
-          ? `${year + (r.chance(0.5) ? 1 : -1) * r.int(1, 5)} ${stem} ${kind}`
-          : `${year} ${stem} ${r.pickOther(AGREEMENT_KINDS, kind)}`;
-        return `The ${similar} was signed in ${r.pickOther(cities, city)}.`;
-      });
-    }
-    return { question: `In which city was the ${key} signed?`, ...cityAnswer(city), inserts, variants };
+    const phrasing = rng.pick(phrasingsOf(EXTRACTIVE_QUESTIONS, family));
+    const question = phrasing.render(key);
+    return {
+      question,
+      ...plainAnswer(value),
+      inserts: w.inserts,
+      variants: w.variants(this.defaultRates),
+      meta: meta(key, [key], family, phrasing.id, w.frames(), [{ question, evidence: [needle], answer: value }]),
+    };
   },
 };

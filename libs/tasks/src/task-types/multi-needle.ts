@@ -1,90 +1,62 @@
-import { priceAnswer, withThousands } from '../answers';
-import { DECOY_PARTS, PRICED_ITEMS, forSplit } from '../vocab';
-import { type Insert, type TaskTypeBuilder, capitalise, plural, withArticle } from './types';
+import type { SubQuestion } from '@fathom/contracts';
+import { priceAnswer } from '../answers';
+import { MULTI_NEEDLE_QUESTIONS, SUB_QUESTIONS, phrasingsOf } from '../frames';
+import { objectDecoys, objectKey } from '../lexicon';
+import { theList, withThousands } from '../text';
+import { DECOY_PARTS } from '../vocab';
+import { DraftWriter, type TaskTypeBuilder, meta } from './types';
 
 /**
- * multi_needle: aggregate several facts. "What is the total price, in dollars, of the lamp, the drill and the globe?"
- * Every item's price is stated once; a naive search must get every item right, so one early distractor for any
- * item spoils the sum.
+ * multi_needle: aggregate several facts ("How much do the brass lantern, the ink-chest and the Dravel kettle cost
+ * altogether, in dollars?"). Every item's price is stated once; distractors give an item a price it does not have
+ * now, or price a near-duplicate item, so one misread item spoils the sum.
  */
+export const MULTI_NEEDLE_DISTRACTORS = ['tense', 'negation', 'hypothetical', 'reported', 'correction'] as const;
 
-const usd = (value: number): string => `$${withThousands(value)}`;
-
-const PARAPHRASES: readonly ((item: string, price: number) => string)[] = [
-  (i, p) => `${withArticle(i, true)} sells for ${withThousands(p)} dollars.`,
-  (i, p) => `For ${usd(p)} you can buy the ${i}.`,
-  (i, p) => `The price of the ${i} is ${usd(p)}.`,
-];
-
-const NEAR_MISSES: readonly ((item: string, price: number) => string)[] = [
-  (i, p) => `The ${i} used to cost ${usd(p)}.`,
-  (i, p) => `Last year the ${i} cost ${usd(p)}.`,
-  (i, p) => `The ${i} will cost ${usd(p)} after the sale ends.`,
-  (i, p) => `Nobody would pay ${usd(p)} for the ${i}.`,
-];
-
-const DECOYS: readonly ((item: string, price: number, part: string) => string)[] = [
-  (i, p) => `The ${plural(i)} cost ${usd(p)} for a set of three.`,
-  (i, p, part) => `The ${i} ${part} costs ${usd(p)}.`,
-  (i, p) => `${capitalise(withArticle(`second-hand ${i}`))} sells for ${withThousands(p)} dollars.`,
-];
-
-function itemList(items: readonly string[]): string {
-  const named = items.map((i) => `the ${i}`);
-  return `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
-}
-
-/** A price in [5, 1500] different from `avoid`. */
-function otherPrice(rng: { int(lo: number, hi: number): number }, avoid: number): number {
+/** A price in [5, 1500] not in `avoid`. */
+function price(rng: { int(lo: number, hi: number): number }, avoid: readonly number[]): number {
   for (;;) {
-    const price = rng.int(5, 1500);
-    if (price !== avoid) return price;
+    const p = rng.int(5, 1500);
+    if (!avoid.includes(p)) return p;
   }
 }
 
 export const multiNeedleBuilder: TaskTypeBuilder = {
   type: 'multi_needle',
-  defaultRates: { near_miss: 0.3, paraphrase: 0.3, decoy_entity: 0.3 },
-  build(rng, split, rates) {
-    const count = rng.pick([2, 3, 3, 4]);
-    const items = rng.sample(forSplit(PRICED_ITEMS, split), count);
-    const prices = items.map(() => rng.int(5, 1500));
-    const variants: string[] = [];
-    const inserts: Insert[] = [];
-
-    const nearMiss = rng.chance(rates.near_miss);
-    const paraphrase = rng.chance(rates.paraphrase);
-    const decoy = rng.chance(rates.decoy_entity);
-
-    // With the paraphrase variant each item's needle is paraphrased with probability 1/2, and at least one is.
-    const forced = rng.int(0, count - 1);
-    items.forEach((item, k) => {
-      const paraphrased = paraphrase && (k === forced || rng.chance(0.5));
-      const text = paraphrased ? rng.pick(PARAPHRASES)(item, prices[k]) : `The ${item} costs ${usd(prices[k])}.`;
-      inserts.push({ text, needle: true });
-    });
-    if (nearMiss) {
-      variants.push('near_miss');
-      for (let n = rng.int(1, count); n > 0; n--) {
-        const k = rng.int(0, count - 1);
-        inserts.push({ text: rng.pick(NEAR_MISSES)(items[k], otherPrice(rng, prices[k])), needle: false });
+  defaultRates: { tense: 0.4, negation: 0.3, hypothetical: 0.3, reported: 0.3, correction: 0.3, decoy_entity: 0.4 },
+  build(rng, { split, family, rates }) {
+    const w = new DraftWriter(rng, 'multi_needle', family);
+    const items: string[] = [];
+    for (let n = rng.pick([2, 3, 3, 4]); n > 0; n--) items.push(objectKey(rng, split, items));
+    const prices = items.map(() => price(rng, []));
+    const pricePhrasings = phrasingsOf(SUB_QUESTIONS.price, family);
+    const subquestions: SubQuestion[] = items.map((item, k) => ({
+      question: rng.pick(pricePhrasings).render(item),
+      evidence: [w.write('needle', { key: item, value: withThousands(prices[k]) }, true)],
+      answer: String(prices[k]),
+    }));
+    for (const kind of MULTI_NEEDLE_DISTRACTORS)
+      if (rng.chance(rates[kind])) {
+        w.tag(kind);
+        const k = rng.int(0, items.length - 1);
+        w.write(kind, { key: items[k], value: withThousands(price(rng, [prices[k]])) }, false);
+      }
+    if (rng.chance(rates.decoy_entity)) {
+      w.tag('decoy_entity');
+      for (let n = rng.int(1, items.length); n > 0; n--) {
+        const k = rng.int(0, items.length - 1);
+        const decoy = rng.pick(objectDecoys(rng, split, items[k], DECOY_PARTS).filter((d) => !items.includes(d)));
+        w.write('needle', { key: decoy, value: withThousands(price(rng, [prices[k]])) }, false);
       }
     }
-    if (paraphrase) variants.push('paraphrase');
-    if (decoy) {
-      variants.push('decoy_entity');
-      for (let n = rng.int(1, count); n > 0; n--) {
-        const k = rng.int(0, count - 1);
-        const text = rng.pick(DECOYS)(items[k], otherPrice(rng, prices[k]), rng.pick(DECOY_PARTS));
-        inserts.push({ text, needle: false });
-      }
-    }
+    const phrasing = rng.pick(phrasingsOf(MULTI_NEEDLE_QUESTIONS, family));
     const total = prices.reduce((a, b) => a + b, 0);
     return {
-      question: `What is the total price, in dollars, of ${itemList(items)}?`,
+      question: phrasing.render(theList(items)),
       ...priceAnswer(total),
-      inserts,
-      variants,
+      inserts: w.inserts,
+      variants: w.variants(this.defaultRates),
+      meta: meta(items[0], items, family, phrasing.id, w.frames(), subquestions),
     };
   },
 };

@@ -1,11 +1,18 @@
-import type { Split, TaskType } from '@fathom/contracts';
+import type { Family, Split, SubQuestion, TaskMeta, TaskType } from '@fathom/contracts';
+import { framesOf, type Frame, type Slots } from '../frames';
 import type { Rng } from '../rng';
+import { FILLER } from '../vocab';
 
-/** A sentence the task builder wants placed in the document at a random depth. */
+/** A sentence the task builder wants placed in the document. */
 export interface Insert {
   text: string;
   /** True for sentences the answer depends on (reported in `needle_positions`); false for distractors. */
   needle: boolean;
+  /**
+   * Inserts with a sequence number appear in the document in increasing sequence order (events of a tracked object);
+   * the others at independent random depths.
+   */
+  sequence?: number;
 }
 
 /** Everything about a task except its document. */
@@ -16,37 +23,77 @@ export interface TaskDraft {
   inserts: Insert[];
   /** Variant tags present, in the builder's declared order. */
   variants: string[];
+  meta: TaskMeta;
 }
 
 /** Probability, per variant name, that a task of one type carries that variant. */
 export type VariantRates = Readonly<Record<string, number>>;
 
+/** What a builder is asked for: the split (which entities), the family (which phrasings and frames), the rates. */
+export interface BuildContext {
+  split: Split;
+  family: Family;
+  rates: VariantRates;
+}
+
 /** One task type: its variant names with default rates, and a deterministic builder. */
 export interface TaskTypeBuilder {
   readonly type: TaskType;
   readonly defaultRates: VariantRates;
-  /** Draws keys for `split` only. Must consume `rng` in a fixed order so the same seed gives the same draft. */
-  build(rng: Rng, split: Split, rates: VariantRates): TaskDraft;
+  /** Draws entities of `ctx.split` only. Consumes `rng` in a fixed order so the same seed gives the same draft. */
+  build(rng: Rng, ctx: BuildContext): TaskDraft;
 }
 
-export function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/**
+ * Collects what a builder writes: inserts, frame ids and variant tags. Frames are always drawn from the builder's
+ * family, so a task's needles and distractors share the family of its question.
+ */
+export class DraftWriter {
+  readonly inserts: Insert[] = [];
+  private readonly frameIds = new Set<string>();
+  private readonly variantTags = new Set<string>();
+
+  constructor(
+    readonly rng: Rng,
+    readonly type: TaskType,
+    readonly family: Family,
+  ) {}
+
+  frame(kind: string): Frame {
+    const frame = this.rng.pick(framesOf(this.type, kind, this.family));
+    this.frameIds.add(frame.id);
+    return frame;
+  }
+
+  /** Renders a frame of `kind` with `slots` (actor defaults to a filler name) and adds it; returns the sentence. */
+  write(kind: string, slots: Partial<Slots> & { key: string }, needle: boolean, sequence?: number): string {
+    const frame = this.frame(kind);
+    const text = frame.render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
+    this.inserts.push(sequence === undefined ? { text, needle } : { text, needle, sequence });
+    return text;
+  }
+
+  tag(variant: string): void {
+    this.variantTags.add(variant);
+  }
+
+  /** Variant tags in the order of `declared` (the builder's rate keys). */
+  variants(declared: VariantRates): string[] {
+    return Object.keys(declared).filter((v) => this.variantTags.has(v));
+  }
+
+  frames(): string[] {
+    return [...this.frameIds].sort();
+  }
 }
 
-/** Regular English plural, enough for the generator's nouns. */
-export function plural(noun: string): string {
-  if (/(s|x|z|ch|sh)$/.test(noun)) return `${noun}es`;
-  if (/[^aeiou]y$/.test(noun)) return `${noun.slice(0, -1)}ies`;
-  return `${noun}s`;
-}
-
-/** "a lamp", "an easel". */
-export function withArticle(noun: string, capital = false): string {
-  const article = /^[aeiou]/.test(noun) ? 'an' : 'a';
-  return `${capital ? capitalise(article) : article} ${noun}`;
-}
-
-/** Pushes `count` distractors, each rendered by a randomly chosen template. */
-export function pushDistractors(inserts: Insert[], rng: Rng, count: number, render: (rng: Rng) => string): void {
-  for (let i = 0; i < count; i++) inserts.push({ text: render(rng), needle: false });
+export function meta(
+  key: string,
+  keys: string[],
+  family: Family,
+  template: string,
+  frames: string[],
+  subquestions: SubQuestion[],
+): TaskMeta {
+  return { key, keys, phrasing: { family, template }, frames, subquestions };
 }

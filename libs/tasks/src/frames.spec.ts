@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { FAMILIES, TASK_TYPES } from '@fathom/contracts';
+import { FRAMES, QUESTIONS, SUB_QUESTIONS } from './frames';
+
+const SLOTS = { key: 'KEY', value: 'VALUE', other: 'OTHER', actor: 'ACTOR' };
+
+describe.each(TASK_TYPES)('%s phrasings and frames', (type) => {
+  const questions = QUESTIONS[type];
+  const frames = FRAMES[type];
+
+  it('has at least 12 question phrasings in two non-empty families with unique ids', () => {
+    expect(questions.length).toBeGreaterThanOrEqual(12);
+    for (const family of FAMILIES)
+      expect(questions.filter((q) => q.family === family).length).toBeGreaterThanOrEqual(5);
+    expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
+  });
+
+  it('never uses a train phrasing in the heldout family (or the reverse)', () => {
+    const render = (family: string) => questions.filter((q) => q.family === family).map((q) => q.render('KEY'));
+    const train = render('train');
+    expect(render('heldout').filter((q) => train.includes(q))).toEqual([]);
+    // Not even the wording around the key: no heldout phrasing starts or ends like a train one.
+    const heads = new Set(train.map((q) => q.split('KEY')[0]));
+    const tails = new Set(train.map((q) => q.split('KEY')[1]));
+    expect(render('heldout').filter((q) => heads.has(q.split('KEY')[0]) && tails.has(q.split('KEY')[1]))).toEqual([]);
+  });
+
+  it('has at least 15 frames, every kind in both families, no sentence shared between families', () => {
+    expect(frames.length).toBeGreaterThanOrEqual(15);
+    expect(new Set(frames.map((f) => f.id)).size).toBe(frames.length);
+    for (const kind of new Set(frames.map((f) => f.kind)))
+      for (const family of FAMILIES)
+        expect(
+          frames.some((f) => f.kind === kind && f.family === family),
+          `${kind}/${family}`,
+        ).toBe(true);
+    const train = frames.filter((f) => f.family === 'train').map((f) => f.render(SLOTS));
+    expect(frames.filter((f) => f.family === 'heldout' && train.includes(f.render(SLOTS))).map((f) => f.id)).toEqual(
+      [],
+    );
+  });
+
+  it('has frames that state the key and end as one sentence', () => {
+    for (const frame of frames) expect(frame.render(SLOTS), frame.id).toMatch(/^(?=[A-Z$]).*KEY.*\.$/);
+  });
+});
+
+describe('sub-question phrasings', () => {
+  it('have both families for every relation, never shared', () => {
+    for (const [relation, phrasings] of Object.entries(SUB_QUESTIONS)) {
+      const train = phrasings.filter((p) => p.family === 'train').map((p) => p.render('KEY'));
+      const heldout = phrasings.filter((p) => p.family === 'heldout').map((p) => p.render('KEY'));
+      expect(train.length, relation).toBeGreaterThan(0);
+      expect(heldout.length, relation).toBeGreaterThan(0);
+      expect(heldout.filter((q) => train.includes(q))).toEqual([]);
+    }
+  });
+});
