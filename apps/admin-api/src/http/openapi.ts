@@ -25,11 +25,15 @@ const errors = (...statuses: number[]) =>
     ]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON body',
+  400:
+    'Malformed JSON body (INVALID_JSON), or text that cannot be stored (INVALID_TEXT: a NUL, a lone surrogate, a ' +
+    'path parameter that is not percent-encoded UTF-8); the message names the field',
   401: 'Missing or wrong bearer token',
+  403: 'Without a token: a change sent from another origin (CROSS_ORIGIN)',
   404: 'Unknown run, episode, eval or queue',
   409: 'The run is in a status that does not allow this',
   413: 'Body over the size limit',
+  415: 'A body or Content-Type other than application/json',
   422: 'Invalid input; details lists each issue with its path',
   503: 'Postgres or Redis unreachable',
 };
@@ -55,7 +59,7 @@ export function openApiDocument(): object {
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/RunConfig' }) },
           responses: {
             '201': ok('The run as stored', { $ref: '#/components/schemas/Run' }),
-            ...errors(400, 401, 413, 422),
+            ...errors(400, 401, 403, 413, 415, 422),
           },
         },
         get: {
@@ -74,14 +78,14 @@ export function openApiDocument(): object {
         get: {
           summary: 'One run, with its policy versions',
           parameters: [runId],
-          responses: { '200': ok('The run', { $ref: '#/components/schemas/Run' }), ...errors(401, 404) },
+          responses: { '200': ok('The run', { $ref: '#/components/schemas/Run' }), ...errors(400, 401, 404, 422) },
         },
       },
       '/runs/{id}/steps': {
         get: {
           summary: "A run's per-step metrics and reward-component statistics, by step",
           parameters: [runId, q('fromStep', 'First step, default 0'), q('limit', '1-5000, default 1000')],
-          responses: { '200': ok('{runId, items}'), ...errors(401, 404, 422) },
+          responses: { '200': ok('{runId, items}'), ...errors(400, 401, 404, 422) },
         },
       },
       '/runs/{id}/series': {
@@ -91,7 +95,7 @@ export function openApiDocument(): object {
             'loss, clip_ratio, completion_length, llm_calls, tokens_per_s} and components {name: means}; null where ' +
             'a step did not record a value',
           parameters: [runId, q('fromStep', 'First step, default 0'), q('limit', '1-100000, default 100000')],
-          responses: { '200': ok('{runId, steps, series, components}'), ...errors(401, 404, 422) },
+          responses: { '200': ok('{runId, steps, series, components}'), ...errors(400, 401, 404, 422) },
         },
       },
       '/runs/{id}/episodes': {
@@ -108,35 +112,44 @@ export function openApiDocument(): object {
             q('limit', '1-500, default 50'),
             q('cursor', 'nextCursor of the previous page'),
           ],
-          responses: { '200': ok('{items, nextCursor}; ids are strings'), ...errors(401, 404, 422) },
+          responses: { '200': ok('{items, nextCursor}; ids are strings'), ...errors(400, 401, 404, 422) },
         },
       },
       '/episodes/{id}': {
         get: {
           summary: 'One episode: prompt, turns and observations, reward components, recursion tree',
           parameters: [{ ...runId, description: 'Episode id (decimal)' }],
-          responses: { '200': ok('The episode; id is a string'), ...errors(401, 404, 422) },
+          responses: { '200': ok('The episode; id is a string'), ...errors(400, 401, 404, 422) },
         },
       },
       '/runs/{id}/stop': {
         post: {
           summary: 'Stop a run: pending → stopped, running → stopping (the learner finishes its step); repeatable',
           parameters: [runId],
-          responses: { '200': ok('The run', { $ref: '#/components/schemas/Run' }), ...errors(401, 404, 409) },
+          responses: {
+            '200': ok('The run', { $ref: '#/components/schemas/Run' }),
+            ...errors(400, 401, 403, 404, 409, 415, 422),
+          },
         },
       },
       '/runs/{id}/resume': {
         post: {
           summary: 'Resume a stopped or failed run from its last checkpoint (status → running); repeatable',
           parameters: [runId],
-          responses: { '200': ok('The run', { $ref: '#/components/schemas/Run' }), ...errors(401, 404, 409) },
+          responses: {
+            '200': ok('The run', { $ref: '#/components/schemas/Run' }),
+            ...errors(400, 401, 403, 404, 409, 415, 422),
+          },
         },
       },
       '/evals': {
         post: {
           summary: 'Queue an evaluation (an eval.run job on the eval queue); results appear as EvalResult rows',
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/EvalRequest' }) },
-          responses: { '202': ok('{evalId, jobId, status: "queued", job}'), ...errors(400, 401, 404, 413, 422, 503) },
+          responses: {
+            '202': ok('{evalId, jobId, status: "queued", job}'),
+            ...errors(400, 401, 403, 404, 413, 415, 422, 503),
+          },
         },
         get: {
           summary: 'Every evaluation that has results (one checkpoint on one split), oldest first',
@@ -161,7 +174,7 @@ export function openApiDocument(): object {
                 },
               ],
             }),
-            ...errors(401, 404, 422),
+            ...errors(400, 401, 404, 422),
           },
         },
       },
@@ -187,7 +200,10 @@ export function openApiDocument(): object {
             },
             q('limit', '1-500, default 20'),
           ],
-          responses: { '200': ok('{queue, items: [{id, name, reason, attemptsMade}]}'), ...errors(401, 404, 422, 503) },
+          responses: {
+            '200': ok('{queue, items: [{id, name, reason, attemptsMade}]}'),
+            ...errors(400, 401, 404, 422, 503),
+          },
         },
       },
       '/health': {
