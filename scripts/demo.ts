@@ -192,7 +192,7 @@ async function main(): Promise<void> {
   }
   say('\nWhere to look:');
   say(`  dashboard            ${stack.adminUrl}/dashboard/`);
-  say(`  admin API + OpenAPI  ${stack.adminUrl}/docs`);
+  say(`  admin API + OpenAPI  ${stack.adminUrl}/docs  (no ADMIN_TOKEN: open, so it listens on 127.0.0.1 only)`);
   say(
     `  this run             ${stack.adminUrl}/runs/${run.id}  (steps: /runs/${run.id}/steps, episodes: /runs/${run.id}/episodes)`,
   );
