@@ -65,7 +65,7 @@ export const AdminApiConfigSchema = z
         path: ['ADMIN_TOKEN'],
         message:
           `required to listen on HOST=${config.HOST}, which is not loopback: without a token anyone who can ` +
-          'reach the port can start and stop runs (unset HOST to listen on 127.0.0.1 only)',
+          'reach the port can start and stop runs; unset HOST to listen on 127.0.0.1 only',
       });
     }
   });
