@@ -38,3 +38,11 @@ export {
 export { structuralIssues, sentencesOf } from './structure';
 export { datasetStats, DatasetStatsAccumulator, type DatasetStats, type Distribution } from './stats';
 export { TasksError, TasksErrorCode } from './errors';
+export { oracleRead, ORACLE_UNKNOWN } from './oracle';
+export {
+  generateReaderExamples,
+  READER_TYPES,
+  READER_UNKNOWN_SHARE,
+  type ReaderExample,
+  type ReaderExampleOptions,
+} from './reader-examples';

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { TASK_TYPES, type Task } from '@fathom/contracts';
+import {
+  ORACLE_UNKNOWN,
+  QUESTIONS,
+  SUB_QUESTIONS,
+  generateReaderExamples,
+  generateTasks,
+  oracleRead,
+  splitOf,
+} from '@fathom/tasks';
+
+const EVEN_MIX = Object.fromEntries(TASK_TYPES.map((t) => [t, 1]));
+const tasks = [
+  ...generateTasks({ split: 'heldout', n: 240, seed: 5, minTokens: 2048, maxTokens: 4096, mix: EVEN_MIX }),
+];
+
+/** The smallest slice of the context that holds every given sentence (they are needles, so they are in it). */
+function around(task: Task, sentences: readonly string[]): string {
+  const spans = sentences.map((s) => {
+    const start = task.context.indexOf(s);
+    return [start, start + s.length];
+  });
+  return task.context.slice(Math.min(...spans.map(([s]) => s)), Math.max(...spans.map(([, e]) => e)));
+}
+
+describe('oracleRead', () => {
+  it('answers the task question from a chunk holding all the evidence, "unknown" from one without it', () => {
+    for (const t of tasks.filter((task) => task.type !== 'counting')) {
+      const evidence = t.meta!.subquestions.flatMap((s) => s.evidence);
+      expect(oracleRead(t, t.question, around(t, evidence)), t.id).toBe(t.answer);
+      expect(oracleRead(t, t.question, t.context), t.id).toBe(t.answer);
+      const firstNeedle = t.needle_positions[0].start;
+      expect(oracleRead(t, t.question, t.context.slice(0, firstNeedle)), t.id).toBe(ORACLE_UNKNOWN);
+    }
+  });
+
+  it('answers each sub-question, in its recorded text or any phrasing, from a chunk with its evidence', () => {
+    for (const t of tasks.filter((task) => task.type === 'multi_hop' || task.type === 'multi_needle')) {
+      t.meta!.subquestions.forEach((sub, i) => {
+        const chunk = around(t, sub.evidence);
+        expect(oracleRead(t, sub.question, chunk), t.id).toBe(sub.answer);
+        const relation =
+          t.type === 'multi_needle' ? SUB_QUESTIONS.price : i === 0 ? SUB_QUESTIONS.owner : SUB_QUESTIONS.home;
+        for (const p of relation)
+          expect(oracleRead(t, `  ${p.render(t.meta!.keys[i]).toUpperCase()} `, chunk)).toBe(sub.answer);
+      });
+    }
+  });
+
+  it('does not answer a multi_hop question from the first hop alone, nor a question about something else', () => {
+    for (const t of tasks.filter((task) => task.type === 'multi_hop')) {
+      const [owner] = t.meta!.subquestions;
+      expect(oracleRead(t, t.question, owner.evidence[0])).toBe(ORACLE_UNKNOWN);
+      expect(oracleRead(t, 'What colour is the sky?', t.context)).toBe(ORACLE_UNKNOWN);
+    }
+  });
+
+  it('accepts heldout-family phrasings of the task question', () => {
+    const t = tasks.find((task) => task.type === 'niah')!;
+    const chunk = around(t, t.meta!.subquestions[0].evidence);
+    for (const p of QUESTIONS.niah) expect(oracleRead(t, p.render(t.meta!.key), chunk)).toBe(t.answer);
+  });
+
+  it('answers "unknown" for counting and for tasks without meta', () => {
+    const counting = tasks.find((task) => task.type === 'counting')!;
+    expect(oracleRead(counting, counting.question, counting.context)).toBe(ORACLE_UNKNOWN);
+    const niah = tasks.find((task) => task.type === 'niah')!;
+    expect(oracleRead({ ...niah, meta: undefined }, niah.question, niah.context)).toBe(ORACLE_UNKNOWN);
+  });
+});
+
+describe('generateReaderExamples', () => {
+  const examples = [...generateReaderExamples({ split: 'heldout', n: 3000, seed: 2, maxChunkChars: 800 })];
+
+  it('is deterministic and lazy', () => {
+    const again = generateReaderExamples({ split: 'heldout', n: 3000, seed: 2, maxChunkChars: 800 });
+    expect(again.next().value).toEqual(examples[0]);
+    expect([...generateReaderExamples({ split: 'heldout', n: 50, seed: 2, maxChunkChars: 800 })]).toEqual(
+      examples.slice(0, 50),
+    );
+    expect([...generateReaderExamples({ split: 'heldout', n: 5, seed: 3, maxChunkChars: 800 })]).not.toEqual(
+      examples.slice(0, 5),
+    );
+  });
+
+  it('keeps chunks within the limit, holding the answer unless the answer is "unknown" (about 10%)', () => {
+    for (const e of examples) {
+      expect(e.chunk.length).toBeLessThanOrEqual(800);
+      expect(e.answer === ORACLE_UNKNOWN || e.chunk.includes(e.answer.replace(/\B(?=(\d{3})+(?!\d))/g, ','))).toBe(
+        true,
+      );
+    }
+    const unknown = examples.filter((e) => e.answer === ORACLE_UNKNOWN).length / examples.length;
+    expect(Math.abs(unknown - 0.1)).toBeLessThan(0.025);
+  });
+
+  it('covers every reader type, both families on heldout, distractors in the chunk', () => {
+    expect(new Set(examples.map((e) => e.type))).toEqual(
+      new Set(['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop']),
+    );
+    const heldout = examples.filter((e) => e.family === 'heldout').length / examples.length;
+    expect(Math.abs(heldout - 0.5)).toBeLessThan(0.01);
+    const train = [...generateReaderExamples({ split: 'train', n: 200, seed: 2 })];
+    expect(new Set(train.map((e) => e.family))).toEqual(new Set(['train']));
+    // A distractor in every chunk: more than one sentence names a generated entity or value.
+    const withValues = examples.filter((e) => (e.chunk.match(/\b[A-Z][a-z]+[a-z]\b|\$?\d/g) ?? []).length > 1);
+    expect(withValues.length / examples.length).toBeGreaterThan(0.95);
+  });
+
+  it('draws entities from the split only', () => {
+    const train = [...generateReaderExamples({ split: 'train', n: 300, seed: 4 })];
+    const answers = train.filter((e) => e.answer !== ORACLE_UNKNOWN && !/^\d+$/.test(e.answer));
+    expect(answers.length).toBeGreaterThan(150);
+    expect(answers.filter((e) => splitOf(e.answer) !== 'train')).toEqual([]);
+  });
+
+  it('makes 20,000 examples cheaply', () => {
+    const started = performance.now();
+    let count = 0;
+    for (const e of generateReaderExamples({ split: 'train', n: 20_000, seed: 9 })) count += e.chunk.length > 0 ? 1 : 0;
+    expect(count).toBe(20_000);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
