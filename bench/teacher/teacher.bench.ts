@@ -5,7 +5,7 @@
  */
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks } from '@fathom/tasks';
-import { buildSftExamples, runTeacherEpisode, STRATEGIES_BY_TYPE } from '@fathom/rlm';
+import { buildSftExamples, drawEpisode, runTeacherEpisode, STRATEGIES_BY_TYPE } from '@fathom/rlm';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const config = { workers: 2, warmIsolatesPerWorker: 4, concurrency: 4 };
@@ -40,7 +40,7 @@ for (const strategies of Object.values(STRATEGIES_BY_TYPE))
     const ms: number[] = [];
     for (const task of long.filter((t) => t.type === strategy.type)) {
       const started = performance.now();
-      await runTeacherEpisode(strategy, task, pool);
+      await runTeacherEpisode(strategy, task, pool, drawEpisode(strategy, task, 0, 0));
       ms.push(performance.now() - started);
     }
     console.log(

@@ -2,12 +2,15 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Command, InvalidArgumentError } from 'commander';
 import { SingleBar } from 'cli-progress';
-import { SftExampleSchema, type Task } from '@fathom/contracts';
+import { SftExampleSchema, SPLITS, type Split, type SftReaderExample, type Task } from '@fathom/contracts';
 import {
+  buildReaderExamples,
   buildSftExamples,
+  DEFAULT_REPAIR_SHARE,
   DEFAULT_TEACHER_MIX,
   formatSftStats,
   parseTeacherMix,
+  readerCurriculumStats,
   SftStatsAccumulator,
 } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
@@ -22,12 +25,32 @@ function integer(name: string, min: number): (value: string) => number {
   };
 }
 
+function share(name: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !(parsed >= 0 && parsed <= 1))
+      throw new InvalidArgumentError(`${name} must be a number in [0, 1], got "${value}"`);
+    return parsed;
+  };
+}
+
+function split(value: string): Split {
+  if (!(SPLITS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`--readers-split must be one of ${SPLITS.join(', ')}, got "${value}"`);
+  return value as Split;
+}
+
 interface SftDataFlags {
   tasks: string;
   out: string;
   mix?: string;
   seed: number;
   perTask: number;
+  repairShare: number;
+  readers: number;
+  readersOut?: string;
+  readersSplit: Split;
+  readersSeed: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -50,9 +73,38 @@ async function writeLine(out: WriteStream, line: string): Promise<void> {
   if (!out.write(line)) await once(out, 'drain');
 }
 
+/** The reader curriculum: `flags.readers` leaf sub-call examples, one `SftReaderExample` per line. */
+async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promise<void> {
+  const out = createWriteStream(flags.readersOut);
+  const written: SftReaderExample[] = [];
+  try {
+    for (const example of buildReaderExamples({
+      split: flags.readersSplit,
+      n: flags.readers,
+      seed: flags.readersSeed,
+    })) {
+      await writeLine(out, `${JSON.stringify(example)}\n`);
+      written.push(example);
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  const stats = readerCurriculumStats(written);
+  console.error(
+    `wrote ${stats.examples} reader examples (${flags.readersSplit}, seed ${flags.readersSeed}) to ${flags.readersOut}: ` +
+      `${stats.unknown} "unknown", longest chunk ${stats.maxChunkChars} chars, by type ${JSON.stringify(stats.byType)}, ` +
+      `by family ${JSON.stringify(stats.byFamily)}`,
+  );
+}
+
 async function sftData(flags: SftDataFlags): Promise<void> {
-  // The mix is checked before any file is touched.
+  // The mix and the reader flags are checked before any file is touched.
   const mix = flags.mix === undefined ? DEFAULT_TEACHER_MIX : parseTeacherMix(flags.mix);
+  const readersOut = flags.readersOut;
+  if (flags.readers > 0 !== (readersOut !== undefined))
+    throw new InvalidArgumentError('--readers <n> and --readers-out <file> go together');
+  if (readersOut !== undefined) await writeReaders({ ...flags, readersOut });
   const total = await countLines(flags.tasks);
   const bar = new SingleBar({
     stream: process.stderr,
@@ -77,6 +129,7 @@ async function sftData(flags: SftDataFlags): Promise<void> {
       mix,
       seed: flags.seed,
       perTask: flags.perTask,
+      repairShare: flags.repairShare,
       everyStrategy: flags.everyStrategy,
       concurrency: flags.concurrency,
       onSkip: (skip) => {
@@ -109,12 +162,24 @@ async function sftData(flags: SftDataFlags): Promise<void> {
 /** `fathom sft-data`: teacher SFT episodes (code → sandbox observation → answer) for a tasks file (docs/TEACHER.md). */
 export function sftDataCommand(): Command {
   return new Command('sft-data')
-    .description('Write teacher SFT examples for a tasks JSONL file, from a mix of robust and naive strategies.')
+    .description(
+      'Write teacher SFT examples for a tasks JSONL file, from a mix of robust and naive strategies, and optionally the reader curriculum of leaf sub-calls.',
+    )
     .requiredOption('--tasks <file>', 'tasks JSONL (fathom data generate)')
     .requiredOption('--out <file>', 'output SFT JSONL (one SftExample per line)')
     .option('--mix <weights>', 'robust share and strategy weights, e.g. robust=0.6,niah.llm_window=0 (docs/TEACHER.md)')
     .option('--seed <seed>', 'seed of the strategy draws', integer('--seed', 0), 0)
     .option('--per-task <n>', 'examples per task, each by a different strategy', integer('--per-task', 1), 1)
+    .option(
+      '--repair-share <share>',
+      'share of examples that open with a broken cell, its sandbox error, then the fix',
+      share('--repair-share'),
+      DEFAULT_REPAIR_SHARE,
+    )
+    .option('--readers <n>', 'also write n leaf reader examples (the reader curriculum)', integer('--readers', 0), 0)
+    .option('--readers-out <file>', 'output JSONL of reader examples (one SftReaderExample per line)')
+    .option('--readers-split <split>', 'split whose entities and frames the reader examples use', split, 'train')
+    .option('--readers-seed <seed>', 'seed of the reader examples', integer('--readers-seed', 0), 0)
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
     .option('--concurrency <n>', 'tasks in flight at once', integer('--concurrency', 1), 4)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TaskTypeSchema } from './task';
+import { FamilySchema, TaskTypeSchema } from './task';
 
 /**
  * One SFT example written by the teacher (`libs/rlm/src/teacher`, `fathom sft-data`): one line of an SFT
@@ -41,6 +41,11 @@ export const SftExampleSchema = z
     /** The answer graded against the gold answer by `@fathom/rewards` `isCorrect`; for reporting, never for choosing. */
     correct: z.boolean(),
     subcalls: z.array(SftSubcallSchema),
+    /**
+     * Present on a repair example: the bug its first cell was played with ("typo", "paren", "array_text"); that turn's
+     * observation is the sandbox's error, and the corrected cells follow.
+     */
+    repair: z.enum(['typo', 'paren', 'array_text']).optional(),
   })
   .superRefine((example, ctx) => {
     const last = example.turns.length - 1;
@@ -54,3 +59,16 @@ export const SftExampleSchema = z
     });
   });
 export type SftExample = z.infer<typeof SftExampleSchema>;
+
+/**
+ * One leaf reading example of the reader curriculum (`fathom sft-data --readers`): a sub-call `question` about a
+ * `chunk` of at most the reader window, and the gold `answer` ("unknown" when the chunk lacks the evidence). Trained
+ * on as `renderSftSubcall` — exactly the prompt a rollout's leaf `llm()` call is sampled from. `type` and `family`
+ * (the phrasing and frame family, train or heldout) are for reporting. Documented in docs/TEACHER.md.
+ */
+export const SftReaderExampleSchema = SftSubcallSchema.extend({
+  chunk: z.string(),
+  type: TaskTypeSchema,
+  family: FamilySchema,
+});
+export type SftReaderExample = z.infer<typeof SftReaderExampleSchema>;

@@ -2,11 +2,17 @@ import type { SftExample, SftSubcall, Task } from '@fathom/contracts';
 import type { SandboxPool } from '@fathom/sandbox';
 import { DEFAULT_PROMPT_STYLE, renderCompletion, renderConversation, renderSubcallPrompt } from '../prompt';
 import type { PromptStyle, Segment } from '../prompt';
+import { drawStyle } from './code';
 import { runTeacherEpisode, type SftSkip, type TeacherEpisodeResult } from './episode';
 import { TeacherError, TeacherErrorCode } from './errors';
 import { DEFAULT_TEACHER_MIX, drawStrategies, validateMix, type TeacherMix } from './mix';
 import { drawStream } from './rng';
-import { STRATEGIES_BY_TYPE, type AnyTeacherStrategy } from './strategies';
+import { BUG_KINDS, breakCell, type BugKind } from './repair';
+import { STRATEGIES_BY_TYPE, type TeacherStrategy } from './strategies';
+import { teacherView } from './view';
+
+/** Default share of examples whose first cell is played broken first (a repair turn). */
+export const DEFAULT_REPAIR_SHARE = 0.15;
 
 export interface BuildSftOptions {
   /** The sandbox the teacher's code runs in (the same REPL rollouts use). */
@@ -21,6 +27,8 @@ export interface BuildSftOptions {
   everyStrategy?: boolean;
   /** Tasks whose episodes run at the same time (output order stays the task order). Default 4. */
   concurrency?: number;
+  /** Share of examples, in [0, 1], that open with a broken cell and its error, then the corrected cell. Default 0.15. */
+  repairShare?: number;
   /** Called for each (task, strategy) that yields no example, with the reason. */
   onSkip?: (skip: SftSkip) => void;
 }
@@ -42,12 +50,18 @@ export async function* buildSftExamples(
   const concurrency = options.concurrency ?? 4;
   if (!(Number.isInteger(concurrency) && concurrency >= 1))
     throw new TeacherError(TeacherErrorCode.INVALID_MIX, `concurrency must be a positive integer, got ${concurrency}`);
+  const repairShare = options.repairShare ?? DEFAULT_REPAIR_SHARE;
+  if (!(repairShare >= 0 && repairShare <= 1))
+    throw new TeacherError(TeacherErrorCode.INVALID_MIX, `repairShare must be in [0, 1], got ${repairShare}`);
   const runTask = async (task: Task): Promise<TeacherEpisodeResult[]> => {
-    const strategies: readonly AnyTeacherStrategy[] = options.everyStrategy
+    const strategies: readonly TeacherStrategy[] = options.everyStrategy
       ? STRATEGIES_BY_TYPE[task.type]
       : drawStrategies(mix, task.type, perTask, drawStream(seed, task.id));
     const results: TeacherEpisodeResult[] = [];
-    for (const strategy of strategies) results.push(await runTeacherEpisode(strategy, task, options.pool));
+    for (const strategy of strategies)
+      results.push(
+        await runTeacherEpisode(strategy, task, options.pool, drawEpisode(strategy, task, seed, repairShare)),
+      );
     return results;
   };
   const emit = function* (results: TeacherEpisodeResult[]): Generator<SftExample> {
@@ -65,6 +79,26 @@ export async function* buildSftExamples(
     if (inFlight.length >= concurrency) yield* emit(await (inFlight.shift() as Promise<TeacherEpisodeResult[]>));
   }
   while (inFlight.length > 0) yield* emit(await (inFlight.shift() as Promise<TeacherEpisodeResult[]>));
+}
+
+/**
+ * The code style and repair bug of one (task, strategy), from a stream of (seed, task id, strategy name) alone: the
+ * same example whatever else is drawn. A bug is drawn among those that fit the strategy's first cell.
+ */
+export function drawEpisode(
+  strategy: TeacherStrategy,
+  task: Task,
+  seed: number,
+  repairShare: number,
+): { style: ReturnType<typeof drawStyle>; bug?: BugKind } {
+  const uniform = drawStream(seed, `${task.id}\u0000${strategy.name}`);
+  const style = drawStyle(uniform);
+  const view = teacherView(task);
+  if (view === null || uniform() >= repairShare) return { style };
+  const first = strategy.next(view, style, []);
+  const fitting = BUG_KINDS.filter((kind) => first !== null && breakCell(first.code, kind) !== null);
+  const u = uniform();
+  return fitting.length === 0 ? { style } : { style, bug: fitting[Math.floor(u * fitting.length)] };
 }
 
 /**

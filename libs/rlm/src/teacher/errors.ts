@@ -6,6 +6,10 @@ export enum TeacherErrorCode {
   TASK_MISMATCH = 'TASK_MISMATCH',
   /** A strategy kept writing code past the turn limit (a bug in the strategy, never in the task). */
   RUNAWAY_STRATEGY = 'RUNAWAY_STRATEGY',
+  /** A strategy passed llm() a chunk above the reader window: a child episode in rollouts, never a teacher leaf. */
+  OVERSIZED_SUBCALL = 'OVERSIZED_SUBCALL',
+  /** A repair turn's broken cell ran without failing, or failed only after it read or answered. */
+  REPAIR_DID_NOT_FAIL = 'REPAIR_DID_NOT_FAIL',
 }
 
 function describe(code: TeacherErrorCode, detail: string): string {
@@ -16,6 +20,10 @@ function describe(code: TeacherErrorCode, detail: string): string {
       return `SFT example does not belong to this task: ${detail}`;
     case TeacherErrorCode.RUNAWAY_STRATEGY:
       return `teacher strategy did not answer within its turn limit: ${detail}`;
+    case TeacherErrorCode.OVERSIZED_SUBCALL:
+      return `teacher llm() call refused: ${detail}`;
+    case TeacherErrorCode.REPAIR_DID_NOT_FAIL:
+      return `repair turn did not fail as planned: ${detail}`;
   }
 }
 

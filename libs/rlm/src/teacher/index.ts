@@ -1,9 +1,24 @@
 /**
  * The SFT teacher: writes model episodes (code → real sandbox observation → … → a cell that calls answer()) per
- * task type, from a documented mix of robust and naive strategies. See docs/TEACHER.md.
+ * task type, from a documented mix of robust and naive strategies whose code copies the question's key, in many
+ * code phrasings, with repair turns; and the reader curriculum of leaf sub-calls. See docs/TEACHER.md.
  */
-export { buildSftExamples, renderSftExample, renderSftSubcall, type BuildSftOptions } from './build';
-export { runTeacherEpisode, MAX_CODE_TURNS, type SftSkip, type TeacherEpisodeResult } from './episode';
+export {
+  buildSftExamples,
+  DEFAULT_REPAIR_SHARE,
+  drawEpisode,
+  renderSftExample,
+  renderSftSubcall,
+  type BuildSftOptions,
+} from './build';
+export { drawStyle, type CodeStyle } from './code';
+export {
+  runTeacherEpisode,
+  MAX_CODE_TURNS,
+  type SftSkip,
+  type TeacherEpisodeOptions,
+  type TeacherEpisodeResult,
+} from './episode';
 export { TeacherError, TeacherErrorCode } from './errors';
 export {
   DEFAULT_TEACHER_MIX,
@@ -14,8 +29,14 @@ export {
   type TeacherMix,
 } from './mix';
 export { observationText, NO_OUTPUT } from './observation';
-export { parseTaskQuestion, type TaskQuestion } from './question';
-export { answerSubcallAsTeacher, SUBCALL_UNKNOWN } from './subcall';
+export { SUBCALL_UNKNOWN, teacherLlmHandler } from './oracle';
+export {
+  buildReaderExamples,
+  readerCurriculumStats,
+  type ReaderCurriculumOptions,
+  type ReaderCurriculumStats,
+} from './readers';
+export { BUG_KINDS, breakCell, type BugKind } from './repair';
 export { formatSftStats, SftStatsAccumulator, type SftGroupStats, type SftStats, type SftStrategyStats } from './stats';
 export {
   findStrategy,
@@ -24,4 +45,6 @@ export {
   type AnyTeacherStrategy,
   type TeacherMove,
   type TeacherStrategy,
+  type TeacherView,
 } from './strategies';
+export { teacherView } from './view';

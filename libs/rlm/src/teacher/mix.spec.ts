@@ -6,31 +6,33 @@ import { STRATEGIES_BY_TYPE, TEACHER_STRATEGIES } from './strategies';
 import { TASK_TYPES } from '@fathom/contracts';
 
 describe('teacher mix', () => {
-  it('gives every type half robust, half naive by default, with llm() strategies a minority', () => {
+  it('gives every type 80% robust by default, or all robust where a type has no naive strategy', () => {
     for (const type of TASK_TYPES) {
       const probs = strategyProbabilities(DEFAULT_TEACHER_MIX, type);
       const sum = (pick: (p: (typeof probs)[number]) => boolean): number =>
         probs.filter(pick).reduce((s, p) => s + p.probability, 0);
       expect(sum(() => true)).toBeCloseTo(1, 10);
-      expect(sum((p) => p.strategy.robust)).toBeCloseTo(0.5, 10);
-      expect(sum((p) => p.strategy.usesLlm)).toBeLessThan(0.35);
+      const naive = STRATEGIES_BY_TYPE[type].some((s) => !s.robust);
+      expect(sum((p) => p.strategy.robust)).toBeCloseTo(naive ? 0.8 : 1, 10);
     }
   });
 
-  it('every type has robust and naive strategies, and names are unique', () => {
+  it('every type has a robust strategy, and names are unique and typed', () => {
     for (const type of TASK_TYPES) {
       expect(STRATEGIES_BY_TYPE[type].some((s) => s.robust)).toBe(true);
-      expect(STRATEGIES_BY_TYPE[type].some((s) => !s.robust)).toBe(true);
+      for (const s of STRATEGIES_BY_TYPE[type]) expect(s.name.startsWith(`${type}.`)).toBe(true);
     }
     expect(new Set(TEACHER_STRATEGIES.map((s) => s.name)).size).toBe(TEACHER_STRATEGIES.length);
   });
 
   it('parses robust share and weights, and rejects bad entries with a clear error', () => {
-    const mix = parseTeacherMix('robust=0.8,niah.llm_window=0');
-    expect(mix.robust).toBe(0.8);
+    const mix = parseTeacherMix('robust=0.6,niah.first_mention=0');
+    expect(mix.robust).toBe(0.6);
     const niah = strategyProbabilities(mix, 'niah');
-    expect(niah.find((p) => p.strategy.name === 'niah.llm_window')?.probability).toBe(0);
-    expect(niah.filter((p) => !p.strategy.robust).reduce((s, p) => s + p.probability, 0)).toBeCloseTo(0.2, 10);
+    expect(niah.find((p) => p.strategy.name === 'niah.first_mention')?.probability).toBe(0);
+    expect(niah.find((p) => p.strategy.name === 'niah.read_mentions')?.probability).toBeCloseTo(1, 10);
+    const counting = strategyProbabilities(mix, 'counting');
+    expect(counting.filter((p) => !p.strategy.robust).reduce((s, p) => s + p.probability, 0)).toBeCloseTo(0.4, 10);
     expect(() => parseTeacherMix('robust=1.5')).toThrow(TeacherError);
     expect(() => parseTeacherMix('niah.nope=1')).toThrow(/unknown strategy "niah.nope"/);
     expect(() => parseTeacherMix('robust')).toThrow(/not name=number/);
@@ -53,8 +55,8 @@ describe('teacher mix', () => {
     }
     for (const p of strategyProbabilities(DEFAULT_TEACHER_MIX, 'niah'))
       expect(Math.abs((counts.get(p.strategy.name) ?? 0) / 4000 - p.probability)).toBeLessThan(0.03);
-    const three = drawStrategies(DEFAULT_TEACHER_MIX, 'multi_needle', 5, drawStream(2, 'x'));
-    expect(new Set(three.map((s) => s.name)).size).toBe(3);
+    const both = drawStrategies(DEFAULT_TEACHER_MIX, 'multi_needle', 5, drawStream(2, 'x'));
+    expect(new Set(both.map((s) => s.name)).size).toBe(2);
     expect(drawStrategies(DEFAULT_TEACHER_MIX, 'niah', 2, drawStream(3, 'a'))).toEqual(
       drawStrategies(DEFAULT_TEACHER_MIX, 'niah', 2, drawStream(3, 'a')),
     );

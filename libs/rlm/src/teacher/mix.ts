@@ -1,6 +1,6 @@
 import type { TaskType } from '@fathom/contracts';
 import { TeacherError, TeacherErrorCode } from './errors';
-import { STRATEGIES_BY_TYPE, TEACHER_STRATEGIES, type AnyTeacherStrategy } from './strategies';
+import { STRATEGIES_BY_TYPE, TEACHER_STRATEGIES, type TeacherStrategy } from './strategies';
 
 /**
  * How often each strategy writes a task's example. For a task of type T, the robust group of T is chosen with
@@ -15,14 +15,13 @@ export interface TeacherMix {
 }
 
 /**
- * The default: half robust, half naive, and llm() strategies at half weight so they are a minority
- * (about 17% of examples on the default task mix) that still gives recursion some variance.
+ * The default: 80% robust (the programs to learn), 20% naive (first or last mention without reading, substring
+ * counts: one cheap no-llm() program per type where one exists, kept for GRPO to find better than). Every strategy
+ * weighs 1 within its group; a type without a naive strategy (multi_hop) is all robust.
  */
 export const DEFAULT_TEACHER_MIX: TeacherMix = Object.freeze({
-  robust: 0.5,
-  weights: Object.freeze(
-    Object.fromEntries(TEACHER_STRATEGIES.map((s) => [s.name, s.usesLlm ? 0.5 : 1])) as Record<string, number>,
-  ),
+  robust: 0.8,
+  weights: Object.freeze({}) as Record<string, number>,
 });
 
 function invalid(detail: string): TeacherError {
@@ -67,9 +66,9 @@ export function parseTeacherMix(text: string, base: TeacherMix = DEFAULT_TEACHER
 export function strategyProbabilities(
   mix: TeacherMix,
   type: TaskType,
-): { strategy: AnyTeacherStrategy; probability: number }[] {
+): { strategy: TeacherStrategy; probability: number }[] {
   const strategies = STRATEGIES_BY_TYPE[type];
-  const weight = (s: AnyTeacherStrategy): number => mix.weights[s.name] ?? 1;
+  const weight = (s: TeacherStrategy): number => mix.weights[s.name] ?? 1;
   const total = (robust: boolean): number =>
     strategies.filter((s) => s.robust === robust).reduce((sum, s) => sum + weight(s), 0);
   const robustTotal = total(true);
@@ -91,9 +90,9 @@ export function drawStrategies(
   type: TaskType,
   count: number,
   uniform: () => number,
-): AnyTeacherStrategy[] {
+): TeacherStrategy[] {
   const left = strategyProbabilities(mix, type).filter((p) => p.probability > 0);
-  const drawn: AnyTeacherStrategy[] = [];
+  const drawn: TeacherStrategy[] = [];
   while (drawn.length < count && left.length > 0) {
     const total = left.reduce((sum, p) => sum + p.probability, 0);
     let u = uniform() * total;

@@ -9,6 +9,8 @@ export interface SftGroupStats {
   meanTurns: number;
   /** Mean `llm()` calls per example. */
   meanLlmCalls: number;
+  /** Examples that open with a broken cell and its error (repair turns). */
+  repairs: number;
   /** Longest code block, in characters. */
   maxCodeChars: number;
   /** Longest observation, in characters. */
@@ -38,6 +40,7 @@ class Group {
   correct = 0;
   turns = 0;
   llmCalls = 0;
+  repairs = 0;
   maxCodeChars = 0;
   maxObservationChars = 0;
 
@@ -46,6 +49,7 @@ class Group {
     if (example.correct) this.correct++;
     this.turns += example.turns.length;
     this.llmCalls += example.subcalls.length;
+    if (example.repair !== undefined) this.repairs++;
     for (const turn of example.turns) {
       const code = /^```js\n([\s\S]*)\n```$/.exec(turn.completion);
       if (code) this.maxCodeChars = Math.max(this.maxCodeChars, code[1].length);
@@ -62,6 +66,7 @@ class Group {
       accuracy: per(this.correct),
       meanTurns: per(this.turns),
       meanLlmCalls: per(this.llmCalls),
+      repairs: this.repairs,
       maxCodeChars: this.maxCodeChars,
       maxObservationChars: this.maxObservationChars,
     };
@@ -118,14 +123,14 @@ export class SftStatsAccumulator {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 function row(name: string, kind: string, g: SftGroupStats): string {
-  return `| ${name} | ${kind} | ${g.examples} | ${pct(g.accuracy)} | ${g.meanTurns.toFixed(2)} | ${g.meanLlmCalls.toFixed(2)} | ${g.maxCodeChars} | ${g.maxObservationChars} |`;
+  return `| ${name} | ${kind} | ${g.examples} | ${pct(g.accuracy)} | ${g.meanTurns.toFixed(2)} | ${g.meanLlmCalls.toFixed(2)} | ${g.repairs} | ${g.maxCodeChars} | ${g.maxObservationChars} |`;
 }
 
 /** The statistics as a Markdown table: one row per strategy, then per type, robust/naive and overall. */
 export function formatSftStats(stats: SftStats): string {
   const lines = [
-    '| strategy / group | kind | examples | accuracy | turns | llm() calls | max code chars | max observation chars |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| strategy / group | kind | examples | accuracy | turns | llm() calls | repairs | max code chars | max observation chars |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...stats.byStrategy.map((s) => row(s.strategy, `${s.robust ? 'robust' : 'naive'}${s.usesLlm ? ', llm' : ''}`, s)),
     ...Object.entries(stats.byType).map(([type, g]) => row(`**${type}**`, 'type', g)),
     row('**robust strategies**', 'group', stats.robust),

@@ -1,51 +1,39 @@
-import { playCells, type TeacherStrategy } from './types';
+import { lit, reEscape, type CodeStyle } from '../code';
+import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
- * `counting`: how often a word occurs as a whole word in any case. The word is read out of `question`; code
- * counts and answers the count; llm() never should.
+ * `counting`: whole-word occurrences of a word in any letter case (plurals and longer words do not count). Code
+ * counts; llm() never should. The word is copied from the question into a regex literal.
  */
 
-const WORD = 'const w = question.match(/"(.+?)"/)[1];';
+function wholeWordCell(view: TeacherView, style: CodeStyle): string {
+  const re = `/\\b${reEscape(view.key)}\\b/gi`;
+  const n = style.total;
+  switch (style.loop) {
+    case 'for_break':
+      return `let ${n} = 0;\nfor (const m of ctx.matchAll(${re})) ${n}++;\nanswer(${n});`;
+    case 'index':
+      return `answer([...ctx.matchAll(${re})].length);`;
+    case 'find':
+      return `const ${style.hits} = ctx.match(${re}) || [];\nanswer(${style.hits}.length);`;
+  }
+}
 
-const counter = (name: string, robust: boolean, summary: string, count: string) =>
-  ({
-    name,
+export const COUNTING_STRATEGIES: readonly TeacherStrategy[] = [
+  {
+    name: 'counting.whole_word',
     type: 'counting',
-    robust,
+    robust: true,
     usesLlm: false,
-    summary,
-    next: (_q, obs) => playCells([`${WORD}\nanswer(${count})`], obs),
-  }) satisfies TeacherStrategy<'counting'>;
-
-export const COUNTING_STRATEGIES: readonly TeacherStrategy<'counting'>[] = [
-  counter(
-    'counting.whole_word',
-    true,
-    'whole-word regex in any case',
-    String.raw`(ctx.match(RegExp('\\b' + w + '\\b', 'gi')) || []).length`,
-  ),
-  counter(
-    'counting.split_words',
-    true,
-    'splits into words and compares them lower-cased',
-    String.raw`ctx.split(/\W+/).filter((x) => x.toLowerCase() === w).length`,
-  ),
-  counter(
-    'counting.substring',
-    false,
-    'case-sensitive substring count; fooled by plurals, longer words and capitals',
-    'ctx.split(w).length - 1',
-  ),
-  counter(
-    'counting.case_sensitive',
-    false,
-    'whole-word regex without the i flag; misses capitalised occurrences',
-    String.raw`(ctx.match(RegExp('\\b' + w + '\\b', 'g')) || []).length`,
-  ),
-  counter(
-    'counting.any_substring',
-    false,
-    'case-insensitive substring regex; fooled by plurals and longer words',
-    `(ctx.match(RegExp(w, 'gi')) || []).length`,
-  ),
+    summary: 'a whole-word, case-insensitive regex literal of the word; counts matches with code',
+    next: (view, style, obs) => playCells([wholeWordCell(view, style)], obs),
+  },
+  {
+    name: 'counting.substring',
+    type: 'counting',
+    robust: false,
+    usesLlm: false,
+    summary: 'case-sensitive substring count; fooled by plurals, longer words and capitals',
+    next: (view, _style, obs) => playCells([`answer(ctx.split(${lit(view.key)}).length - 1);`], obs),
+  },
 ];

@@ -1,22 +1,41 @@
 import type { TaskType } from '@fathom/contracts';
 import { COUNTING_STRATEGIES } from './counting';
-import { EXTRACTIVE_STRATEGIES } from './extractive';
+import { MULTI_HOP_STRATEGIES } from './multi-hop';
 import { MULTI_NEEDLE_STRATEGIES } from './multi-needle';
-import { NIAH_STRATEGIES } from './niah';
-import type { AnyTeacherStrategy } from './types';
+import { lastWordOf, readMentions } from './read';
+import type { TeacherStrategy } from './types';
 
 /** Every teacher strategy, per task type, in a fixed order (the order mix draws walk). */
-export const STRATEGIES_BY_TYPE: { readonly [T in TaskType]: readonly AnyTeacherStrategy[] } = {
-  niah: NIAH_STRATEGIES,
-  extractive: EXTRACTIVE_STRATEGIES,
+export const STRATEGIES_BY_TYPE: { readonly [T in TaskType]: readonly TeacherStrategy[] } = {
+  niah: [
+    readMentions('niah', "llm() reads the object's grep'd sentences, window by window, with the question"),
+    lastWordOf(
+      'niah',
+      'first',
+      'last word of the first sentence naming the object; fooled by distractors placed first',
+    ),
+  ],
+  extractive: [
+    readMentions('extractive', "llm() reads the agreement's grep'd sentences, window by window, with the question"),
+    lastWordOf('extractive', 'first', 'last word of the first sentence naming the agreement; fooled by near misses'),
+  ],
   multi_needle: MULTI_NEEDLE_STRATEGIES,
   counting: COUNTING_STRATEGIES,
+  tracking: [
+    readMentions('tracking', "llm() reads every grep'd event of the object together and gives its final place"),
+    lastWordOf(
+      'tracking',
+      'last',
+      'last word of the last sentence naming the object; fooled by undone or hypothetical moves',
+    ),
+  ],
+  multi_hop: MULTI_HOP_STRATEGIES,
 };
 
-export const TEACHER_STRATEGIES: readonly AnyTeacherStrategy[] = Object.values(STRATEGIES_BY_TYPE).flat();
+export const TEACHER_STRATEGIES: readonly TeacherStrategy[] = Object.values(STRATEGIES_BY_TYPE).flat();
 
-export function findStrategy(name: string): AnyTeacherStrategy | undefined {
+export function findStrategy(name: string): TeacherStrategy | undefined {
   return TEACHER_STRATEGIES.find((s) => s.name === name);
 }
 
-export { type AnyTeacherStrategy, type TeacherMove, type TeacherStrategy } from './types';
+export { playCells, type AnyTeacherStrategy, type TeacherMove, type TeacherStrategy, type TeacherView } from './types';

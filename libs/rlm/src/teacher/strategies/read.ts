@@ -1,0 +1,46 @@
+import { readAndAnswerCells, sentencesWith, type CodeStyle } from '../code';
+import { playCells, type TeacherStrategy, type TeacherView } from './types';
+
+/**
+ * Strategies for the one-key reading types — `niah` (the code on an object), `extractive` (where an agreement was
+ * signed) and `tracking` (where an object ends up): the key's sentences, found by the key itself, are read with
+ * `llm(question, window)` window by window, because only reading tells the needle from its near misses (tense,
+ * negation, hypotheticals, reported claims, corrections, undone moves).
+ */
+
+type OneKeyType = 'niah' | 'extractive' | 'tracking';
+
+/** The robust reader: grep the key, read its sentences in windows with the task question, answer the first reading. */
+export function readMentions(type: OneKeyType, summary: string): TeacherStrategy {
+  return {
+    name: `${type}.read_mentions`,
+    type,
+    robust: true,
+    usesLlm: true,
+    summary,
+    next: (view, style, obs) => playCells(readAndAnswerCells(style, 'question', view.key), obs),
+  };
+}
+
+/**
+ * The naive search: the last word of the first (or last) sentence naming the key, without reading it. Right when
+ * that sentence is the needle and ends with the value; fooled by every distractor placed before the needle.
+ */
+export function lastWordOf(type: OneKeyType, which: 'first' | 'last', summary: string): TeacherStrategy {
+  const cell = (view: TeacherView, style: CodeStyle): string => {
+    const h = style.hits;
+    const sentence = which === 'first' ? `${h}[0]` : `${h}[${h}.length - 1]`;
+    return [
+      `const ${h} = ${sentencesWith(style, { literal: view.key })};`,
+      `answer(${h}.length ? ${sentence}.trim().split(' ').pop().replace(/[.!?]+$/, '') : 'unknown');`,
+    ].join('\n');
+  };
+  return {
+    name: `${type}.${which}_mention`,
+    type,
+    robust: false,
+    usesLlm: false,
+    summary,
+    next: (view, style, obs) => playCells([cell(view, style)], obs),
+  };
+}
