@@ -98,7 +98,10 @@ export async function startEnvService(
   };
 }
 
-/** body-parser failures (bad JSON, too large) as taxonomy errors; on /mcp as JSON-RPC errors. */
+/**
+ * body-parser failures (bad JSON, too large) as taxonomy errors; on /mcp as JSON-RPC errors with HTTP 200, as OpenEnv
+ * answers, except a body over MAX_BODY_BYTES, which is HTTP 413 (a limit of this service) with a JSON-RPC error.
+ */
 function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
   return (
     err: { type?: string; message?: string; limit?: number },
@@ -118,7 +121,7 @@ function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
       metrics.errors.inc({ code: error.code });
       const code = error.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
       res
-        .status(error.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400)
+        .status(error.code === 'PAYLOAD_TOO_LARGE' ? 413 : 200)
         .json({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
       return;
     }

@@ -117,7 +117,7 @@ export function wsCodeOf(code: EnvErrorCode): WsErrorCode {
   }
 }
 
-/** JSON-RPC 2.0 error codes (spec reserved range) used by POST /mcp. */
+/** JSON-RPC 2.0 error codes (spec reserved range) used by MCP; an unknown session is -32602, as in OpenEnv. */
 export const JSONRPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -135,10 +135,10 @@ export function jsonRpcCodeOf(code: EnvErrorCode): number {
       return JSONRPC.METHOD_NOT_FOUND;
     case 'VALIDATION_ERROR':
     case 'PAYLOAD_TOO_LARGE':
+    case 'EPISODE_NOT_FOUND':
       return JSONRPC.INVALID_PARAMS;
     case 'EXECUTION_ERROR':
     case 'CAPACITY_REACHED':
-    case 'EPISODE_NOT_FOUND':
     case 'TASK_NOT_FOUND':
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':

@@ -7,19 +7,55 @@ import { SplitSchema } from './task';
  * proto/env.proto carry the same fields with the same snake_case names.
  */
 
-/** One action: code to run in the REPL, or the final answer. Exactly one of the two. */
+/**
+ * One action, in either of two shapes, normalized to `{code}` or `{answer}`:
+ * - FATHOM's: exactly one of `code` (JavaScript run in the REPL) or `answer` (the final answer);
+ * - OpenEnv REPLEnv's (envs/repl_env `REPLAction`): `{code, is_final, final_answer}`; `is_final: true` submits
+ *   `final_answer` (code is then ignored, as upstream does), otherwise `code` runs (an empty string runs nothing).
+ * OpenEnv's base `Action.metadata` is accepted and ignored. Unknown keys are refused, as upstream's actions forbid them.
+ */
 export const EnvActionSchema = z
   .object({
-    /** JavaScript run in the episode's REPL; `ctx`, `print` and `llm` are in scope. */
-    code: z.string().min(1).optional(),
+    /** JavaScript run in the episode's REPL; `ctx`, `print`, `llm` and `answer` are in scope. */
+    code: z.string().optional(),
     /** The final answer; ends the episode and is scored. */
     answer: z.string().optional(),
+    /** OpenEnv REPLEnv: true submits `final_answer` and ends the episode. */
+    is_final: z.boolean().optional(),
+    /** OpenEnv REPLEnv: the final answer when `is_final` is true. */
+    final_answer: z.string().nullable().optional(),
+    /** OpenEnv's base Action field; ignored. */
+    metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((a) => (a.code === undefined) !== (a.answer === undefined), {
-    message: 'action must have exactly one of "code" or "answer"',
+  .superRefine((a, ctx) => {
+    if (a.is_final === true) {
+      if (a.answer !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['answer'],
+          message: 'with "is_final": true the answer goes in "final_answer"',
+        });
+      }
+      return;
+    }
+    if ((a.code === undefined) === (a.answer === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'action must have exactly one of "code" or "answer" (or REPLEnv\'s "is_final": true with "final_answer")',
+      });
+    }
+    const replShape = a.is_final !== undefined || a.final_answer !== undefined;
+    if (a.code === '' && !replShape)
+      ctx.addIssue({ code: 'custom', path: ['code'], message: '"code" must not be empty' });
+  })
+  .transform((a): EnvAction => {
+    if (a.is_final === true) return { answer: a.final_answer ?? '' };
+    return a.answer !== undefined ? { answer: a.answer } : { code: a.code ?? '' };
   });
-export type EnvAction = z.infer<typeof EnvActionSchema>;
+/** A normalized action: code to run, or the final answer. */
+export type EnvAction = { code: string; answer?: undefined } | { answer: string; code?: undefined };
 
 /**
  * Error codes of the environment service, shared by every transport. The first five are OpenEnv's WebSocket codes;
@@ -120,10 +156,12 @@ export const MAX_EPISODE_ID_LENGTH = 255;
 export const EpisodeIdSchema = z.string().min(1).max(MAX_EPISODE_ID_LENGTH);
 
 /**
- * Reset body. Task selection, in order: an inline task (`context`, `question`, `answer`, optional `aliases`);
- * a dataset task by `task_id` (optionally constrained to `split`); otherwise a task sampled from `split`
- * (default "train") by `seed` (random when absent). `episode_id` names the new episode (generated when absent);
- * resetting an existing id restarts that episode.
+ * Reset body. Task selection, in order: an inline task over `context` (with `question` and the gold `answer`, or
+ * OpenEnv REPLEnv's `task_prompt` and `expected_answer`; without a gold answer the episode is ad hoc and unscored);
+ * a dataset task by `task_id` (optionally constrained to `split`); otherwise a task sampled from `split` (default
+ * "train") by `seed` (random when absent). `episode_id` names the new episode (generated when absent); resetting an
+ * existing id restarts that episode. Unknown keys are accepted and ignored, as OpenEnv's ResetRequest allows extras
+ * (REPLEnv's `hf_token`, `llm_model`, `rlm_max_depth`… have no meaning here: llm() is served by FATHOM).
  */
 export const EnvResetRequestSchema = z
   .object({
@@ -133,60 +171,105 @@ export const EnvResetRequestSchema = z
     task_id: z.string().min(1).optional(),
     context: z.string().min(1).optional(),
     question: z.string().min(1).optional(),
+    /** OpenEnv REPLEnv's name for the question. */
+    task_prompt: z.string().min(1).optional(),
     answer: z.string().min(1).optional(),
+    /** OpenEnv REPLEnv's name for the gold answer. */
+    expected_answer: z.string().min(1).optional(),
     aliases: z.array(z.string().min(1)).optional(),
   })
-  .strict()
   .superRefine((r, ctx) => {
-    const inline = [r.context, r.question, r.answer].filter((v) => v !== undefined).length;
-    if (inline > 0 && inline < 3) {
-      ctx.addIssue({ code: 'custom', message: 'an inline task needs all of "context", "question" and "answer"' });
+    const both = (a: unknown, b: unknown, message: string) => {
+      if (a !== undefined && b !== undefined) ctx.addIssue({ code: 'custom', message });
+    };
+    both(r.question, r.task_prompt, 'give the question as "question" or "task_prompt", not both');
+    both(r.answer, r.expected_answer, 'give the gold answer as "answer" or "expected_answer", not both');
+    const inlineOnly = [r.question, r.task_prompt, r.answer, r.expected_answer, r.aliases].some((v) => v !== undefined);
+    if (r.context === undefined && inlineOnly) {
+      ctx.addIssue({ code: 'custom', message: 'an inline task needs "context" (the document)' });
     }
-    if (inline === 0 && r.aliases !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['aliases'], message: '"aliases" only applies to an inline task' });
+    if (r.aliases !== undefined && r.answer === undefined && r.expected_answer === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['aliases'], message: '"aliases" needs a gold "answer"' });
     }
-    if (inline === 3 && (r.task_id !== undefined || r.split !== undefined)) {
+    if (r.context !== undefined && (r.task_id !== undefined || r.split !== undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give either an inline task or "split"/"task_id", not both' });
     }
   });
 export type EnvResetRequest = z.infer<typeof EnvResetRequestSchema>;
 
-/** Step body over HTTP: OpenEnv's StepRequest plus the `episode_id` that names the session. */
-export const EnvStepRequestSchema = z
-  .object({
-    episode_id: EpisodeIdSchema,
-    action: EnvActionSchema,
-    /** Wall-clock limit for this step in seconds; capped by the service's own limit. */
-    timeout_s: z.number().positive().optional(),
-    request_id: z.string().max(255).optional(),
-  })
-  .strict();
+/**
+ * Step body over HTTP: OpenEnv's StepRequest plus `episode_id`, FATHOM's name for an HTTP session. Without
+ * `episode_id` the step is stateless, as OpenEnv's HTTP API is: it runs in a fresh scratch episode (empty `ctx`,
+ * unscored) that is closed right after. Unknown keys are accepted and ignored (OpenEnv's StepRequest allows extras).
+ */
+export const EnvStepRequestSchema = z.object({
+  episode_id: EpisodeIdSchema.optional(),
+  action: EnvActionSchema,
+  /** Wall-clock limit for this step in seconds; capped by the service's own limit. */
+  timeout_s: z.number().positive().optional(),
+  request_id: z.string().max(255).optional(),
+});
 export type EnvStepRequest = z.infer<typeof EnvStepRequestSchema>;
 
-/** WebSocket step payload: the session is the connection, so no episode id. */
-export const WsStepDataSchema = EnvStepRequestSchema.omit({ episode_id: true }).strict();
+const WsStepEnvelopeSchema = EnvStepRequestSchema.omit({ episode_id: true }).strict();
+/**
+ * WebSocket step payload (`data` of a "step" message); the session is the connection, so no episode id. OpenEnv's
+ * EnvClient sends the action fields themselves as `data` (REPLEnv: `{code, is_final, final_answer}`); FATHOM's
+ * earlier envelope `{action, timeout_s?, request_id?}` is still accepted (told apart by its `action` key).
+ */
+export const WsStepDataSchema = z.preprocess(
+  (data) => (data !== null && typeof data === 'object' && 'action' in data ? data : { action: data }),
+  WsStepEnvelopeSchema,
+);
 export type WsStepData = z.infer<typeof WsStepDataSchema>;
 
-export const WS_MESSAGE_TYPES = ['reset', 'step', 'state', 'close'] as const;
+export const WS_MESSAGE_TYPES = ['reset', 'step', 'state', 'close', 'mcp'] as const;
 /** Envelope of every client→server WebSocket message. */
 export const WsIncomingSchema = z.object({ type: z.string(), data: z.unknown().optional() }).strict();
+
+/** A JSON-RPC 2.0 response (POST /mcp, WebSocket /mcp, and the `data` of a WS "mcp" reply). */
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: string | number | null; result: unknown }
+  | { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string; data?: unknown } };
 
 /** Server→client WebSocket messages. */
 export type WsOutgoing =
   | { type: 'observation'; data: EnvStepReply }
   | { type: 'state'; data: EnvState }
+  | { type: 'mcp'; data: JsonRpcResponse }
   | { type: 'error'; data: { message: string; code: string; reason: EnvErrorCode; details?: unknown } };
 
-/** GET /metadata. */
+/** GET /state without an episode: OpenEnv's base State of a fresh environment (HTTP is stateless upstream). */
+export interface EnvFreshState {
+  episode_id: null;
+  step_count: 0;
+}
+
+/** GET /metadata: exactly OpenEnv's EnvironmentMetadata (which forbids other keys). */
 export const EnvMetadataSchema = z
   .object({
     name: z.string(),
     description: z.string(),
-    version: z.string(),
-    action_space: z.string(),
-    max_concurrent_envs: z.number().int().positive(),
-    max_steps: z.number().int().positive(),
-    documentation_url: z.string().optional(),
+    readme_content: z.string().nullable().optional(),
+    version: z.string().nullable().optional(),
+    author: z.string().nullable().optional(),
+    documentation_url: z.string().nullable().optional(),
   })
   .strict();
 export type EnvMetadata = z.infer<typeof EnvMetadataSchema>;
+
+/** GET /capabilities: FATHOM's additions to the metadata (kept off /metadata, whose upstream model forbids extras). */
+export const EnvCapabilitiesSchema = z
+  .object({
+    action_space: z.string(),
+    max_concurrent_envs: z.number().int().positive(),
+    /** Capacity slots in use: open episodes, resets in flight, and WebSocket sessions (held from connect). */
+    active_sessions: z.number().int().nonnegative(),
+    max_steps: z.number().int().positive(),
+    /** Session transports and message types this service speaks. */
+    transports: z.array(z.string()),
+    /** MCP tool names (tools/list has their schemas). */
+    mcp_tools: z.array(z.string()),
+  })
+  .strict();
+export type EnvCapabilities = z.infer<typeof EnvCapabilitiesSchema>;

@@ -119,21 +119,32 @@ describe('capacity and idle reaping', () => {
     await small.close();
   });
 
-  it('refuses a reset beyond MAX_CONCURRENT_ENVS on every transport, and frees the slot on close', async () => {
+  it('counts a WebSocket session from connect, refuses what is beyond MAX_CONCURRENT_ENVS, frees it on close', async () => {
     const a = await post(small.baseUrl, '/reset', TASK);
+    // An idle connection holds a slot, as an OpenEnv session does from connect.
     const ws = await WsClient.connect(small.wsUrl);
-    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
+    await expect.poll(async () => (await get(small.baseUrl, '/capabilities')).body.active_sessions).toBe(2);
 
     const refused = await post(small.baseUrl, '/reset', TASK);
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('CAPACITY_REACHED');
-    const ws2 = await WsClient.connect(small.wsUrl);
-    expect((await ws2.request({ type: 'reset', data: TASK })).data.code).toBe('CAPACITY_REACHED');
+    for (const path of ['/ws', '/mcp']) {
+      const extra = await WsClient.connect(small.wsUrl.replace('/ws', path));
+      const reply = await extra.next();
+      const code = path === '/ws' ? reply.data.code : reply.error.code;
+      expect(code).toBe(path === '/ws' ? 'CAPACITY_REACHED' : -32000);
+      await extra.close();
+    }
+    // Its own reset uses the connection's slot.
+    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
 
     await ws.close();
-    await expect.poll(async () => (await ws2.request({ type: 'reset', data: TASK })).type).toBe('observation');
+    let b = await post(small.baseUrl, '/reset', TASK);
+    await expect
+      .poll(async () => (b.status === 200 ? 200 : (b = await post(small.baseUrl, '/reset', TASK)).status))
+      .toBe(200);
     await post(small.baseUrl, '/close', { episode_id: a.body.observation.episode_id });
-    await ws2.close();
+    await post(small.baseUrl, '/close', { episode_id: b.body.observation.episode_id });
   });
 
   it('ends an episode without an answer at MAX_STEPS, scored as unanswered', async () => {

@@ -132,6 +132,68 @@ describe('full episode over a 200K-token context', () => {
     await ws.close();
   });
 
+  it("WebSocket, OpenEnv's shapes: REPLEnv reset(context, task_prompt, expected_answer), bare actions, mcp", async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    const reset = await ws.request({
+      type: 'reset',
+      data: { context: CONTEXT, task_prompt: TASK.question, expected_answer: 'teal', hf_token: 'ignored' },
+    });
+    expectFirstObservation(reset.data);
+    const search = await ws.request({ type: 'step', data: { code: SEARCH, is_final: false, final_answer: null } });
+    expectSearchFound(search.data);
+    const viaMcp = await ws.request({
+      type: 'mcp',
+      data: {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'run_code', arguments: { code: 'print(hits)' } },
+      },
+    });
+    expect(viaMcp).toMatchObject({ type: 'mcp', data: { jsonrpc: '2.0', id: 7 } });
+    expect(viaMcp.data.result.structuredContent.observation).toMatchObject({ stdout: '1\n', step: 2 });
+    const final = await ws.request({ type: 'step', data: { code: '', is_final: true, final_answer: 'teal' } });
+    expectCorrectFinish(final.data);
+    await ws.close();
+  });
+
+  it('an ad-hoc episode over a given context without a gold answer runs and ends unscored', async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    const reset = await ws.request({ type: 'reset', data: { context: CONTEXT, task_prompt: TASK.question } });
+    expect(reset.data.observation).toMatchObject({ question: TASK.question, context_chars: CONTEXT.length });
+    expectSearchFound((await ws.request({ type: 'step', data: { code: SEARCH } })).data);
+    const state = await ws.request({ type: 'state' });
+    expect(state.data).toMatchObject({ task_id: 'inline', step_count: 1 });
+    const final = await ws.request({ type: 'step', data: { is_final: true, final_answer: 'teal' } });
+    expect(final.data).toMatchObject({ done: true, reward: null, observation: { correct: null } });
+    await ws.close();
+  });
+
+  it('HTTP without ids, as OpenEnv: /step runs in a scratch episode, /state is a fresh environment', async () => {
+    const step = await post(h.baseUrl, '/step', { action: { code: 'print(typeof ctx, ctx.length)', is_final: false } });
+    expect(step.status).toBe(200);
+    expect(step.body).toMatchObject({ done: false, reward: null, observation: { stdout: 'string 0\n', step: 1 } });
+    const final = await post(h.baseUrl, '/step', { action: { is_final: true, final_answer: 'x' } });
+    expect(final.body).toMatchObject({ done: true, reward: null });
+    expect((await get(h.baseUrl, '/state')).body).toEqual({ episode_id: null, step_count: 0 });
+    const scratchId = step.body.observation.episode_id;
+    expect((await get(h.baseUrl, `/state?episode_id=${scratchId}`)).status).toBe(404);
+  });
+
+  it('WebSocket /mcp: session create, run_code on the connection episode, submit_answer', async () => {
+    const ws = await WsClient.connect(h.wsUrl.replace('/ws', '/mcp'));
+    const call = (id: number, method: string, params: unknown) => ws.request({ jsonrpc: '2.0', id, method, params });
+    const created = await call(1, 'openenv/session/create', TASK);
+    expectFirstObservation(created.result);
+    const search = await call(2, 'tools/call', { name: 'run_code', arguments: { code: SEARCH } });
+    expectSearchFound(search.result.structuredContent);
+    const answer = await call(3, 'tools/call', { name: 'submit_answer', arguments: { answer: 'teal' } });
+    expectCorrectFinish(answer.result.structuredContent);
+    const state = await get(h.baseUrl, `/state?episode_id=${created.result.session_id}`);
+    expect(state.body).toMatchObject({ done: true, step_count: 2 });
+    await ws.close();
+  });
+
   it('MCP: initialize, tools/list, session create, run_code, submit_answer, session close', async () => {
     const rpc = async (method: string, params?: unknown, id: number | string = 1) =>
       (await post(h.baseUrl, '/mcp', { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })).body;
@@ -168,7 +230,11 @@ describe('full episode over a 200K-token context', () => {
     const closed = await rpc('openenv/session/close', { session_id: sessionId });
     expect(closed.result).toEqual({ session_id: sessionId, closed: true });
     const gone = await rpc('tools/call', { name: 'run_code', arguments: { code: '1' }, session_id: sessionId });
-    expect(gone.error.data.code).toBe('EPISODE_NOT_FOUND');
+    expect(gone.error).toMatchObject({ code: -32602, data: { code: 'EPISODE_NOT_FOUND' } });
+
+    // Without a session, a call runs in a temporary scratch episode, as OpenEnv's temporary environment.
+    const scratch = await rpc('tools/call', { name: 'run_code', arguments: { code: 'print(ctx.length + 2)' } });
+    expect(scratch.result.structuredContent).toMatchObject({ done: false, observation: { stdout: '2\n' } });
   });
 
   it('gRPC: Reset, Step (search), State, Step (answer), Close', async () => {
@@ -202,16 +268,21 @@ describe('full episode over a 200K-token context', () => {
   it('describes itself: /, /health, /metadata, /schema, /openapi.json', async () => {
     const home = await get(h.baseUrl, '/');
     expect(home.contentType).toContain('text/html');
-    for (const link of ['/health', '/metadata', '/schema', '/openapi.json', '/metrics', '/ws', '/mcp'])
+    for (const link of ['/health', '/metadata', '/capabilities', '/schema', '/openapi.json', '/metrics', '/ws', '/mcp'])
       expect(home.body).toContain(link);
     expect((await get(h.baseUrl, '/health')).body).toEqual({ status: 'healthy' });
-    expect((await get(h.baseUrl, '/metadata')).body).toMatchObject({
-      name: 'fathom-rlm',
-      version: '0.1.0',
+    const metadata = (await get(h.baseUrl, '/metadata')).body;
+    expect(metadata).toMatchObject({ name: 'fathom-rlm', version: '0.1.0' });
+    // Only the keys of OpenEnv's EnvironmentMetadata, which forbids others.
+    const upstreamKeys = ['name', 'description', 'readme_content', 'version', 'author', 'documentation_url'];
+    expect(Object.keys(metadata).filter((key) => !upstreamKeys.includes(key))).toEqual([]);
+    expect((await get(h.baseUrl, '/capabilities')).body).toMatchObject({
       max_concurrent_envs: 64,
+      active_sessions: 0,
+      mcp_tools: ['run_code', 'submit_answer'],
     });
     const schema = (await get(h.baseUrl, '/schema')).body;
-    expect(Object.keys(schema.action.properties)).toEqual(['code', 'answer']);
+    expect(Object.keys(schema.action.properties)).toEqual(['code', 'answer', 'is_final', 'final_answer', 'metadata']);
     expect(schema.observation.required).toEqual(
       expect.arrayContaining(['stdout', 'truncated_chars', 'variables', 'done']),
     );
@@ -219,6 +290,6 @@ describe('full episode over a 200K-token context', () => {
     const openapi = (await get(h.baseUrl, '/openapi.json')).body;
     expect(openapi.openapi).toBe('3.1.0');
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/reset', '/step', '/state', '/mcp']));
-    expect(openapi.components.schemas.StepRequest.required).toEqual(['episode_id', 'action']);
+    expect(openapi.components.schemas.StepRequest.required).toEqual(['action']);
   });
 });

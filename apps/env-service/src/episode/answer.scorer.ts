@@ -3,9 +3,10 @@ import { scoreTrajectory } from '@fathom/rewards';
 import { estimateTokens } from '@fathom/tasks';
 import type { Episode } from './episode';
 
+/** Both null for an episode without a gold answer (ad hoc or scratch), which is not scored. */
 export interface AnswerScore {
-  reward: number;
-  correct: boolean;
+  reward: number | null;
+  correct: boolean | null;
 }
 
 /**
@@ -16,6 +17,8 @@ export interface AnswerScore {
  */
 export class AnswerScorer {
   score(episode: Episode, answer: string | null): AnswerScore {
+    const gold = episode.task.answer;
+    if (gold === null) return { reward: null, correct: null };
     const turns = [
       ...episode.codeSteps.map((code) => ({ completion: `\`\`\`js\n${code}\n\`\`\`` })),
       { completion: answer === null ? '' : `<answer>${answer}</answer>` },
@@ -34,7 +37,7 @@ export class AnswerScorer {
         subcall: executed.reduce((sum, call) => sum + call.promptTokens + call.completionTokens, 0),
       },
     };
-    const result = scoreTrajectory(trajectory, episode.task);
+    const result = scoreTrajectory(trajectory, { ...episode.task, answer: gold });
     return { reward: result.total, correct: result.components.correctness === 1 };
   }
 }

@@ -3,6 +3,12 @@ import type { LlmCallRecord, SandboxEpisode } from '@fathom/sandbox';
 import type { EpisodeTask } from './task.store';
 
 /**
+ * A capacity slot held by a session transport from connect to disconnect (a WebSocket connection), as OpenEnv
+ * counts sessions when they connect. The episodes reset through a slot use it instead of taking one of their own.
+ */
+export class SessionSlot {}
+
+/**
  * One open episode: its task, its REPL and its counters. Steps of one episode run one at a time in arrival order
  * (`exclusive`), whichever transport they come from.
  */
@@ -24,6 +30,8 @@ export class Episode {
     readonly task: EpisodeTask,
     readonly repl: SandboxEpisode,
     readonly maxSteps: number,
+    /** The session slot that holds this episode's capacity, or null when the episode holds its own. */
+    readonly slot: SessionSlot | null = null,
   ) {}
 
   /** Runs `fn` after every earlier call on this episode has settled. */

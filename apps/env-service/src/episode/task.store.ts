@@ -5,9 +5,24 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EnvError } from '../errors';
 
-/** The part of a task an episode needs. Inline tasks (given on reset) have id "inline" and split "inline". */
-export type EpisodeTask = Pick<Task, 'id' | 'question' | 'context' | 'answer' | 'aliases' | 'context_tokens'> & {
+/**
+ * The part of a task an episode needs. Inline tasks (given on reset) have id "inline" and split "inline"; an ad-hoc
+ * one (OpenEnv REPLEnv's `reset(context=…, task_prompt=…)`, or a scratch episode) has no gold `answer` and is unscored.
+ */
+export type EpisodeTask = Pick<Task, 'id' | 'question' | 'context' | 'aliases' | 'context_tokens'> & {
   split: string;
+  answer: string | null;
+};
+
+/** The task of a scratch episode (a stateless HTTP step, an MCP tool call without a session): no document, unscored. */
+export const SCRATCH_TASK: EpisodeTask = {
+  id: 'scratch',
+  split: 'inline',
+  question: '',
+  context: '',
+  answer: null,
+  aliases: [],
+  context_tokens: 0,
 };
 
 export const TASK_STORE = Symbol('TaskStore');
@@ -46,13 +61,13 @@ export class TaskStore {
 
   /** Resolves the task a reset asks for (see EnvResetRequestSchema for the order of precedence). */
   select(request: EnvResetRequest): EpisodeTask {
-    if (request.context !== undefined && request.question !== undefined && request.answer !== undefined) {
+    if (request.context !== undefined) {
       return {
         id: 'inline',
         split: 'inline',
-        question: request.question,
+        question: request.question ?? request.task_prompt ?? '',
         context: request.context,
-        answer: request.answer,
+        answer: request.answer ?? request.expected_answer ?? null,
         aliases: request.aliases ?? [],
         context_tokens: estimateTokens(request.context),
       };

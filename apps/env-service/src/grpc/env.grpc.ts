@@ -20,6 +20,8 @@ import { envService } from './protos';
 
 type Message = Record<string, unknown>;
 const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
+/** gRPC steps always name their episode (the stateless HTTP step has no gRPC counterpart). */
+const GrpcStepRequestSchema = EnvStepRequestSchema.extend({ episode_id: EpisodeIdSchema });
 
 /**
  * The gRPC Env service (proto/env.proto) for FATHOM's own services: same semantics and validation as the HTTP
@@ -48,7 +50,7 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
           .then((r) => replyToProto(r.reply)),
       ),
       Step: this.unary(async (req) => {
-        const { episode_id, ...data } = parseInput(EnvStepRequestSchema, stepFromProto(req), 'request');
+        const { episode_id, ...data } = parseInput(GrpcStepRequestSchema, stepFromProto(req), 'request');
         return replyToProto(await this.episodes.step(episode_id, data, 'grpc'));
       }),
       State: this.unary(async (req) =>

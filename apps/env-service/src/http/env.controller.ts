@@ -3,6 +3,9 @@ import {
   EnvResetRequestSchema,
   EnvStepRequestSchema,
   EpisodeIdSchema,
+  WS_MESSAGE_TYPES,
+  type EnvCapabilities,
+  type EnvFreshState,
   type EnvMetadata,
   type EnvState,
   type EnvStepReply,
@@ -18,11 +21,17 @@ import { SERVICE_VERSION } from '../version';
 import { homePage } from './home.page';
 import { envSchemas, openApiDocument } from './schemas';
 import { GRPC_PORT_REF, type GrpcPortRef } from '../grpc/grpc-port';
+import { MCP_TOOLS } from '../mcp/mcp.handler';
 
 const CloseRequestSchema = z.object({ episode_id: EpisodeIdSchema }).strict();
-const StateQuerySchema = z.object({ episode_id: EpisodeIdSchema });
+const StateQuerySchema = z.object({ episode_id: EpisodeIdSchema.optional() });
 
-/** The OpenEnv HTTP API. HTTP episodes are named by `episode_id`: returned by /reset, sent back on /step, /state, /close. */
+/**
+ * The OpenEnv HTTP API. OpenEnv's HTTP endpoints are stateless (each call gets a fresh environment); FATHOM adds
+ * HTTP sessions named by `episode_id`: returned by /reset, sent back on /step, /state, /close. Without an
+ * `episode_id`, /step runs in a scratch episode closed right after and /state is a fresh environment's state,
+ * as upstream.
+ */
 @Controller()
 export class EnvController {
   constructor(
@@ -43,12 +52,15 @@ export class EnvController {
   @HttpCode(200)
   step(@Body() body: unknown): Promise<EnvStepReply> {
     const { episode_id, ...data } = parseInput(EnvStepRequestSchema, body, 'body');
+    if (episode_id === undefined) return this.episodes.stepScratch(data, 'http');
     return this.episodes.step(episode_id, data, 'http');
   }
 
   @Get('state')
-  state(@Query() query: unknown): EnvState {
-    return this.episodes.state(parseInput(StateQuerySchema, query, 'query').episode_id);
+  state(@Query() query: unknown): EnvState | EnvFreshState {
+    const { episode_id } = parseInput(StateQuerySchema, query, 'query');
+    if (episode_id === undefined) return { episode_id: null, step_count: 0 };
+    return this.episodes.state(episode_id);
   }
 
   @Post('close')
@@ -72,10 +84,23 @@ export class EnvController {
         'Long-document question answering as a Recursive Language Model: the document is `ctx` in a sandboxed ' +
         'JavaScript REPL; actions run code (print, llm(question, chunk)) or submit the answer.',
       version: SERVICE_VERSION,
-      action_space: '{code: string} runs JavaScript in the REPL; {answer: string} ends the episode and is scored',
-      max_concurrent_envs: this.config.MAX_CONCURRENT_ENVS,
-      max_steps: this.config.MAX_STEPS,
+      author: 'FATHOM',
       documentation_url: '/',
+    };
+  }
+
+  /** FATHOM's additions to /metadata, whose OpenEnv model (EnvironmentMetadata) forbids extra keys. */
+  @Get('capabilities')
+  capabilities(): EnvCapabilities {
+    return {
+      action_space:
+        '{code: string} runs JavaScript in the REPL; {answer: string} ends the episode and is scored; ' +
+        "OpenEnv REPLEnv's {code, is_final, final_answer} is accepted too",
+      max_concurrent_envs: this.config.MAX_CONCURRENT_ENVS,
+      active_sessions: this.episodes.liveCount,
+      max_steps: this.config.MAX_STEPS,
+      transports: ['http', `ws /ws (${WS_MESSAGE_TYPES.join(', ')})`, 'ws /mcp', 'http /mcp', 'grpc fathom.env.v1.Env'],
+      mcp_tools: MCP_TOOLS.map((tool) => tool.name),
     };
   }
 

@@ -16,15 +16,16 @@ prompt: it sits in a sandboxed JavaScript REPL as the variable <code>ctx</code>.
 finally an answer, which is scored against the gold answer.</p>
 <h2>Endpoints</h2>
 <table>
-<tr><td><code>POST /reset</code></td><td>start an episode: <code>{seed?, episode_id?, split?, task_id?}</code> or an inline task <code>{context, question, answer, aliases?}</code></td></tr>
-<tr><td><code>POST /step</code></td><td><code>{episode_id, action: {code} | {answer}, timeout_s?, request_id?}</code></td></tr>
+<tr><td><code>POST /reset</code></td><td>start an episode: <code>{seed?, episode_id?, split?, task_id?}</code> or an inline task <code>{context, question?, answer?, aliases?}</code> (REPLEnv's <code>task_prompt</code>, <code>expected_answer</code> too)</td></tr>
+<tr><td><code>POST /step</code></td><td><code>{episode_id?, action: {code} | {answer} | {code, is_final, final_answer}, timeout_s?, request_id?}</code>; without <code>episode_id</code>, a one-off scratch episode</td></tr>
 <tr><td><code>GET /state?episode_id=…</code></td><td>episode state</td></tr>
 <tr><td><code>POST /close</code></td><td><code>{episode_id}</code>: end an episode and free its sandbox</td></tr>
-<tr><td><code>WS /ws</code></td><td>one episode per connection: <code>{"type":"reset"|"step"|"state"|"close","data":…}</code></td></tr>
-<tr><td><code>POST /mcp</code></td><td>MCP (JSON-RPC 2.0): tools <code>run_code</code>, <code>submit_answer</code>; sessions via <code>openenv/session/create|close</code></td></tr>
+<tr><td><code>WS /ws</code></td><td>one episode per connection: <code>{"type":"reset"|"step"|"state"|"close"|"mcp","data":…}</code></td></tr>
+<tr><td><code>POST /mcp</code>, <code>WS /mcp</code></td><td>MCP (JSON-RPC 2.0): tools <code>run_code</code>, <code>submit_answer</code>; sessions via <code>openenv/session/create|close</code></td></tr>
 <tr><td>gRPC <code>fathom.env.v1.Env</code></td><td>Reset, Step, State, Close on port ${grpcPort} (<code>proto/env.proto</code>)</td></tr>
 <tr><td>${link('/health', 'GET /health')}</td><td>liveness</td></tr>
-<tr><td>${link('/metadata', 'GET /metadata')}</td><td>name, version, limits</td></tr>
+<tr><td>${link('/metadata', 'GET /metadata')}</td><td>name, description, version (OpenEnv's EnvironmentMetadata)</td></tr>
+<tr><td>${link('/capabilities', 'GET /capabilities')}</td><td>action space, capacity, limits, transports, MCP tools</td></tr>
 <tr><td>${link('/schema', 'GET /schema')}</td><td>JSON Schemas of action, observation, state</td></tr>
 <tr><td>${link('/openapi.json', 'GET /openapi.json')}</td><td>OpenAPI 3.1 description of the HTTP API</td></tr>
 <tr><td>${link('/metrics', 'GET /metrics')}</td><td>Prometheus metrics</td></tr>
@@ -34,7 +35,7 @@ finally an answer, which is scored against the gold answer.</p>
   -d '{"context":"… the mirror is teal …","question":"What color is the mirror?","answer":"teal"}'
 curl -s localhost:8000/step -H 'content-type: application/json' \\
   -d '{"episode_id":"&lt;id from reset&gt;","action":{"code":"print(ctx.match(/mirror is (\\\\w+)/)[1])"}}'</pre>
-<p>At most ${maxConcurrentEnvs} episodes are open at once; idle episodes are closed automatically.</p>
+<p>At most ${maxConcurrentEnvs} sessions (HTTP episodes and WebSocket connections) are open at once; idle episodes are closed automatically.</p>
 </body>
 </html>
 `;

@@ -1,5 +1,6 @@
 import {
   EnvActionSchema,
+  EnvCapabilitiesSchema,
   EnvMetadataSchema,
   EnvObservationSchema,
   EnvResetRequestSchema,
@@ -34,7 +35,13 @@ const errorResponses = {
   '422': { description: 'Validation error (detail lists each issue)', content: json('Error') },
   '429': { description: 'MAX_CONCURRENT_ENVS reached', content: json('Error') },
 };
-const episodeIdParam = { name: 'episode_id', in: 'query', required: true, schema: { type: 'string' } };
+const episodeIdParam = {
+  name: 'episode_id',
+  in: 'query',
+  required: false,
+  description: "The HTTP session's episode; without it, a fresh environment's state {episode_id: null, step_count: 0}",
+  schema: { type: 'string' },
+};
 
 /** GET /openapi.json: the HTTP API as OpenAPI 3.1 (whose schema dialect is JSON Schema 2020-12, as zod emits). */
 export function openApiDocument(version: string): JsonSchema {
@@ -45,8 +52,9 @@ export function openApiDocument(version: string): JsonSchema {
       version,
       description:
         'OpenEnv-compatible environment: a JavaScript REPL over a long document (`ctx`). HTTP sessions are named by ' +
-        '`episode_id` (returned by /reset, sent in the /step body and as a /state query parameter); WebSocket /ws ' +
-        'holds one episode per connection; POST /mcp speaks JSON-RPC 2.0.',
+        '`episode_id` (returned by /reset, sent in the /step body and as a /state query parameter); without it ' +
+        '/step runs in a scratch episode and /state is a fresh environment, as in OpenEnv. WebSocket /ws holds one ' +
+        'episode per connection; /mcp speaks JSON-RPC 2.0 over HTTP POST and WebSocket.',
     },
     paths: {
       '/reset': {
@@ -87,8 +95,14 @@ export function openApiDocument(version: string): JsonSchema {
       '/health': { get: { summary: 'Liveness', responses: { '200': { description: '{"status":"healthy"}' } } } },
       '/metadata': {
         get: {
-          summary: 'Environment metadata',
+          summary: "Environment metadata (OpenEnv's EnvironmentMetadata)",
           responses: { '200': { description: 'Metadata', content: json('Metadata') } },
+        },
+      },
+      '/capabilities': {
+        get: {
+          summary: 'FATHOM additions to the metadata: action space, capacity, limits, transports, MCP tools',
+          responses: { '200': { description: 'Capabilities', content: json('Capabilities') } },
         },
       },
       '/schema': {
@@ -105,9 +119,9 @@ export function openApiDocument(version: string): JsonSchema {
           summary:
             'MCP over JSON-RPC 2.0: initialize, tools/list, tools/call (run_code, submit_answer), openenv/session/create|close',
           responses: {
-            '200': { description: 'JSON-RPC response' },
+            '200': { description: 'JSON-RPC response, errors included (-32700 parse error, -32600 invalid request)' },
             '202': { description: 'Notification accepted' },
-            '400': { description: 'Parse error or invalid request' },
+            '413': { description: 'Body over the size limit (with a JSON-RPC error)' },
           },
         },
       },
@@ -121,6 +135,7 @@ export function openApiDocument(version: string): JsonSchema {
         Observation: schema(EnvObservationSchema),
         State: schema(EnvStateSchema),
         Metadata: schema(EnvMetadataSchema),
+        Capabilities: schema(EnvCapabilitiesSchema),
         Error: {
           type: 'object',
           properties: {

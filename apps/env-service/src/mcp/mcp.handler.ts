@@ -1,20 +1,34 @@
-import { EnvResetRequestSchema, EpisodeIdSchema, type EnvStepReply } from '@fathom/contracts';
+import {
+  EnvResetRequestSchema,
+  EpisodeIdSchema,
+  type EnvAction,
+  type EnvResetRequest,
+  type EnvStepReply,
+  type JsonRpcResponse,
+} from '@fathom/contracts';
 import { z } from 'zod';
 import { EnvError, JSONRPC, jsonRpcCodeOf, toEnvError } from '../errors';
 import type { EpisodeService } from '../episode/episode.service';
 import { parseInput } from '../validate';
 import { SERVICE_VERSION } from '../version';
 
-/** What POST /mcp answers: an HTTP status and a JSON-RPC body (none for an accepted notification). */
-export interface McpHttpReply {
-  status: number;
+/** What the handler answers: a JSON-RPC response, or none for a notification (POST /mcp then answers 202). */
+export interface McpReply {
   body?: JsonRpcResponse;
 }
 
+/**
+ * The session a JSON-RPC request arrives on, when it comes over a WebSocket (/ws "mcp" messages, WebSocket /mcp):
+ * tools/call without a session_id acts on its episode, and openenv/session/create (re)starts that episode.
+ */
+export interface McpSession {
+  /** The connection's open episode, or null. */
+  episodeId(): string | null;
+  /** Ends the connection's episode, if any, and starts a new one under the connection's capacity slot. */
+  reset(request: EnvResetRequest): Promise<{ episodeId: string; reply: EnvStepReply }>;
+}
+
 type JsonRpcId = string | number | null;
-type JsonRpcResponse =
-  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data?: unknown } };
 
 const RequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
@@ -62,35 +76,39 @@ export const MCP_TOOLS = [
 ] as const;
 
 /**
- * JSON-RPC 2.0 over HTTP for MCP clients: initialize, ping, tools/list, tools/call, and OpenEnv's session methods
- * openenv/session/create (params: a reset request) and openenv/session/close. A request the server cannot read
- * (bad JSON, not JSON-RPC, batch) is HTTP 400 with a JSON-RPC error; method-level errors are HTTP 200 with a
- * JSON-RPC error, as JSON-RPC prescribes.
+ * JSON-RPC 2.0 for MCP clients, over POST /mcp, WebSocket /mcp and "mcp" messages on /ws: initialize, ping,
+ * tools/list, tools/call, and OpenEnv's session methods openenv/session/create (params: a reset request) and
+ * openenv/session/close. Every request gets a JSON-RPC response, errors included (a request that cannot be read is
+ * -32700/-32600), as OpenEnv's server answers; a notification (no `id`) gets none.
  */
 export class McpHandler {
   constructor(private readonly episodes: EpisodeService) {}
 
-  async handle(body: unknown): Promise<McpHttpReply> {
+  async handle(body: unknown, session: McpSession | null = null): Promise<McpReply> {
     if (Array.isArray(body)) {
-      return { status: 400, body: errorBody(null, JSONRPC.INVALID_REQUEST, 'batch requests are not supported') };
+      return { body: errorBody(null, JSONRPC.INVALID_REQUEST, 'batch requests are not supported') };
     }
     const parsed = RequestSchema.safeParse(body);
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-      return { status: 400, body: errorBody(idOf(body), JSONRPC.INVALID_REQUEST, `invalid JSON-RPC request: ${why}`) };
+      return { body: errorBody(idOf(body), JSONRPC.INVALID_REQUEST, `invalid JSON-RPC request: ${why}`) };
     }
     const { id, method, params = {} } = parsed.data;
-    if (id === undefined) return { status: 202 };
+    if (id === undefined) return {};
     try {
-      return { status: 200, body: { jsonrpc: '2.0', id, result: await this.dispatch(method, params) } };
+      return { body: { jsonrpc: '2.0', id, result: await this.dispatch(method, params, session) } };
     } catch (error) {
       const envError = toEnvError(error);
       const data = { code: envError.code, ...(envError.details === undefined ? {} : { details: envError.details }) };
-      return { status: 200, body: errorBody(id, jsonRpcCodeOf(envError.code), envError.message, data) };
+      return { body: errorBody(id, jsonRpcCodeOf(envError.code), envError.message, data) };
     }
   }
 
-  private async dispatch(method: string, params: Record<string, unknown>): Promise<unknown> {
+  private async dispatch(
+    method: string,
+    params: Record<string, unknown>,
+    session: McpSession | null,
+  ): Promise<unknown> {
     switch (method) {
       case 'initialize':
         return {
@@ -103,12 +121,14 @@ export class McpHandler {
       case 'tools/list':
         return { tools: MCP_TOOLS };
       case 'tools/call':
-        return this.callTool(parseInput(ToolCallSchema, params, 'params'));
+        return this.callTool(parseInput(ToolCallSchema, params, 'params'), session);
       case 'openenv/session/create': {
-        const { episode, reply } = await this.episodes.reset(
-          parseInput(EnvResetRequestSchema, params, 'params'),
-          'mcp',
-        );
+        const request = parseInput(EnvResetRequestSchema, params, 'params');
+        if (session !== null) {
+          const { episodeId, reply } = await session.reset(request);
+          return { session_id: episodeId, ...reply };
+        }
+        const { episode, reply } = await this.episodes.reset(request, 'mcp');
         return { session_id: episode.id, ...reply };
       }
       case 'openenv/session/close': {
@@ -121,26 +141,27 @@ export class McpHandler {
     }
   }
 
-  private async callTool(call: z.infer<typeof ToolCallSchema>): Promise<unknown> {
+  private async callTool(call: z.infer<typeof ToolCallSchema>, session: McpSession | null): Promise<unknown> {
     const args = call.arguments ?? {};
-    let sessionId: string | undefined;
-    let reply: EnvStepReply;
+    let action: EnvAction;
+    let argSessionId: string | undefined;
     switch (call.name) {
       case 'run_code': {
         const { code, session_id } = parseInput(RunCodeArgs, args, 'params.arguments');
-        sessionId = this.session(call.session_id ?? session_id);
-        reply = await this.episodes.step(sessionId, { action: { code } }, 'mcp');
+        action = { code };
+        argSessionId = session_id;
         break;
       }
       case 'submit_answer': {
         const { answer, session_id } = parseInput(SubmitAnswerArgs, args, 'params.arguments');
-        sessionId = this.session(call.session_id ?? session_id);
-        reply = await this.episodes.step(sessionId, { action: { answer } }, 'mcp');
+        action = { answer };
+        argSessionId = session_id;
         break;
       }
       default:
         throw new EnvError('VALIDATION_ERROR', `unknown tool "${call.name}"; tools are run_code and submit_answer`);
     }
+    const reply = await this.step(call.session_id ?? argSessionId ?? session?.episodeId() ?? null, action);
     return {
       content: [{ type: 'text', text: JSON.stringify(reply) }],
       structuredContent: reply,
@@ -148,11 +169,13 @@ export class McpHandler {
     };
   }
 
-  private session(sessionId: string | undefined): string {
-    if (sessionId === undefined) {
-      throw new EnvError('NO_ACTIVE_EPISODE', 'no session_id given: create one with openenv/session/create first');
-    }
-    return sessionId;
+  /**
+   * A named session's episode, or, with none (no session_id and no episode on the connection), a scratch episode
+   * closed after the call, as OpenEnv runs a tool call without a session on a temporary environment.
+   */
+  private step(sessionId: string | null, action: EnvAction): Promise<EnvStepReply> {
+    if (sessionId === null) return this.episodes.stepScratch({ action }, 'mcp');
+    return this.episodes.step(sessionId, { action }, 'mcp');
   }
 }
 

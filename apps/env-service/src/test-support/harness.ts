@@ -97,13 +97,15 @@ export class WsClient {
     });
   }
 
+  /** Listens before the connection opens: a message sent on accept (a refusal) can arrive with the upgrade itself. */
   static async connect(url: string): Promise<WsClient> {
     const socket = new WebSocket(url);
+    const client = new WsClient(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
     });
-    return new WsClient(socket);
+    return client;
   }
 
   /** Sends `message` (an object is JSON-encoded, a string is sent as is) and resolves with the next reply. */

@@ -5,6 +5,9 @@ import {
   WS_MESSAGE_TYPES,
   WsIncomingSchema,
   WsStepDataSchema,
+  type EnvResetRequest,
+  type EnvStepReply,
+  type JsonRpcResponse,
   type WsOutgoing,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
@@ -12,31 +15,51 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { EnvServiceConfig } from '../config';
-import { EnvError, toEnvError, wsCodeOf } from '../errors';
+import { EnvError, JSONRPC, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
+import type { SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
+import { McpHandler, type McpSession } from '../mcp/mcp.handler';
 import type { EnvMetrics } from '../metrics';
 import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
 import { parseInput } from '../validate';
 
 /** Messages bigger than this many times the body limit are refused by the ws library itself (close code 1009). */
 const HARD_LIMIT_FACTOR = 4;
+/** WebSocket close code "try again later", sent after the capacity error to a connection refused at connect. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
 
-/** One WebSocket connection: at most one episode at a time, messages handled one after another. */
+/** The two WebSocket endpoints: OpenEnv's session protocol (/ws) and MCP JSON-RPC (/mcp). */
+type Endpoint = '/ws' | '/mcp';
+
+/**
+ * One WebSocket connection: a session holding one capacity slot from connect to disconnect, at most one episode at a
+ * time, messages handled one after another.
+ */
 interface Connection {
   socket: WebSocket;
+  endpoint: Endpoint;
+  slot: SessionSlot;
   episodeId: string | null;
   tail: Promise<void>;
 }
 
 /**
- * WebSocket /ws, OpenEnv's session transport: `{"type":"reset"|"step"|"state"|"close","data":…}` in,
- * `{"type":"observation"|"state"|"error","data":…}` out. The connection is the session: one episode per
- * connection, closed with the connection. Built on the ws library directly, attached to Nest's HTTP server.
+ * The WebSocket transports, built on the ws library directly and attached to Nest's HTTP server. Each connection is
+ * a session that takes a capacity slot when it connects (refused with CAPACITY_REACHED and closed when none is
+ * free, as OpenEnv checks at connect) and ends its episode when it disconnects.
+ *
+ * - /ws, OpenEnv's session protocol: `{"type":"reset"|"step"|"state"|"close"|"mcp","data":…}` in,
+ *   `{"type":"observation"|"state"|"mcp"|"error","data":…}` out. A step's `data` is the action itself
+ *   (OpenEnv's EnvClient) or FATHOM's `{action, timeout_s?}` envelope; an "mcp" message carries a JSON-RPC
+ *   request whose tool calls act on this connection's episode.
+ * - /mcp: bare JSON-RPC 2.0 messages, answered with JSON-RPC responses; openenv/session/create starts this
+ *   connection's episode and tools/call without a session_id acts on it.
  */
 @Injectable()
 export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly server: WebSocketServer;
   private readonly connections = new Set<Connection>();
+  private readonly mcp: McpHandler;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -46,16 +69,18 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: config.MAX_BODY_BYTES * HARD_LIMIT_FACTOR });
+    this.mcp = new McpHandler(episodes);
   }
 
   onApplicationBootstrap(): void {
     const http = this.adapterHost.httpAdapter.getHttpServer() as Server;
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (new URL(req.url ?? '/', 'http://x').pathname !== '/ws') {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path !== '/ws' && path !== '/mcp') {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
         return;
       }
-      this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+      this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, path));
     });
   }
 
@@ -64,17 +89,36 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(socket: WebSocket): void {
-    const connection: Connection = { socket, episodeId: null, tail: Promise.resolve() };
+  private accept(socket: WebSocket, endpoint: Endpoint): void {
+    let slot: SessionSlot;
+    try {
+      slot = this.episodes.acquireSlot();
+    } catch (error) {
+      this.refuse(socket, endpoint, toEnvError(error));
+      return;
+    }
+    const connection: Connection = { socket, endpoint, slot, episodeId: null, tail: Promise.resolve() };
     this.connections.add(connection);
     socket.on('message', (data, isBinary) => {
       connection.tail = connection.tail.then(() => this.onMessage(connection, data, isBinary));
     });
     socket.on('close', () => {
       this.connections.delete(connection);
-      connection.tail = connection.tail.then(() => this.endEpisode(connection));
+      connection.tail = connection.tail
+        .then(() => this.endEpisode(connection))
+        .finally(() => this.episodes.releaseSlot(slot));
     });
     socket.on('error', (error) => this.logger.warn('websocket error', { err: error }));
+  }
+
+  /** A connection refused at connect (capacity): one error message in the endpoint's protocol, then close. */
+  private refuse(socket: WebSocket, endpoint: Endpoint, error: EnvError): void {
+    this.metrics.errors.inc({ code: error.code });
+    const message =
+      endpoint === '/mcp'
+        ? { jsonrpc: '2.0', id: null, error: { code: jsonRpcCodeOf(error.code), message: error.message } }
+        : { type: 'error', data: { message: error.message, code: wsCodeOf(error.code), reason: error.code } };
+    socket.send(JSON.stringify(message), () => socket.close(CLOSE_TRY_AGAIN_LATER, 'server at capacity'));
   }
 
   private async onMessage(connection: Connection, data: RawData, isBinary: boolean): Promise<void> {
@@ -85,6 +129,11 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
       const envError = toEnvError(error);
       if (envError.code === 'INTERNAL') this.logger.error('unhandled error in a websocket handler', { err: error });
       this.metrics.errors.inc({ code: envError.code });
+      if (connection.endpoint === '/mcp') {
+        const code = envError.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : jsonRpcCodeOf(envError.code);
+        this.send(connection, { jsonrpc: '2.0', id: null, error: { code, message: envError.message } });
+        return;
+      }
       this.send(connection, {
         type: 'error',
         data: {
@@ -97,7 +146,11 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  private async handle(connection: Connection, data: RawData, isBinary: boolean): Promise<WsOutgoing | null> {
+  private async handle(
+    connection: Connection,
+    data: RawData,
+    isBinary: boolean,
+  ): Promise<WsOutgoing | JsonRpcResponse | null> {
     const text = rawToString(data);
     if (Buffer.byteLength(text) > this.config.MAX_BODY_BYTES) {
       throw new EnvError(
@@ -112,13 +165,12 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     } catch (error) {
       throw new EnvError('INVALID_JSON', `message is not valid JSON: ${(error as Error).message}`);
     }
+    if (connection.endpoint === '/mcp') return (await this.mcp.handle(json, this.mcpSession(connection))).body ?? null;
     const message = parseInput(WsIncomingSchema, json, 'message');
     switch (message.type) {
       case 'reset': {
-        await this.endEpisode(connection);
         const request = parseInput(EnvResetRequestSchema, message.data ?? {}, 'data');
-        const { episode, reply } = await this.episodes.reset(request, 'ws');
-        connection.episodeId = episode.id;
+        const { reply } = await this.reset(connection, request);
         return { type: 'observation', data: reply };
       }
       case 'step': {
@@ -131,12 +183,32 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
         await this.endEpisode(connection);
         connection.socket.close(1000, 'closed by client');
         return null;
+      case 'mcp': {
+        const reply = await this.mcp.handle(message.data, this.mcpSession(connection));
+        return reply.body === undefined ? null : { type: 'mcp', data: reply.body };
+      }
       default:
         throw new EnvError(
           'UNKNOWN_TYPE',
           `unknown message type "${message.type}"; expected one of ${WS_MESSAGE_TYPES.join(', ')}`,
         );
     }
+  }
+
+  /** Ends the connection's episode, if any, and starts a new one under the connection's slot. */
+  private async reset(
+    connection: Connection,
+    request: EnvResetRequest,
+  ): Promise<{ episodeId: string; reply: EnvStepReply }> {
+    await this.endEpisode(connection);
+    const transport = connection.endpoint === '/mcp' ? 'mcp' : 'ws';
+    const { episode, reply } = await this.episodes.reset(request, transport, connection.slot);
+    connection.episodeId = episode.id;
+    return { episodeId: episode.id, reply };
+  }
+
+  private mcpSession(connection: Connection): McpSession {
+    return { episodeId: () => connection.episodeId, reset: (request) => this.reset(connection, request) };
   }
 
   private requireEpisode(connection: Connection): string {
@@ -152,7 +224,7 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     if (id !== null) await this.episodes.close(id).catch(() => undefined);
   }
 
-  private send(connection: Connection, message: WsOutgoing): void {
+  private send(connection: Connection, message: WsOutgoing | JsonRpcResponse): void {
     if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(message));
   }
 }
