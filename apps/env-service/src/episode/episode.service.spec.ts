@@ -105,6 +105,34 @@ describe('EpisodeService', () => {
     svc.shutdown();
   });
 
+  it('a session slot holds capacity from acquire to release; resets under it take no other slot', async () => {
+    const { svc } = service({ MAX_CONCURRENT_ENVS: '2' });
+    const slot = svc.acquireSlot();
+    expect(svc.liveCount).toBe(1);
+    await svc.reset(TASK, 'ws', slot);
+    expect(svc.liveCount).toBe(1);
+    await svc.reset(TASK, 'http');
+    expect(svc.liveCount).toBe(2);
+    expect(() => svc.acquireSlot()).toThrow(expect.objectContaining({ code: 'CAPACITY_REACHED' }));
+    expect(await codeOf(svc.reset(TASK, 'http'))).toBe('CAPACITY_REACHED');
+    svc.releaseSlot(slot);
+    // The slot's episode, not closed yet, now counts on its own.
+    expect(svc.liveCount).toBe(2);
+    svc.shutdown();
+  });
+
+  it('a scratch step runs in a fresh unscored episode over no document and closes it', async () => {
+    const { svc, pool } = service({ MAX_CONCURRENT_ENVS: '1' });
+    const reply = await svc.stepScratch({ action: { answer: '77' } }, 'http');
+    expect(reply).toMatchObject({ done: true, reward: null, observation: { correct: null, context_chars: 0 } });
+    expect(pool.closed).toContain(reply.observation.episode_id);
+    expect(svc.liveCount).toBe(0);
+    expect(await codeOf(Promise.resolve().then(() => svc.state(reply.observation.episode_id)))).toBe(
+      'EPISODE_NOT_FOUND',
+    );
+    svc.shutdown();
+  });
+
   it('a done episode frees its slot and its sandbox but keeps its state until closed', async () => {
     const { svc, pool } = service({ MAX_CONCURRENT_ENVS: '1' });
     const { episode } = await svc.reset(TASK, 'ws');
