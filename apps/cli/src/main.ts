@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { baselineCommand } from './baseline.command';
 import { dataCommand } from './data.command';
 import { dbCommand } from './db.command';
 import { evalCommand } from './eval.command';
@@ -17,7 +18,8 @@ const program = new Command('fathom')
   .addCommand(modelCommand())
   .addCommand(evalCommand())
   .addCommand(trainCommand())
-  .addCommand(replayCommand());
+  .addCommand(replayCommand())
+  .addCommand(baselineCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

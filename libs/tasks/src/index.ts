@@ -46,3 +46,4 @@ export {
   type ReaderExample,
   type ReaderExampleOptions,
 } from './reader-examples';
+export { REGEX_BASELINE, runRegexBaseline } from './baseline/regex-baseline';
