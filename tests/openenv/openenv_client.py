@@ -155,8 +155,11 @@ async def ws_episode(base: str) -> str:
         first = await env.reset(context=DOCUMENT, task_prompt=QUESTION, expected_answer="4417", hf_token="ignored")
         expect(first.get("done") is False, f"reset reply {first}")
         found = await env.step(repl_action(SEARCH))
-        stdout = found["observation"]["stdout"].strip()
-        expect(stdout == "4417" and found["done"] is False, f"search step {found}")
+        # Read as REPLEnv._parse_result reads it: observation.result is its CodeBlockResult.
+        result = found["observation"].get("result", {})
+        stdout = result.get("stdout", "").strip()
+        expect(stdout == "4417" and result.get("success") is True, f"search step's CodeBlockResult {found}")
+        expect(found["observation"].get("iteration") == 1 and found["done"] is False, f"search step {found}")
         state = await env.state()
         expect(state.get("step_count") == 1, f"state {state}")
         final = await env.step(repl_action("", is_final=True, final_answer=stdout))

@@ -89,6 +89,21 @@ export const StepErrorSchema = z
   .strict();
 export type StepError = z.infer<typeof StepErrorSchema>;
 
+/** OpenEnv REPLEnv's CodeBlockResult: the last code step as its client reads it. */
+export const ReplCodeBlockResultSchema = z
+  .object({
+    stdout: z.string(),
+    /** The step's error as "code: message", or "". */
+    stderr: z.string(),
+    /** Always empty: the JavaScript REPL does not snapshot values. */
+    locals_snapshot: z.record(z.string(), z.string()),
+    /** Wall time of the step in seconds. */
+    execution_time: z.number().nonnegative(),
+    success: z.boolean(),
+    exception: z.string().nullable(),
+  })
+  .strict();
+
 /** What the policy sees after a reset or a step. */
 export const EnvObservationSchema = z
   .object({
@@ -118,6 +133,15 @@ export const EnvObservationSchema = z
     reward: z.number().nullable(),
     /** On the final step: whether the answer matched the gold answer. */
     correct: z.boolean().nullable(),
+    /**
+     * OpenEnv REPLEnv's names for the same step (its REPLObservation fields), so its client reads them unchanged:
+     * `result` is its CodeBlockResult, the rest alias `context_chars`, `variables`, `step` and `max_steps`.
+     */
+    result: ReplCodeBlockResultSchema,
+    context_length: z.number().int().nonnegative(),
+    available_variables: z.array(z.string()),
+    iteration: z.number().int().nonnegative(),
+    max_iterations: z.number().int().positive(),
   })
   .strict();
 export type EnvObservation = z.infer<typeof EnvObservationSchema>;

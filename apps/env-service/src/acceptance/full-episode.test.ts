@@ -141,6 +141,19 @@ describe('full episode over a 200K-token context', () => {
     expectFirstObservation(reset.data);
     const search = await ws.request({ type: 'step', data: { code: SEARCH, is_final: false, final_answer: null } });
     expectSearchFound(search.data);
+    // REPLEnv's observation fields, as its client parses them.
+    expect(search.data.observation).toMatchObject({
+      result: { stdout: 'teal\n', stderr: '', success: true, exception: null, locals_snapshot: {} },
+      context_length: CONTEXT.length,
+      available_variables: expect.arrayContaining(['m', 'hits']),
+      iteration: 1,
+      max_iterations: 16,
+    });
+    const failed = await ws.request({ type: 'step', data: { code: 'throw new Error("boom")' } });
+    expect(failed.data.observation.result).toMatchObject({
+      success: false,
+      exception: expect.stringContaining('boom'),
+    });
     const viaMcp = await ws.request({
       type: 'mcp',
       data: {
@@ -151,7 +164,7 @@ describe('full episode over a 200K-token context', () => {
       },
     });
     expect(viaMcp).toMatchObject({ type: 'mcp', data: { jsonrpc: '2.0', id: 7 } });
-    expect(viaMcp.data.result.structuredContent.observation).toMatchObject({ stdout: '1\n', step: 2 });
+    expect(viaMcp.data.result.structuredContent.observation).toMatchObject({ stdout: '1\n', step: 3 });
     const final = await ws.request({ type: 'step', data: { code: '', is_final: true, final_answer: 'teal' } });
     expectCorrectFinish(final.data);
     await ws.close();

@@ -281,13 +281,15 @@ export class EpisodeService {
   }
 
   private reply(episode: Episode, result: StepResult | null): EnvStepReply {
+    const error = result?.error ? { code: result.error.code, message: result.error.message } : null;
+    const variables = result?.variables ?? [];
     const observation: EnvObservation = {
       episode_id: episode.id,
       question: episode.task.question,
       stdout: result?.stdout ?? '',
       truncated_chars: result?.truncatedChars ?? 0,
-      error: result?.error ? { code: result.error.code, message: result.error.message } : null,
-      variables: result?.variables ?? [],
+      error,
+      variables,
       context_chars: episode.task.context.length,
       context_tokens: episode.task.context_tokens,
       step: episode.stepCount,
@@ -298,6 +300,18 @@ export class EpisodeService {
       done: episode.done,
       reward: episode.reward,
       correct: episode.correct,
+      result: {
+        stdout: result?.stdout ?? '',
+        stderr: error === null ? '' : `${error.code}: ${error.message}`,
+        locals_snapshot: {},
+        execution_time: (result?.wallMs ?? 0) / 1000,
+        success: error === null,
+        exception: error?.message ?? null,
+      },
+      context_length: episode.task.context.length,
+      available_variables: variables,
+      iteration: episode.stepCount,
+      max_iterations: episode.maxSteps,
     };
     return { observation, reward: episode.reward, done: episode.done };
   }
