@@ -18,8 +18,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "ensure-chromium: installing chromium with apt-get" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
-$SUDO apt-get install -y -qq chromium >/dev/null
+# Another apt-get (a parallel test run, another ensure script) may hold the lock; wait for it instead of failing.
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium >/dev/null
 if [ ! -x "$CHROMIUM" ]; then
   echo "ensure-chromium: apt-get installed chromium but $CHROMIUM is still missing" >&2
   exit 1
