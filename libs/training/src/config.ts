@@ -51,8 +51,20 @@ const TeacherDataSchema = z.strictObject({
   examples: path,
   /** Tasks JSONL (libs/tasks schema) holding every task the examples name. */
   tasks: path,
-  /** Also train on each example's `llm()` sub-calls as plain completions (the last recursion level's prompt). */
+  /** Also train on each example's `llm()` sub-calls as leaf reading completions (`renderSftSubcall`). */
   subcalls: z.boolean().default(true),
+  /**
+   * The reader curriculum (`fathom sft-data --readers`): leaf sub-call examples mixed in at `perEpisode` reader
+   * conversations per teacher episode, taken in file order (docs/TEACHER.md).
+   */
+  readers: z
+    .strictObject({
+      /** Reader JSONL: one `SftReaderExample` per line. */
+      file: path,
+      /** Reader conversations per episode conversation (e.g. 1 = as many readers as episodes). */
+      perEpisode: z.number().nonnegative().max(100),
+    })
+    .optional(),
 });
 
 /** Conversations already rendered: one `ConversationLine` per line (see `data.source.ts`). */

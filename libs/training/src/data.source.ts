@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SftExampleSchema, type SftExample } from '@fathom/contracts';
+import { SftExampleSchema, SftReaderExampleSchema, type SftExample } from '@fathom/contracts';
 import {
   preflightPromptShapes,
   PromptDriftError,
@@ -100,7 +100,7 @@ export function preflightConversation(
  * the rollout prompt of its task.
  */
 export async function readTeacherConversations(
-  data: { examples: string; tasks: string; subcalls: boolean },
+  data: { examples: string; tasks: string; subcalls: boolean; readers?: { file: string; perEpisode: number } },
   promptStyle: PromptStyle,
   rolloutStyle: PromptStyle,
 ): Promise<Conversation[]> {
@@ -153,7 +153,30 @@ export async function readTeacherConversations(
         (byTask.size > 1 ? ` (nor are ${byTask.size - 1} other tasks)` : ''),
     );
   }
-  return rendered.flat();
+  const conversations = rendered.flat();
+  if (data.readers === undefined) return conversations;
+  const wanted = Math.round(data.readers.perEpisode * examples.length);
+  return [...conversations, ...(await readReaderConversations(data.readers.file, wanted))];
+}
+
+/**
+ * The first `wanted` reader examples of a reader JSONL, each rendered as the leaf sub-call it teaches
+ * (`renderSftSubcall`: the prompt of a rollout's leaf `llm()` call, then the answer). Each is its own held-out unit
+ * (`taskId` "reader/<line>"). A file with fewer lines than wanted is an error, not a silently smaller mix.
+ */
+export async function readReaderConversations(path: string, wanted: number): Promise<Conversation[]> {
+  const out: Conversation[] = [];
+  if (wanted === 0) return out;
+  for await (const { line, value } of jsonLines(path)) {
+    const reader = parseLine(SftReaderExampleSchema, path, line, value);
+    const id = `reader/${line}`;
+    out.push({ id, taskId: id, kind: 'subcall', segments: renderSftSubcall(reader) });
+    if (out.length === wanted) return out;
+  }
+  throw new TrainingError(
+    TrainingErrorCode.INVALID_DATA,
+    `${path}: ${out.length} reader examples, the mix wants ${wanted} (readers.perEpisode × episodes)`,
+  );
 }
 
 /** Pre-rendered conversations; every line is preflighted against the rollout prompt of its own task. */

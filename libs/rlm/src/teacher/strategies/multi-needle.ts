@@ -9,49 +9,19 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
 const NUMBER = `.replace(/[^\\d.]/g, '')`;
 
 /**
- * The per-item price questions as one template over the item (`{item}`), or null when the task asks them in
- * different words per item.
+ * The price question of the first item as a template over the item, e.g. "What does the {0} cost?". The oracle
+ * reader (like any reader) takes every phrasing of a relation with any key, so one template asks for every item.
  */
-function sharedTemplate(view: TeacherView): string | null {
-  const templates = view.keys.map((key, i) => (view.subquestions[i] ?? '').split(key).join('{item}'));
-  return templates.every((t) => t === templates[0] && t.includes('{item}')) ? templates[0] : null;
-}
+const priceTemplate = (view: TeacherView): string => view.subquestions[0].split(view.keys[0]).join('{0}');
 
 function sumCell(view: TeacherView, style: CodeStyle): string {
   const { item, total, reader } = style;
-  const template = sharedTemplate(view);
-  const price = (q: string, key: string): string => `Number(${reader}(${q}, ${key})${NUMBER})`;
-  const lines = [readerFunction(style)];
-  if (template === null) {
-    // Each item with its own question: a list of [item, question] pairs.
-    const pairs = view.keys.map((key, i) => `[${lit(key)}, ${lit(view.subquestions[i])}]`).join(', ');
-    if (style.forLoop)
-      lines.push(
-        `let ${total} = 0;`,
-        `for (const [${item}, q] of [${pairs}]) ${total} += ${price('q', item)};`,
-        `answer(${total});`,
-      );
-    else
-      lines.push(
-        `const ${total} = [${pairs}].map(([${item}, q]) => ${price('q', item)}).reduce((s, x) => s + x, 0);`,
-        `answer(${total});`,
-      );
-    return lines.join('\n');
-  }
+  const price = `Number(${reader}(${templateExpression(priceTemplate(view), [item])}, ${item})${NUMBER})`;
   const items = `[${view.keys.map(lit).join(', ')}]`;
-  const q = templateExpression(template.replace('{item}', '{0}'), [item]);
-  if (style.forLoop)
-    lines.push(
-      `let ${total} = 0;`,
-      `for (const ${item} of ${items}) ${total} += ${price(q, item)};`,
-      `answer(${total});`,
-    );
-  else
-    lines.push(
-      `const ${total} = ${items}.map((${item}) => ${price(q, item)}).reduce((s, x) => s + x, 0);`,
-      `answer(${total});`,
-    );
-  return lines.join('\n');
+  const sum = style.forLoop
+    ? [`let ${total} = 0;`, `for (const ${item} of ${items}) ${total} += ${price};`]
+    : [`const ${total} = ${items}.map((${item}) => ${price}).reduce((s, x) => s + x, 0);`];
+  return [readerFunction(style), ...sum, `answer(${total});`].join('\n');
 }
 
 /** The first number in the first sentence naming each item, summed: fooled by old, negated and rumoured prices. */
