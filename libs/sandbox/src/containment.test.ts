@@ -105,10 +105,6 @@ describe('containment', () => {
       alive: true,
     });
     expect(next.stdout).toBe('still here\n');
-    // A flat (not rope) 100 MB string does not fit the 32 MiB isolate: the memory limit, never a dead worker.
-    const flat = await attack('answer("x".repeat(1e8).slice(1))');
-    expect(['runtime', 'memory_limit']).toContain(flat.first.error?.code);
-    if (flat.first.error?.code === 'runtime') expect(flat.first.error.message).toMatch(/maxAnswerChars/);
   });
 
   it('refuses llm() spam beyond the call cap', async () => {

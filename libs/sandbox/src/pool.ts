@@ -322,7 +322,7 @@ export class SandboxPool {
       workers: options.workers ?? 2,
       warmIsolatesPerWorker: options.warmIsolatesPerWorker ?? 4,
       idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
-      stuckWorkerGraceMs: options.stuckWorkerGraceMs ?? 30_000,
+      stuckWorkerGraceMs: options.stuckWorkerGraceMs ?? 10_000,
     };
     if (!Number.isInteger(resolved.workers) || resolved.workers < 1) {
       throw new SandboxPoolError(`workers must be a positive integer, got ${resolved.workers}`);

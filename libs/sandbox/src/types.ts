@@ -99,7 +99,9 @@ export interface SandboxPoolOptions {
   defaults?: Partial<SandboxLimits>;
   /**
    * How long a worker with a stuck step (one that overran twice its wall limit in code V8 cannot interrupt, such as
-   * a huge BigInt power) keeps serving its other episodes before it is killed and restarted. Default: 30 s.
+   * a huge BigInt power) keeps serving its other episodes before it is killed and restarted. Short, because some
+   * stuck steps keep allocating outside the isolate's heap limit (a 100M-character regex replace grows the worker
+   * by ~60 MB/s). Default: 10 s.
    */
   stuckWorkerGraceMs?: number;
 }

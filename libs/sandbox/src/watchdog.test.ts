@@ -76,6 +76,19 @@ describe('a step stuck in code V8 cannot interrupt', () => {
     });
   });
 
+  it('also stops a string bomb that outgrows the heap limit without ever reaching it', async () => {
+    await withPool(60_000, async (pool) => {
+      const episode = await pool.openEpisode({ ctx: '', limits: { stepWallMs: 500, stepCpuMs: 500 } });
+      const started = performance.now();
+      // Building a flat 100M-character string: the worker's RSS grows past the isolate's 128 MiB and its step
+      // did not come back within 40 s before the pool's deadline.
+      const result = await episode.run('answer("x".repeat(1e8).replace(/x/g, "y"))');
+      expect(result.error?.code).toBe('timeout');
+      expect(performance.now() - started).toBeLessThan(1_500);
+      await expect.poll(() => pool.stats().restarts, { timeout: 5_000 }).toBe(1);
+    });
+  });
+
   it('does not count time spent waiting in llm() toward the deadline', async () => {
     await withPool(60_000, async (pool) => {
       const llm = async () => {
