@@ -127,7 +127,8 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     /([.!?](?<![.!?][.!?])[.!?]*["'\u201d\u2019)\]]*)(?:\s+|$)|(?:[^\S\n](?<![^\S\n][^\S\n])[^\S\n]*\n|\n(?<![^\S\n]\n))[^\S\n]*\n\s*/g;
   const FIRST_NON_SPACE = /\S/g;
   const SPACE_AT = /\s/y;
-  const REGEX_SYNTAX = '\\^$.*+?()[]{}|/-';
+  const REGEX_SYNTAX = Object.create(null);
+  for (const ch of '\\^$.*+?()[]{}|/-') REGEX_SYNTAX[ch] = true;
   let spansOf = null;
   let spansCache = null;
 
@@ -216,9 +217,7 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
       let escaped = '';
       for (let i = 0; i < pattern.length; i++) {
         const ch = apply(charAt, pattern, [i]);
-        let special = false;
-        for (let j = 0; j < REGEX_SYNTAX.length; j++) if (ch === apply(charAt, REGEX_SYNTAX, [j])) special = true;
-        escaped += special ? '\\' + ch : ch;
+        escaped += REGEX_SYNTAX[ch] === true ? '\\' + ch : ch;
       }
       return new RegExpCtor(escaped, 'gi');
     }

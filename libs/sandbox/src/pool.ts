@@ -22,8 +22,14 @@ const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 type Totals = SandboxPoolStats['totals'];
-/** A step that has not come back after this many times its wall limit is taken for stuck (see `PooledEpisode.stuck`). */
-const STUCK_STEP_MARGIN = 2;
+/**
+ * A step not back this long after it was sent is taken for stuck (see `PooledEpisode.stuck`): twice its wall limit,
+ * and at least a second past it, so IPC and isolate disposal on a busy machine never pass for a stuck step.
+ */
+const STUCK_STEP_MIN_MARGIN_MS = 1_000;
+function stuckDeadlineMs(wallLimitMs: number): number {
+  return wallLimitMs + Math.max(wallLimitMs, STUCK_STEP_MIN_MARGIN_MS);
+}
 type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
 
@@ -218,7 +224,7 @@ class PooledEpisode implements SandboxEpisode {
     const wallLimitMs = Math.min(this.limits.stepWallMs, wallMs ?? Infinity);
     const started = performance.now();
     this.llmWaitMs = 0;
-    const overrun = this.overrunAfter(started, STUCK_STEP_MARGIN * wallLimitMs);
+    const overrun = this.overrunAfter(started, stuckDeadlineMs(wallLimitMs));
     try {
       const request = this.worker.request({ type: 'run', episodeId: this.id, code, wallMs });
       const reply = await Promise.race([request, overrun.promise]);

@@ -3,7 +3,7 @@ import { SandboxPool } from './pool';
 
 // A huge BigInt power runs in V8 code that never checks for interrupts: disposing the isolate at the wall limit
 // does not stop it, so before the pool's own deadline such a step came back only when the power was done (tens of
-// seconds). 7n ** 30000000n takes seconds even on a fast core; a 250 ms limit makes the pool step in at 500 ms.
+// seconds). 7n ** 30000000n takes seconds even on a fast core; the pool steps in at its deadline, 250 ms + 1 s.
 const STUCK = '7n ** 30000000n';
 const LIMITS = { stepWallMs: 250, stepCpuMs: 250 };
 
@@ -17,7 +17,7 @@ async function withPool(graceMs: number, body: (pool: SandboxPool) => Promise<vo
 }
 
 describe('a step stuck in code V8 cannot interrupt', () => {
-  it('comes back as a timeout within twice its wall limit; the worker drains, then is replaced', async () => {
+  it('comes back as a timeout by the pool deadline; the worker drains, then is replaced', async () => {
     await withPool(60_000, async (pool) => {
       const bystander = await pool.openEpisode({ ctx: 'bystander' });
       const episode = await pool.openEpisode({ ctx: '', limits: LIMITS });
@@ -28,9 +28,9 @@ describe('a step stuck in code V8 cannot interrupt', () => {
         error: { code: 'timeout', message: expect.stringContaining('wall-time limit of 250 ms') },
         alive: false,
       });
-      // 2 × 250 ms, plus timer and IPC slack on a shared core.
-      expect(elapsed).toBeGreaterThanOrEqual(500);
-      expect(elapsed).toBeLessThan(900);
+      // The 1 250 ms deadline, plus timer and IPC slack on a shared core.
+      expect(elapsed).toBeGreaterThanOrEqual(1_250);
+      expect(elapsed).toBeLessThan(1_700);
       expect(result.wallMs).toBeCloseTo(elapsed, -2);
       expect((await episode.run('1')).error?.code).toBe('timeout');
       const [draining] = pool.stats().workers;
@@ -67,8 +67,8 @@ describe('a step stuck in code V8 cannot interrupt', () => {
     await withPool(60_000, async (pool) => {
       const bystander = await pool.openEpisode({ ctx: 'bystander' });
       const episode = await pool.openEpisode({ ctx: '', limits: { stepWallMs: 50, stepCpuMs: 50 } });
-      // About a second of uninterruptible work: past the 100 ms deadline, well within the grace.
-      expect((await episode.run('7n ** 8000000n')).error?.code).toBe('timeout');
+      // About three seconds of uninterruptible work: past the 1 050 ms deadline, well within the grace.
+      expect((await episode.run('7n ** 25000000n')).error?.code).toBe('timeout');
       expect(pool.stats().workers[0].draining).toBe(true);
       await expect.poll(() => pool.stats().workers[0].draining, { timeout: 30_000 }).toBe(false);
       expect(pool.stats().restarts).toBe(0);
@@ -84,7 +84,7 @@ describe('a step stuck in code V8 cannot interrupt', () => {
       // did not come back within 40 s before the pool's deadline.
       const result = await episode.run('answer("x".repeat(1e8).replace(/x/g, "y"))');
       expect(result.error?.code).toBe('timeout');
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(performance.now() - started).toBeLessThan(2_000);
       await expect.poll(() => pool.stats().restarts, { timeout: 5_000 }).toBe(1);
     });
   });
@@ -92,7 +92,7 @@ describe('a step stuck in code V8 cannot interrupt', () => {
   it('does not count time spent waiting in llm() toward the deadline', async () => {
     await withPool(60_000, async (pool) => {
       const llm = async () => {
-        await new Promise((resolve) => setTimeout(resolve, 700));
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
         return { text: 'slow', promptTokens: 1, completionTokens: 1 };
       };
       const episode = await pool.openEpisode({ ctx: '', limits: LIMITS, llm });
