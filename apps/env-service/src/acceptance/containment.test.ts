@@ -108,6 +108,46 @@ describe('service-level containment', () => {
   });
 });
 
+describe('capacity', () => {
+  let capped: Harness;
+
+  beforeAll(async () => {
+    capped = await startHarness({ MAX_CONCURRENT_ENVS: '2' });
+  });
+
+  afterAll(async () => {
+    await capped.close();
+  });
+
+  it('counts a WebSocket session from connect, refuses what is beyond MAX_CONCURRENT_ENVS, frees it on close', async () => {
+    const a = await post(capped.baseUrl, '/reset', TASK);
+    // An idle connection holds a slot, as an OpenEnv session does from connect.
+    const ws = await WsClient.connect(capped.wsUrl);
+    await expect.poll(async () => (await get(capped.baseUrl, '/capabilities')).body.active_sessions).toBe(2);
+
+    const refused = await post(capped.baseUrl, '/reset', TASK);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('CAPACITY_REACHED');
+    for (const path of ['/ws', '/mcp']) {
+      const extra = await WsClient.connect(capped.wsUrl.replace('/ws', path));
+      const reply = await extra.next();
+      const code = path === '/ws' ? reply.data.code : reply.error.code;
+      expect(code).toBe(path === '/ws' ? 'CAPACITY_REACHED' : -32000);
+      await extra.close();
+    }
+    // Its own reset uses the connection's slot.
+    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
+
+    await ws.close();
+    let b = await post(capped.baseUrl, '/reset', TASK);
+    await expect
+      .poll(async () => (b.status === 200 ? 200 : (b = await post(capped.baseUrl, '/reset', TASK)).status))
+      .toBe(200);
+    await post(capped.baseUrl, '/close', { episode_id: a.body.observation.episode_id });
+    await post(capped.baseUrl, '/close', { episode_id: b.body.observation.episode_id });
+  });
+});
+
 describe('capacity and idle reaping', () => {
   let small: Harness;
 
@@ -119,34 +159,6 @@ describe('capacity and idle reaping', () => {
     await small.close();
   });
 
-  it('counts a WebSocket session from connect, refuses what is beyond MAX_CONCURRENT_ENVS, frees it on close', async () => {
-    const a = await post(small.baseUrl, '/reset', TASK);
-    // An idle connection holds a slot, as an OpenEnv session does from connect.
-    const ws = await WsClient.connect(small.wsUrl);
-    await expect.poll(async () => (await get(small.baseUrl, '/capabilities')).body.active_sessions).toBe(2);
-
-    const refused = await post(small.baseUrl, '/reset', TASK);
-    expect(refused.status).toBe(429);
-    expect(refused.body.code).toBe('CAPACITY_REACHED');
-    for (const path of ['/ws', '/mcp']) {
-      const extra = await WsClient.connect(small.wsUrl.replace('/ws', path));
-      const reply = await extra.next();
-      const code = path === '/ws' ? reply.data.code : reply.error.code;
-      expect(code).toBe(path === '/ws' ? 'CAPACITY_REACHED' : -32000);
-      await extra.close();
-    }
-    // Its own reset uses the connection's slot.
-    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
-
-    await ws.close();
-    let b = await post(small.baseUrl, '/reset', TASK);
-    await expect
-      .poll(async () => (b.status === 200 ? 200 : (b = await post(small.baseUrl, '/reset', TASK)).status))
-      .toBe(200);
-    await post(small.baseUrl, '/close', { episode_id: a.body.observation.episode_id });
-    await post(small.baseUrl, '/close', { episode_id: b.body.observation.episode_id });
-  });
-
   it('ends an episode without an answer at MAX_STEPS, scored as unanswered', async () => {
     const id = (await post(small.baseUrl, '/reset', TASK)).body.observation.episode_id;
     const first = await post(small.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
@@ -156,6 +168,14 @@ describe('capacity and idle reaping', () => {
     expect(last.body.reward).toBeLessThanOrEqual(0.25);
     expect((await post(small.baseUrl, '/step', { episode_id: id, action: { answer: '318' } })).status).toBe(409);
     await post(small.baseUrl, '/close', { episode_id: id });
+  });
+
+  it('closes a WebSocket session left idle past IDLE_TIMEOUT_S, which frees its slot', async () => {
+    const ws = await WsClient.connect(small.wsUrl);
+    await ws.request({ type: 'reset', data: TASK });
+    const closed = await new Promise<number>((resolve) => ws.socket.once('close', (code) => resolve(code)));
+    expect(closed).toBe(1001);
+    await expect.poll(async () => (await get(small.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
   });
 
   it('closes an episode left idle past IDLE_TIMEOUT_S', async () => {

@@ -27,6 +27,8 @@ import { parseInput } from '../validate';
 const HARD_LIMIT_FACTOR = 4;
 /** WebSocket close code "try again later", sent after the capacity error to a connection refused at connect. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
+/** WebSocket close code "going away", sent to a connection closed after IDLE_TIMEOUT_S without a message. */
+const CLOSE_GOING_AWAY = 1001;
 
 /** The two WebSocket endpoints: OpenEnv's session protocol (/ws) and MCP JSON-RPC (/mcp). */
 type Endpoint = '/ws' | '/mcp';
@@ -41,12 +43,16 @@ interface Connection {
   slot: SessionSlot;
   episodeId: string | null;
   tail: Promise<void>;
+  /** Messages received and not yet answered. */
+  pending: number;
+  lastActivityMs: number;
 }
 
 /**
  * The WebSocket transports, built on the ws library directly and attached to Nest's HTTP server. Each connection is
  * a session that takes a capacity slot when it connects (refused with CAPACITY_REACHED and closed when none is
- * free, as OpenEnv checks at connect) and ends its episode when it disconnects.
+ * free, as OpenEnv checks at connect) and ends its episode when it disconnects. A connection idle (no message in
+ * flight, none received) for IDLE_TIMEOUT_S is closed, so idle sessions cannot hold every slot.
  *
  * - /ws, OpenEnv's session protocol: `{"type":"reset"|"step"|"state"|"close"|"mcp","data":…}` in,
  *   `{"type":"observation"|"state"|"mcp"|"error","data":…}` out. A step's `data` is the action itself
@@ -60,6 +66,7 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly server: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly mcp: McpHandler;
+  private readonly reaper: NodeJS.Timeout;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -70,6 +77,9 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   ) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: config.MAX_BODY_BYTES * HARD_LIMIT_FACTOR });
     this.mcp = new McpHandler(episodes);
+    const idleMs = config.IDLE_TIMEOUT_S * 1000;
+    this.reaper = setInterval(() => this.closeIdle(idleMs), Math.min(Math.max(idleMs / 4, 250), 30_000));
+    this.reaper.unref();
   }
 
   onApplicationBootstrap(): void {
@@ -85,6 +95,7 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.reaper);
     for (const connection of this.connections) connection.socket.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -97,10 +108,25 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
       this.refuse(socket, endpoint, toEnvError(error));
       return;
     }
-    const connection: Connection = { socket, endpoint, slot, episodeId: null, tail: Promise.resolve() };
+    const connection: Connection = {
+      socket,
+      endpoint,
+      slot,
+      episodeId: null,
+      tail: Promise.resolve(),
+      pending: 0,
+      lastActivityMs: Date.now(),
+    };
     this.connections.add(connection);
     socket.on('message', (data, isBinary) => {
-      connection.tail = connection.tail.then(() => this.onMessage(connection, data, isBinary));
+      connection.pending++;
+      connection.lastActivityMs = Date.now();
+      connection.tail = connection.tail
+        .then(() => this.onMessage(connection, data, isBinary))
+        .finally(() => {
+          connection.pending--;
+          connection.lastActivityMs = Date.now();
+        });
     });
     socket.on('close', () => {
       this.connections.delete(connection);
@@ -109,6 +135,18 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
         .finally(() => this.episodes.releaseSlot(slot));
     });
     socket.on('error', (error) => this.logger.warn('websocket error', { err: error }));
+  }
+
+  private closeIdle(idleMs: number): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      if (connection.pending > 0 || now - connection.lastActivityMs <= idleMs) continue;
+      this.logger.info('websocket session closed after idle timeout', {
+        episode_id: connection.episodeId,
+        idle_ms: now - connection.lastActivityMs,
+      });
+      connection.socket.close(CLOSE_GOING_AWAY, 'idle timeout');
+    }
   }
 
   /** A connection refused at connect (capacity): one error message in the endpoint's protocol, then close. */
