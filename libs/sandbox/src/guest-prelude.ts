@@ -110,7 +110,8 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     const promptChars = p.length;
     const chunkChars = c === undefined ? 0 : c.length;
     const fits = promptChars <= promptLimit && chunkChars <= chunkLimit;
-    const reply = llmBridge.applySyncPromise(undefined, fits ? [p, c, promptChars, chunkChars] : [null, null, promptChars, chunkChars]);
+    const args = fits ? [p, c, promptChars, chunkChars] : [null, null, promptChars, chunkChars];
+    const reply = llmBridge.applySyncPromise(undefined, args);
     const tag = apply(charAt, reply, [0]);
     const body = apply(slice, reply, [1]);
     if (tag === 'o') return body;
@@ -228,7 +229,9 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
       throw new TypeErrorCtor('grep() pattern must be a string or a RegExp, got ' + typeof pattern);
     }
     let flags = 'g';
-    for (let i = 0; i < keptFlags.length; i++) if (apply(keptFlags[i][1], pattern, []) === true) flags += keptFlags[i][0];
+    for (let i = 0; i < keptFlags.length; i++) {
+      if (apply(keptFlags[i][1], pattern, []) === true) flags += keptFlags[i][0];
+    }
     return new RegExpCtor(source, flags);
   }
 
@@ -243,7 +246,9 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     const value = textOption('sentences', text);
     const { starts, ends, n } = spans(value);
     const result = [];
-    for (let i = 0; i < n; i++) result[i] = { text: apply(slice, value, [starts[i], ends[i]]), start: starts[i], end: ends[i] };
+    for (let i = 0; i < n; i++) {
+      result[i] = { text: apply(slice, value, [starts[i], ends[i]]), start: starts[i], end: ends[i] };
+    }
     return result;
   }
 
