@@ -1,25 +1,46 @@
+import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SPLITS, type Split, type Task } from '@fathom/contracts';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import {
   DEFAULT_PROMPT_STYLE,
-  evaluate,
+  EVAL_BASELINES,
+  evaluateSuite,
   formatEvalTable,
   SamplerPolicy,
+  type EvalBaseline,
   type EpisodeConfigInput,
   type PromptStyle,
 } from '@fathom/rlm';
 import { readPromptStyle } from '@fathom/training';
 import { SandboxPool } from '@fathom/sandbox';
-import { DEFAULT_SPLIT_SIZES, generateTasks, readTasksJsonl } from '@fathom/tasks';
+import { DEFAULT_SPLIT_SIZES, generateTasks, oracleRead, readTasksJsonl, runRegexBaseline } from '@fathom/tasks';
 
 const integer = (name: string, min: number) => (value: string) => {
   const parsed = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min)
     throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
   return parsed;
+};
+
+const seedList = (value: string): number[] => {
+  const seeds = value.split(',').map((s) => integer('--seeds', 0)(s));
+  if (new Set(seeds).size !== seeds.length) throw new InvalidArgumentError(`--seeds repeats a seed: "${value}"`);
+  return seeds;
+};
+
+const baselineList = (value: string): EvalBaseline[] => {
+  if (value.trim() === 'none') return [];
+  const names = value.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(EVAL_BASELINES as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `--baselines: unknown ${unknown.join(', ')}; choose from ${EVAL_BASELINES.join(', ')} or none`,
+    );
+  return names as EvalBaseline[];
 };
 
 interface EvalFlags {
@@ -29,7 +50,8 @@ interface EvalFlags {
   promptStyle?: PromptStyle['system'];
   n?: number;
   dataSeed: number;
-  seed: number;
+  seeds: number[];
+  baselines: EvalBaseline[];
   mode: 'greedy' | 'sampled';
   maxTurns: number;
   maxTurnTokens: number;
@@ -38,6 +60,7 @@ interface EvalFlags {
   concurrency: number;
   policyVersion: number;
   out?: string;
+  episodes?: string;
   progress: boolean;
 }
 
@@ -70,6 +93,8 @@ async function resolvePromptStyle(flags: EvalFlags): Promise<PromptStyle> {
 }
 
 async function runEval(flags: EvalFlags): Promise<void> {
+  if (flags.mode === 'greedy' && flags.seeds.length > 1)
+    throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
   const checkpoint = await loadCheckpoint(flags.checkpoint);
   if (checkpoint.tokenizer === null) throw new Error(`${flags.checkpoint} has no tokenizer.json`);
   const tasks = await loadTasks(flags);
@@ -84,29 +109,39 @@ async function runEval(flags: EvalFlags): Promise<void> {
     maxEpisodeTokens: flags.maxEpisodeTokens,
   };
   const sandbox = await SandboxPool.start({ workers: flags.workers });
+  const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);
   const bar = new SingleBar({
     stream: process.stderr,
-    format: 'eval [{bar}] {value}/{total} tasks | accuracy {accuracy} | {duration}s',
+    format: 'eval [{bar}] {value}/{total} | {run} | accuracy {accuracy} | {duration}s',
     hideCursor: true,
   });
+  // Running accuracy of the run in progress (one system at one seed).
+  let run = '';
   let correct = 0;
   let scored = 0;
   try {
-    if (flags.progress) bar.start(tasks.length, 0, { accuracy: '—' });
-    const report = await evaluate(policy, tasks, {
+    const report = await evaluateSuite(policy, tasks, {
       sandbox,
       mode: flags.mode,
-      seed: flags.seed,
+      seeds: flags.seeds,
+      baselines: flags.baselines,
+      regexProgram: runRegexBaseline,
+      oracleReader: oracleRead,
       episode,
       concurrency: flags.concurrency,
-      onTask: (result, done) => {
+      onTask: ({ system, seed, result, done, total }) => {
+        const name = flags.mode === 'sampled' && system !== 'regex' ? `${system} seed ${seed}` : system;
+        if (name !== run) [run, correct, scored] = [name, 0, 0];
         if (result.correct !== null) {
           scored++;
           if (result.correct) correct++;
         }
+        if (!flags.progress) return;
         const accuracy = scored === 0 ? '—' : `${((100 * correct) / scored).toFixed(1)}%`;
-        if (flags.progress) bar.update(done, { accuracy });
+        if (done === 1) bar.start(total, 0, { run, accuracy });
+        bar.update(done, { run, accuracy });
       },
+      onEpisode: (record) => episodes?.write(`${JSON.stringify(record)}\n`),
     });
     if (flags.progress) bar.stop();
     console.log(formatEvalTable(report));
@@ -122,7 +157,9 @@ async function runEval(flags: EvalFlags): Promise<void> {
       await writeFile(flags.out, `${JSON.stringify(body, null, 2)}\n`);
       console.log(`wrote ${flags.out}`);
     }
+    if (episodes !== null) console.log(`wrote ${flags.episodes}`);
   } finally {
+    if (episodes !== null) await finished(episodes.end());
     await sandbox.close();
     await decoder.release();
     await graphs.release();
@@ -132,8 +169,9 @@ async function runEval(flags: EvalFlags): Promise<void> {
 export function evalCommand(): Command {
   return new Command('eval')
     .description(
-      'Evaluate a policy checkpoint: one episode per task in the sandbox, scored by the rewards; accuracy, tokens ' +
-        'and llm() calls per task type and context-length bucket.',
+      'Evaluate a policy checkpoint against its baselines on the same tasks: accuracy per task type, context ' +
+        'length and seen/unseen phrasing; llm() calls, recursion depth and leaf sub-call accuracy; the regex-only ' +
+        'programs, the policy with llm() disabled and the policy with an oracle reader (docs/EVAL.md).',
     )
     .requiredOption(
       '--checkpoint <dir>',
@@ -148,7 +186,13 @@ export function evalCommand(): Command {
     .addOption(
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),
     )
-    .option('--seed <n>', 'sampling seed (sampled mode)', integer('--seed', 0), 0)
+    .option('--seeds <list>', 'sampling seeds, one run each (sampled mode), e.g. 0,1,2', seedList, [0])
+    .option(
+      '--baselines <list>',
+      `baselines run on the same tasks: any of ${EVAL_BASELINES.join(',')}, or none`,
+      baselineList,
+      [...EVAL_BASELINES],
+    )
     .addOption(
       new Option('--prompt-style <system>', "prompt style (default: the checkpoint's own, else full)").choices([
         'full',
@@ -162,6 +206,7 @@ export function evalCommand(): Command {
     .option('--concurrency <n>', 'episodes run at once', integer('--concurrency', 1), 4)
     .option('--policy-version <n>', 'policy version stamped on the report', integer('--policy-version', 0), 0)
     .option('--out <file>', 'write the JSON report here')
+    .option('--episodes <file>', 'write every episode (turns, observations, llm() calls) here as JSONL')
     .option('--no-progress', 'do not draw the progress bar')
     .action((flags: EvalFlags) => runEval(flags));
 }
