@@ -144,16 +144,16 @@ export function planLengthStrata(options: ResolvedGenerateOptions): number[] {
 
 /**
  * Families for indices 0..n-1: train and eval tasks use the train families; heldout tasks alternate within each type
- * (from a seeded start), so each type's heldout tasks are half seen phrasings (train family, unseen entities) and
+ * (from a seeded start per type), so each type's heldout tasks are half seen phrasings (train family, unseen entities) and
  * half unseen phrasings (heldout family).
  */
 export function planFamilies(options: ResolvedGenerateOptions, plan: readonly TaskType[]): Family[] {
   if (options.split !== 'heldout') return plan.map(() => 'train');
-  const flip = new Rng(deriveSeed('families', options.seed, options.n)).nextU32() % 2;
   const seen = new Map<TaskType, number>();
   return plan.map((type) => {
     const k = seen.get(type) ?? 0;
     seen.set(type, k + 1);
+    const flip = deriveSeed('families', options.seed, options.n, type) % 2;
     return (k + flip) % 2 === 0 ? 'train' : 'heldout';
   });
 }
