@@ -23,7 +23,10 @@ export interface CodeStyle {
   search: 'grep' | 'grep_word' | 'sentences' | 'split';
   /** How windows are read until one answers: a for-of with break, an index loop, or map-then-find. */
   loop: 'for_break' | 'index' | 'find';
-  /** Window size passed to chunks(), never above the reader window. */
+  /**
+   * Window size passed to chunks(), never above the reader window. Small windows split a key's sentences over several
+   * reads, so some come back "unknown" and the loop moves on — the reason the loop is there.
+   */
   window: number;
   joiner: '\n' | ' ';
   /** Define a reader function even where one inline read would do. */
@@ -42,6 +45,10 @@ const NAMES = {
   total: ['total', 'sum', 'n', 'acc', 'count'],
   reader: ['read', 'ask', 'lookUp', 'readAbout', 'find'],
 } as const;
+
+/** Window sizes drawn; `WHOLE_WINDOWS` are those that have always held every sentence of a key on generated tasks. */
+const WINDOWS = [DEFAULT_READER_WINDOW_CHARS, 900, 800, 500, 300] as const;
+export const WHOLE_WINDOWS: readonly number[] = WINDOWS.filter((w) => w >= 800);
 
 const pick = <T>(options: readonly T[], uniform: () => number): T =>
   options[Math.min(options.length - 1, Math.floor(uniform() * options.length))];
@@ -64,7 +71,7 @@ export function drawStyle(uniform: () => number): CodeStyle {
     reader: name(NAMES.reader),
     search: pick(['grep', 'grep_word', 'sentences', 'split'] as const, uniform),
     loop: pick(['for_break', 'index', 'find'] as const, uniform),
-    window: pick([DEFAULT_READER_WINDOW_CHARS, 900, 800], uniform),
+    window: pick(WINDOWS, uniform),
     joiner: pick(['\n', ' '] as const, uniform),
     helper: uniform() < 0.5,
     look: uniform() < 0.3,

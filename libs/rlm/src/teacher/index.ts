@@ -42,7 +42,6 @@ export {
   findStrategy,
   STRATEGIES_BY_TYPE,
   TEACHER_STRATEGIES,
-  type AnyTeacherStrategy,
   type TeacherMove,
   type TeacherStrategy,
   type TeacherView,

@@ -38,4 +38,4 @@ export function findStrategy(name: string): TeacherStrategy | undefined {
   return TEACHER_STRATEGIES.find((s) => s.name === name);
 }
 
-export { playCells, type AnyTeacherStrategy, type TeacherMove, type TeacherStrategy, type TeacherView } from './types';
+export { playCells, type TeacherMove, type TeacherStrategy, type TeacherView } from './types';

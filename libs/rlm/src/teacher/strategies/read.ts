@@ -1,4 +1,4 @@
-import { readAndAnswerCells, sentencesWith, type CodeStyle } from '../code';
+import { readAndAnswerCells, sentencesWith, WHOLE_WINDOWS, type CodeStyle } from '../code';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -10,15 +10,24 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 type OneKeyType = 'niah' | 'extractive' | 'tracking';
 
-/** The robust reader: grep the key, read its sentences in windows with the task question, answer the first reading. */
+/**
+ * The robust reader: grep the key, read its sentences in windows with the task question, answer the first reading
+ * that is not "unknown". A fact stated in one sentence (niah, extractive) is found in whichever window holds it; a
+ * final place (tracking) needs every event of the object in one read, so tracking never draws a window that could
+ * split them (its style's window is one of WHOLE_WINDOWS).
+ */
 export function readMentions(type: OneKeyType, summary: string): TeacherStrategy {
+  const whole = (style: CodeStyle): CodeStyle =>
+    type !== 'tracking' || WHOLE_WINDOWS.includes(style.window)
+      ? style
+      : { ...style, window: WHOLE_WINDOWS[style.window % WHOLE_WINDOWS.length] };
   return {
     name: `${type}.read_mentions`,
     type,
     robust: true,
     usesLlm: true,
     summary,
-    next: (view, style, obs) => playCells(readAndAnswerCells(style, 'question', view.key), obs),
+    next: (view, style, obs) => playCells(readAndAnswerCells(whole(style), 'question', view.key), obs),
   };
 }
 

@@ -42,8 +42,6 @@ export interface TeacherStrategy {
   next(view: TeacherView, style: CodeStyle, observations: readonly string[]): TeacherMove | null;
 }
 
-export type AnyTeacherStrategy = TeacherStrategy;
-
 /** The cells of a strategy, played in order: the `observations.length`-th of `cells`, or null past the last one. */
 export function playCells(cells: readonly string[], observations: readonly string[]): TeacherMove | null {
   const source = cells[observations.length];
