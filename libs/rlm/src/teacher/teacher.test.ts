@@ -18,7 +18,7 @@ import { drawStream } from './rng';
 // that every strategy runs on every task of its type in the real sandbox.
 const PER_TYPE = 10;
 const SPLITS: Split[] = ['train', 'heldout'];
-const SEEDS = [7, 8];
+const SEEDS = [7, 8, 9];
 const TASKS: Task[] = SPLITS.flatMap((split) =>
   SEEDS.flatMap((seed) => [
     ...generateTasks({
