@@ -204,6 +204,8 @@ describe('full episode over a 200K-token context', () => {
     expectCorrectFinish(answer.result.structuredContent);
     const state = await get(h.baseUrl, `/state?episode_id=${created.result.session_id}`);
     expect(state.body).toMatchObject({ done: true, step_count: 2 });
+    const own = await call(4, 'openenv/session/close', { session_id: created.result.session_id });
+    expect(own.error.message).toMatch(/belongs to this WebSocket connection/);
     await ws.close();
   });
 

@@ -133,6 +133,13 @@ export class McpHandler {
       }
       case 'openenv/session/close': {
         const { session_id } = parseInput(SessionCloseSchema, params, 'params');
+        if (session !== null && session.episodeId() === session_id) {
+          // As OpenEnv: a WebSocket's own session ends with the connection (or a new openenv/session/create).
+          throw new EnvError(
+            'VALIDATION_ERROR',
+            `session ${session_id} belongs to this WebSocket connection; close the connection instead`,
+          );
+        }
         await this.episodes.close(session_id);
         return { session_id, closed: true };
       }

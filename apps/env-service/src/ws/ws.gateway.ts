@@ -15,7 +15,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { EnvServiceConfig } from '../config';
-import { EnvError, JSONRPC, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
+import { EnvError, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
 import type { SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
 import { McpHandler, type McpSession } from '../mcp/mcp.handler';
@@ -168,8 +168,8 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
       if (envError.code === 'INTERNAL') this.logger.error('unhandled error in a websocket handler', { err: error });
       this.metrics.errors.inc({ code: envError.code });
       if (connection.endpoint === '/mcp') {
-        const code = envError.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : jsonRpcCodeOf(envError.code);
-        this.send(connection, { jsonrpc: '2.0', id: null, error: { code, message: envError.message } });
+        const error = { code: jsonRpcCodeOf(envError.code), message: envError.message };
+        this.send(connection, { jsonrpc: '2.0', id: null, error });
         return;
       }
       this.send(connection, {
