@@ -39,6 +39,8 @@ class WorkerProcess {
   ready = false;
   warm = 0;
   readonly episodes = new Map<string, PooledEpisode>();
+  /** Episodes being opened on this worker (not yet in `episodes`). */
+  opening = 0;
   /** Mirror of the worker's DocCache; reset whenever a new process is spawned. */
   readonly docs = new DocCache(DOC_CACHE_CAPACITY);
   private readonly pending = new Map<number, Pending>();
@@ -389,14 +391,11 @@ export class SandboxPool {
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
         const worker = await this.pickWorker();
-        const reply = await worker.request({
-          type: 'open',
-          episodeId: id,
-          ...this.ctxFor(worker, options),
-          question,
-          depth,
-          limits,
-        });
+        // Counted as the worker's load until registered, so episodes opened at once spread over the workers.
+        worker.opening++;
+        const reply = await worker
+          .request({ type: 'open', episodeId: id, ...this.ctxFor(worker, options), question, depth, limits })
+          .finally(() => worker.opening--);
         if (reply?.type === 'open_failed') throw new SandboxPoolError(`episode ${id}: ${reply.message}`);
         if (reply?.type !== 'opened') continue;
         // Registered only once the worker has it, so a worker dying mid-open just means another attempt.
@@ -496,9 +495,8 @@ export class SandboxPool {
     }
     // A draining worker is used only when every ready worker drains: a slow episode beats no episode.
     const healthy = ready.filter((w) => !w.draining);
-    return (healthy.length > 0 ? healthy : ready).reduce((best, w) =>
-      w.episodes.size < best.episodes.size ? w : best,
-    );
+    const load = (w: WorkerProcess) => w.episodes.size + w.opening;
+    return (healthy.length > 0 ? healthy : ready).reduce((best, w) => (load(w) < load(best) ? w : best));
   }
 
   private onWorkerExit(worker: WorkerProcess, reason: string): void {
