@@ -19,7 +19,7 @@ const baseConfig = (f: Fixture, out: string, extra: Partial<SftConfigInput> = {}
     data: { format: 'conversations', conversations: f.conversations },
     promptStyle: TEST_STYLE,
     rolloutPromptStyle: TEST_STYLE,
-    seqLen: 512,
+    seqLen: 768,
     padMultiple: 64,
     batchSize: 4,
     steps: 6,
@@ -52,7 +52,7 @@ describe('SFT loss masking', () => {
     const [task] = tinyTasks(1);
     const prompt = { question: task.question, context: task.context, contextTokens: task.context_tokens };
     const seq = encodeConversation(renderConversation(prompt, tinyExample(task).turns, TEST_STYLE), tokenizer);
-    const packed = packBatch([seq], { padId: 259, padMultiple: 64, maxLength: 511 });
+    const packed = packBatch([seq], { padId: 259, padMultiple: 64, maxLength: 767 });
     const graphs = new ModelGraphs(model.config);
     const weights = sftTokenWeights(packed);
     const base = await graphs.trainStep(model.params, packed.batch, weights);

@@ -17,7 +17,7 @@ export const TINY_HF_CONFIG = {
   head_dim: 16,
   rms_norm_eps: 1e-6,
   rope_theta: 10000,
-  max_position_embeddings: 512,
+  max_position_embeddings: 768,
   tie_word_embeddings: true,
   eos_token_id: [256, 258],
 };
