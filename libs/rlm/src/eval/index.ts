@@ -33,3 +33,4 @@ export {
   type Spread,
 } from './suite';
 export { formatEvalTable } from './table';
+export { evaluateReader, type ReaderEvalOptions, type ReaderEvalReport, type ReaderStats } from './reader';

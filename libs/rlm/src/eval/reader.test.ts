@@ -1,0 +1,38 @@
+import { ByteTokenizer } from '@fathom/model';
+import { SandboxPool } from '@fathom/sandbox';
+import { generateReaderExamples } from '@fathom/tasks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedTestPolicy } from '../episode/scripted-policy.test-double';
+import { evaluateReader } from './reader';
+
+let pool: SandboxPool;
+beforeAll(async () => {
+  pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1 });
+});
+afterAll(() => pool.close());
+
+describe('evaluateReader', () => {
+  it('serves each example as a leaf read of the policy and grades it against the gold, by type, family and gold kind', async () => {
+    const examples = [...generateReaderExamples({ split: 'heldout', n: 40, seed: 3 })];
+    // The script knows the gold of every third example and answers "unknown" otherwise.
+    const known = new Map(examples.filter((_, i) => i % 3 === 0).map((e) => [e.chunk, e.answer]));
+    const prompts: string[] = [];
+    const policy = new ScriptedTestPolicy(new ByteTokenizer(), ({ prompt }) => {
+      prompts.push(prompt);
+      for (const [chunk, answer] of known) if (prompt.includes(`Text:\n${chunk}<|im_end|>`)) return answer;
+      return 'unknown';
+    });
+    const report = await evaluateReader(policy, examples, { sandbox: pool });
+
+    const expected = examples.filter((e, i) => i % 3 === 0 || e.answer === 'unknown').length;
+    expect(prompts).toHaveLength(40);
+    expect(prompts[0]).toContain(`${examples[0].question}\n\nText:\n`);
+    expect(report.overall).toEqual({ n: 40, correct: expected, accuracy: expected / 40 });
+    const unknown = examples.filter((e) => e.answer === 'unknown').length;
+    expect(report.byGold.unknown).toMatchObject({ n: unknown, correct: unknown });
+    expect(Object.values(report.byType).reduce((n, s) => n + s.n, 0)).toBe(40);
+    expect(Object.keys(report.byFamily).sort()).toEqual(['heldout', 'train']);
+    expect(report.mistakes.length).toBe(Math.min(20, 40 - expected));
+    expect(report.mistakes[0].answer).toBe('unknown');
+  });
+});

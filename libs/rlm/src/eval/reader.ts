@@ -1,0 +1,106 @@
+import type { SftReaderExample } from '@fathom/contracts';
+import { isCorrect } from '@fathom/rewards';
+import type { SandboxPool } from '@fathom/sandbox';
+import { EpisodeRunner } from '../episode/episode.runner';
+import type { Policy } from '../episode/policy';
+
+/** Accuracy of leaf reads over one slice of the reader examples. */
+export interface ReaderStats {
+  n: number;
+  correct: number;
+  accuracy: number;
+}
+
+export interface ReaderEvalReport {
+  mode: 'greedy' | 'sampled';
+  seed: number;
+  overall: ReaderStats;
+  /** Examples whose gold is "unknown" (the chunk does not state the fact) and the rest. */
+  byGold: Record<'unknown' | 'stated', ReaderStats>;
+  byType: Record<string, ReaderStats>;
+  byFamily: Record<string, ReaderStats>;
+  /** The first few wrong reads, for reading what the policy wrote. */
+  mistakes: { question: string; chunkChars: number; answer: string; gold: string }[];
+}
+
+export interface ReaderEvalOptions {
+  /** The sandbox the runner holds (a leaf read never opens an episode in it). */
+  sandbox: Pick<SandboxPool, 'openEpisode'>;
+  mode?: 'greedy' | 'sampled';
+  seed?: number;
+  /** New tokens of one read; default the episode config's. */
+  maxCompletionTokens?: number;
+  onExample?: (done: number, total: number) => void;
+}
+
+const MISTAKES_KEPT = 20;
+
+function add(stats: Record<string, ReaderStats>, key: string, correct: boolean): void {
+  const s = (stats[key] ??= { n: 0, correct: 0, accuracy: 0 });
+  s.n++;
+  if (correct) s.correct++;
+  s.accuracy = s.correct / s.n;
+}
+
+/**
+ * Leaf-read accuracy on reader examples (`generateReaderExamples` of `@fathom/tasks`): each example is served as the
+ * `llm(question, chunk)` call of an episode would be (`EpisodeRunner.serveCall`, the one meaning of `llm()`), so a
+ * chunk within the reader window is a direct read by the policy, and the answer is graded by the reward's rule.
+ */
+export async function evaluateReader(
+  policy: Policy,
+  examples: readonly SftReaderExample[],
+  options: ReaderEvalOptions,
+): Promise<ReaderEvalReport> {
+  const mode = options.mode ?? 'greedy';
+  const seed = options.seed ?? 0;
+  const runner = new EpisodeRunner(
+    { sandbox: options.sandbox, policy },
+    {
+      sampling: { temperature: mode === 'greedy' ? 0 : 1 },
+      subcalls: options.maxCompletionTokens === undefined ? {} : { maxCompletionTokens: options.maxCompletionTokens },
+    },
+  );
+  const overall: Record<string, ReaderStats> = {};
+  const byGold: Record<string, ReaderStats> = {};
+  const byType: Record<string, ReaderStats> = {};
+  const byFamily: Record<string, ReaderStats> = {};
+  const mistakes: ReaderEvalReport['mistakes'] = [];
+  for (const [i, example] of examples.entries()) {
+    const { response } = await runner.serveCall(
+      `reader-${i}`,
+      {
+        prompt: example.question,
+        chunk: example.chunk,
+        depth: 1,
+        episodeId: `reader-${i}`,
+        tokenBudget: policy.maxLength,
+      },
+      seed + i,
+    );
+    const gold = { question: example.question, answer: example.answer, aliases: [], context_tokens: 0 };
+    const correct = isCorrect(response.text, gold);
+    add(overall, 'all', correct);
+    add(byGold, example.answer === 'unknown' ? 'unknown' : 'stated', correct);
+    add(byType, example.type, correct);
+    add(byFamily, example.family, correct);
+    if (!correct && mistakes.length < MISTAKES_KEPT)
+      mistakes.push({
+        question: example.question,
+        chunkChars: example.chunk.length,
+        answer: response.text,
+        gold: example.answer,
+      });
+    options.onExample?.(i + 1, examples.length);
+  }
+  const empty = { n: 0, correct: 0, accuracy: 0 };
+  return {
+    mode,
+    seed,
+    overall: overall.all ?? empty,
+    byGold: { unknown: byGold.unknown ?? empty, stated: byGold.stated ?? empty },
+    byType,
+    byFamily,
+    mistakes,
+  };
+}
