@@ -1,17 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { SPLITS, type Split, type Task } from '@fathom/contracts';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MIN_TOKENS, generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { RegexBaselineAccumulator, formatRegexBaseline } from './baseline/regex-report';
-
-function integer(name: string): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed))
-      throw new InvalidArgumentError(`${name} must be an integer, got "${value}"`);
-    return parsed;
-  };
-}
+import { integer } from './args';
 
 interface RegexFlags {
   split: Split;

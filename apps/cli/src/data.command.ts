@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { SingleBar } from 'cli-progress';
 import { SPLITS, type Split } from '@fathom/contracts';
 import {
@@ -15,15 +15,7 @@ import {
   type LengthDistribution,
 } from '@fathom/tasks';
 import { formatStats } from './data/format-stats';
-
-function integer(name: string): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed))
-      throw new InvalidArgumentError(`${name} must be an integer, got "${value}"`);
-    return parsed;
-  };
-}
+import { integer } from './args';
 
 interface GenerateFlags {
   split: Split;

@@ -15,15 +15,7 @@ import {
 } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { readTasksJsonl } from '@fathom/tasks';
-
-function integer(name: string, min: number): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min)
-      throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
-    return parsed;
-  };
-}
+import { integer } from './args';
 
 function share(name: string): (value: string) => number {
   return (value) => {

@@ -1,0 +1,13 @@
+import { InvalidArgumentError } from 'commander';
+
+/** A commander parser of an integer option, at least `min` when given; the error names the option and the value. */
+export function integer(name: string, min?: number): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || (min !== undefined && parsed < min))
+      throw new InvalidArgumentError(
+        `${name} must be an integer${min === undefined ? '' : ` >= ${min}`}, got "${value}"`,
+      );
+    return parsed;
+  };
+}
