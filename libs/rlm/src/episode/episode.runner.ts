@@ -113,6 +113,27 @@ function deriveSeed(base: number, path: readonly number[]): number {
   return h >>> 0;
 }
 
+/** A recursion tree node before anything ran under it. */
+function emptyNode(
+  depth: number,
+  kind: RecursionTreeNode['kind'],
+  prompt: string,
+  chunkChars: number,
+): RecursionTreeNode {
+  return {
+    depth,
+    kind,
+    prompt,
+    chunkChars,
+    answer: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    latencyMs: 0,
+    turns: 0,
+    children: [],
+  };
+}
+
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** One running episode (root or child): its sandbox, its exact token sequence and its node of the recursion tree. */
@@ -298,18 +319,7 @@ export class EpisodeRunner {
     maxTurns: number;
     tokenLimit: number;
   }): Promise<EpisodeState> {
-    const node: RecursionTreeNode = {
-      depth: spec.depth,
-      kind: spec.kind,
-      prompt: spec.prompt,
-      chunkChars: spec.task.context.length,
-      answer: null,
-      promptTokens: 0,
-      completionTokens: 0,
-      latencyMs: 0,
-      turns: 0,
-      children: [],
-    };
+    const node = emptyNode(spec.depth, spec.kind, spec.prompt, spec.task.context.length);
     const prompt = encodeSegments(renderPrompt(spec.task, this.config.promptStyle), [], this.deps.policy.tokenizer);
     const state = new EpisodeState(
       spec.taskId,
@@ -509,18 +519,7 @@ export class EpisodeRunner {
     const caller = new EpisodeState(
       taskId,
       { question: '', context: '', contextTokens: 0 },
-      {
-        depth: req.depth - 1,
-        kind: 'root',
-        prompt: '',
-        chunkChars: 0,
-        answer: null,
-        promptTokens: 0,
-        completionTokens: 0,
-        latencyMs: 0,
-        turns: 0,
-        children: [],
-      },
+      emptyNode(req.depth - 1, 'root', '', 0),
       [seed],
       null,
       0,
@@ -571,18 +570,7 @@ export class EpisodeRunner {
         node.completionTokens = completion + child.subcallTokens;
         if (this.config.trainSubcalls) node.sequence = child.seq;
       } else {
-        node = {
-          depth: req.depth,
-          kind: 'leaf',
-          prompt: req.prompt,
-          chunkChars: req.chunk?.length ?? 0,
-          answer: null,
-          promptTokens: 0,
-          completionTokens: 0,
-          latencyMs: 0,
-          turns: 1,
-          children: [],
-        };
+        node = { ...emptyNode(req.depth, 'leaf', req.prompt, req.chunk?.length ?? 0), turns: 1 };
         parent.node.children.push(node);
         await this.leafRead(parent, node, req, path);
         this.deps.onLeaf?.({ taskId: parent.taskId, question: req.prompt, chunk: req.chunk }, node.answer ?? '');
