@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { askCommand } from './ask.command';
 import { baselineCommand } from './baseline.command';
 import { dataCommand } from './data.command';
 import { dbCommand } from './db.command';
@@ -19,7 +20,8 @@ const program = new Command('fathom')
   .addCommand(evalCommand())
   .addCommand(trainCommand())
   .addCommand(replayCommand())
-  .addCommand(baselineCommand());
+  .addCommand(baselineCommand())
+  .addCommand(askCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`fathom: ${error instanceof Error ? error.message : String(error)}`);

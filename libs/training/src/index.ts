@@ -56,4 +56,5 @@ export {
 
 // GRPO: the in-process training loop `fathom train` and its replay (docs/GRPO.md).
 export { PROMPT_STYLE_FILE, readPromptStyle, writePromptStyle } from './prompt-style.file';
+export { loadPolicy, resolvePromptStyle, type LoadedPolicy } from './policy.loader';
 export * from './grpo';

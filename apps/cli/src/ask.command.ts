@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import type { EpisodeTrajectory, RecursionTreeNode } from '@fathom/contracts';
+import { EpisodeRunner } from '@fathom/rlm';
+import { SandboxPool } from '@fathom/sandbox';
+import { estimateTokens } from '@fathom/tasks';
+import { loadPolicy } from '@fathom/training';
+import { integer } from './args';
+
+interface AskFlags {
+  checkpoint: string;
+  file: string;
+  mode: 'greedy' | 'sampled';
+  seed: number;
+  maxTurns: number;
+  maxTurnTokens: number;
+  maxEpisodeTokens: number;
+  trace: boolean;
+  progress: boolean;
+}
+
+/** The recursion tree as indented lines: one per node, with its kind, question, chunk size and answer. */
+export function formatTree(node: RecursionTreeNode, indent = ''): string[] {
+  const what = node.kind === 'root' ? 'episode' : `llm() ${node.kind}`;
+  const line =
+    `${indent}${what} (depth ${node.depth}, ${node.chunkChars} chars, ${node.turns} turn(s)): ` +
+    `${JSON.stringify(node.prompt)} → ${node.answer === null ? '(no answer)' : JSON.stringify(node.answer)}` +
+    (node.error === undefined ? '' : ` [error: ${node.error}]`);
+  return [line, ...node.children.flatMap((child) => formatTree(child, `${indent}  `))];
+}
+
+/** Every turn's model text and observation, then the recursion tree. */
+export function formatTrace(trajectory: EpisodeTrajectory): string {
+  const lines: string[] = [];
+  trajectory.turns.forEach((turn, i) => {
+    lines.push(`--- turn ${i + 1} (${turn.completionTokens} tokens) ---`, turn.completion);
+    if (turn.observation !== null) lines.push(`--- output ---`, turn.observation);
+  });
+  lines.push(`--- ${trajectory.status} (${trajectory.stopReason}) ---`, ...formatTree(trajectory.recursionTree));
+  return lines.join('\n');
+}
+
+async function ask(question: string, flags: AskFlags): Promise<void> {
+  const context = await readFile(flags.file, 'utf8');
+  if (context.length === 0) throw new Error(`${flags.file} is empty`);
+  const { policy, promptStyle } = await loadPolicy(flags.checkpoint);
+  const sandbox = await SandboxPool.start({ workers: 1 });
+  const started = Date.now();
+  const ticker = flags.progress
+    ? setInterval(() => {
+        process.stderr.write(
+          `\rfathom ask: reading ${context.length} characters … ${Math.round((Date.now() - started) / 1000)} s`,
+        );
+      }, 1000)
+    : null;
+  try {
+    const runner = new EpisodeRunner(
+      { sandbox, policy },
+      {
+        promptStyle,
+        maxTurns: flags.maxTurns,
+        maxTurnTokens: flags.maxTurnTokens,
+        maxEpisodeTokens: flags.maxEpisodeTokens,
+        sampling: { temperature: flags.mode === 'greedy' ? 0 : 1 },
+        maxInfraRetries: 0,
+      },
+    );
+    const task = { id: 'ask', question, context, contextTokens: estimateTokens(context) };
+    const group = await runner.runGroup(task, { G: 1, seed: flags.seed });
+    const trajectory = group.trajectories[0] ?? group.excluded[0];
+    if (ticker !== null) process.stderr.write('\n');
+    if (flags.trace) console.log(formatTrace(trajectory));
+    if (trajectory.status === 'infra_error')
+      throw new Error(`the episode failed: ${trajectory.infraError?.message ?? 'infra error'}`);
+    console.log(trajectory.answer ?? `(no answer: the episode ended ${trajectory.status}, ${trajectory.stopReason})`);
+  } finally {
+    if (ticker !== null) clearInterval(ticker);
+    await sandbox.close();
+  }
+}
+
+export function askCommand(): Command {
+  return new Command('ask')
+    .description('answer a question about a text file with a trained RLM: the file is ctx, the policy writes code')
+    .argument('<question>', 'the question')
+    .requiredOption('--checkpoint <dir>', 'a checkpoint folder (e.g. data/checkpoints/default-sft)')
+    .requiredOption('--file <path>', 'the document (UTF-8 text), bound to ctx in the REPL')
+    .addOption(new Option('--mode <mode>', 'decoding').choices(['greedy', 'sampled']).default('greedy'))
+    .option('--seed <n>', 'sampling seed', integer('--seed', 0), 0)
+    .option('--max-turns <n>', 'model turns', integer('--max-turns', 1), 6)
+    .option('--max-turn-tokens <n>', 'tokens one turn may sample', integer('--max-turn-tokens', 1), 512)
+    .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)
+    .option('--trace', 'print every turn, its output and the recursion tree', false)
+    .option('--no-progress', 'do not print the progress line')
+    .action((question: string, flags: AskFlags) => ask(question, flags));
+}
