@@ -54,6 +54,29 @@ describe('fathom eval', () => {
     expect(policyRecords.map((r) => r.correct)).toEqual(report.systems[0].runs[0].tasks.map((t) => t.correct));
   }, 60_000);
 
+  it('measures leaf reads alone with --n 0 --readers, in the table and the JSON report', async () => {
+    const out = join(dir, 'readers.json');
+    const printed = await runEval(
+      '--checkpoint',
+      checkpoint,
+      '--n',
+      '0',
+      '--readers',
+      '4',
+      '--out',
+      out,
+      '--no-progress',
+    );
+    expect(printed).toMatch(/^leaf reads \(greedy, seed 0\)$/m);
+    expect(printed).toMatch(/^\| all \| [\d.]+% \(\d\/4\) \|$/m);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      readers: { overall: { n: number } }[];
+      systems?: unknown;
+    };
+    expect(report.readers.map((r) => r.overall.n)).toEqual([4]);
+    expect(report.systems).toBeUndefined();
+  }, 60_000);
+
   it('refuses several seeds when greedy and an unknown baseline', async () => {
     await expect(runEval('--checkpoint', checkpoint, '--seeds', '0,1')).rejects.toThrow(/needs --mode sampled/);
     await expect(runEval('--checkpoint', checkpoint, '--baselines', 'regex,judge')).rejects.toThrow(/unknown judge/);

@@ -4,27 +4,29 @@ import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SPLITS, type Split, type Task } from '@fathom/contracts';
-import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import {
-  DEFAULT_PROMPT_STYLE,
   EVAL_BASELINES,
+  evaluateReader,
   evaluateSuite,
   formatEvalTable,
-  SamplerPolicy,
   type EvalBaseline,
+  type Policy,
+  type ReaderEvalReport,
+  type ReaderStats,
   type EpisodeConfigInput,
   type PromptStyle,
 } from '@fathom/rlm';
-import { readPromptStyle } from '@fathom/training';
+import { loadPolicy } from '@fathom/training';
 import { SandboxPool } from '@fathom/sandbox';
-import { DEFAULT_SPLIT_SIZES, generateTasks, oracleRead, readTasksJsonl, runRegexBaseline } from '@fathom/tasks';
-
-const integer = (name: string, min: number) => (value: string) => {
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min)
-    throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
-  return parsed;
-};
+import {
+  DEFAULT_SPLIT_SIZES,
+  generateReaderExamples,
+  generateTasks,
+  oracleRead,
+  readTasksJsonl,
+  runRegexBaseline,
+} from '@fathom/tasks';
+import { integer } from './args';
 
 const seedList = (value: string): number[] => {
   const seeds = value.split(',').map((s) => integer('--seeds', 0)(s));
@@ -61,6 +63,7 @@ interface EvalFlags {
   policyVersion: number;
   out?: string;
   episodes?: string;
+  readers: number;
   progress: boolean;
 }
 
@@ -75,33 +78,45 @@ async function loadTasks(flags: EvalFlags): Promise<Task[]> {
   return tasks;
 }
 
-/**
- * The prompt style to evaluate with: the one the checkpoint was trained with (its fathom_prompt_style.json).
- * `--prompt-style` may only restate it; a checkpoint without one (untrained, or foreign) takes the flag or the
- * default style.
- */
-async function resolvePromptStyle(flags: EvalFlags): Promise<PromptStyle> {
-  const trained = await readPromptStyle(flags.checkpoint);
-  const asked = flags.promptStyle === undefined ? null : { ...DEFAULT_PROMPT_STYLE, system: flags.promptStyle };
-  if (trained && asked && trained.system !== asked.system) {
-    throw new Error(
-      `${flags.checkpoint} was trained with the "${trained.system}" prompt style; evaluating it with ` +
-        `"${asked.system}" would ask it in a shape it never saw`,
-    );
+/** Leaf-read accuracy on `--readers` examples of the split, once per seed (sampled) or once (greedy). */
+async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: EvalFlags): Promise<ReaderEvalReport[]> {
+  if (flags.readers === 0) return [];
+  const examples = [...generateReaderExamples({ split: flags.split, n: flags.readers, seed: flags.dataSeed })];
+  const reports: ReaderEvalReport[] = [];
+  for (const seed of flags.mode === 'greedy' ? [0] : flags.seeds) {
+    const report = await evaluateReader(policy, examples, { sandbox, mode: flags.mode, seed });
+    reports.push(report);
+    console.log(formatReaderTable(report));
   }
-  return trained ?? asked ?? DEFAULT_PROMPT_STYLE;
+  return reports;
+}
+
+/** One reader run as a markdown table: overall, by gold kind, type and phrasing family. */
+function formatReaderTable(report: ReaderEvalReport): string {
+  const pct = (s: ReaderStats) => `${(100 * s.accuracy).toFixed(1)}% (${s.correct}/${s.n})`;
+  const rows: [string, ReaderStats][] = [
+    ['all', report.overall],
+    ['gold stated', report.byGold.stated],
+    ['gold "unknown"', report.byGold.unknown],
+    ...Object.entries(report.byType).map(([k, v]): [string, ReaderStats] => [`type ${k}`, v]),
+    ...Object.entries(report.byFamily).map(([k, v]): [string, ReaderStats] => [`family ${k}`, v]),
+  ];
+  return [
+    `leaf reads (${report.mode}, seed ${report.seed})`,
+    '| group | accuracy |',
+    '| --- | ---: |',
+    ...rows.map(([name, s]) => `| ${name} | ${pct(s)} |`),
+  ].join('\n');
 }
 
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
-  const checkpoint = await loadCheckpoint(flags.checkpoint);
-  if (checkpoint.tokenizer === null) throw new Error(`${flags.checkpoint} has no tokenizer.json`);
   const tasks = await loadTasks(flags);
-  const graphs = new ModelGraphs(checkpoint.config);
-  const decoder = graphs.decoder(checkpoint.params);
-  const policy = new SamplerPolicy(decoder, checkpoint.tokenizer, flags.policyVersion);
-  const promptStyle = await resolvePromptStyle(flags);
+  const { policy, promptStyle, release } = await loadPolicy(flags.checkpoint, {
+    version: flags.policyVersion,
+    promptStyle: flags.promptStyle,
+  });
   const episode: EpisodeConfigInput = {
     promptStyle,
     maxTurns: flags.maxTurns,
@@ -120,31 +135,35 @@ async function runEval(flags: EvalFlags): Promise<void> {
   let correct = 0;
   let scored = 0;
   try {
-    const report = await evaluateSuite(policy, tasks, {
-      sandbox,
-      mode: flags.mode,
-      seeds: flags.seeds,
-      baselines: flags.baselines,
-      regexProgram: runRegexBaseline,
-      oracleReader: oracleRead,
-      episode,
-      concurrency: flags.concurrency,
-      onTask: ({ system, seed, result, done, total }) => {
-        const name = flags.mode === 'sampled' && system !== 'regex' ? `${system} seed ${seed}` : system;
-        if (name !== run) [run, correct, scored] = [name, 0, 0];
-        if (result.correct !== null) {
-          scored++;
-          if (result.correct) correct++;
-        }
-        if (!flags.progress) return;
-        const accuracy = scored === 0 ? '—' : `${((100 * correct) / scored).toFixed(1)}%`;
-        if (done === 1) bar.start(total, 0, { run, accuracy });
-        bar.update(done, { run, accuracy });
-      },
-      onEpisode: (record) => episodes?.write(`${JSON.stringify(record)}\n`),
-    });
+    const report =
+      tasks.length === 0
+        ? null
+        : await evaluateSuite(policy, tasks, {
+            sandbox,
+            mode: flags.mode,
+            seeds: flags.seeds,
+            baselines: flags.baselines,
+            regexProgram: runRegexBaseline,
+            oracleReader: oracleRead,
+            episode,
+            concurrency: flags.concurrency,
+            onTask: ({ system, seed, result, done, total }) => {
+              const name = flags.mode === 'sampled' && system !== 'regex' ? `${system} seed ${seed}` : system;
+              if (name !== run) [run, correct, scored] = [name, 0, 0];
+              if (result.correct !== null) {
+                scored++;
+                if (result.correct) correct++;
+              }
+              if (!flags.progress) return;
+              const accuracy = scored === 0 ? '—' : `${((100 * correct) / scored).toFixed(1)}%`;
+              if (done === 1) bar.start(total, 0, { run, accuracy });
+              bar.update(done, { run, accuracy });
+            },
+            onEpisode: (record) => episodes?.write(`${JSON.stringify(record)}\n`),
+          });
     if (flags.progress) bar.stop();
-    console.log(formatEvalTable(report));
+    if (report !== null) console.log(formatEvalTable(report));
+    const readers = await evaluateReaders(policy, sandbox, flags);
     if (flags.out !== undefined) {
       const body = {
         checkpoint: flags.checkpoint,
@@ -153,6 +172,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
         dataSeed: flags.tasks === undefined ? flags.dataSeed : null,
         episode,
         ...report,
+        readers,
       };
       await writeFile(flags.out, `${JSON.stringify(body, null, 2)}\n`);
       console.log(`wrote ${flags.out}`);
@@ -161,8 +181,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
   } finally {
     if (episodes !== null) await finished(episodes.end());
     await sandbox.close();
-    await decoder.release();
-    await graphs.release();
+    await release();
   }
 }
 
@@ -181,7 +200,13 @@ export function evalCommand(): Command {
       new Option('--split <split>', 'split to generate when --tasks is not given').choices(SPLITS).default('heldout'),
     )
     .option('--tasks <file>', 'evaluate the tasks of this JSONL file instead of generating the split')
-    .option('--n <n>', 'number of tasks (default: the split size: 500 heldout)', integer('--n', 1))
+    .option('--n <n>', 'number of tasks (default: the split size: 500 heldout; 0: none)', integer('--n', 0))
+    .option(
+      '--readers <n>',
+      'also measure leaf reads on n reader examples of the split (the reader curriculum, --data-seed)',
+      integer('--readers', 0),
+      0,
+    )
     .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
     .addOption(
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),

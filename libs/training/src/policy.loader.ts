@@ -7,6 +7,8 @@ export interface LoadedPolicy {
   /** The prompt style the checkpoint was trained with (see `resolvePromptStyle`). */
   promptStyle: PromptStyle;
   checkpoint: Checkpoint;
+  /** Frees the decoding sessions. */
+  release(): Promise<void>;
 }
 
 /**
@@ -31,10 +33,16 @@ export async function loadPolicy(
 ): Promise<LoadedPolicy> {
   const checkpoint = await loadCheckpoint(dir);
   if (checkpoint.tokenizer === null) throw new Error(`${dir} has no tokenizer.json`);
-  const decoder = new ModelGraphs(checkpoint.config).decoder(checkpoint.params);
+  const promptStyle = await resolvePromptStyle(dir, options.promptStyle);
+  const graphs = new ModelGraphs(checkpoint.config);
+  const decoder = graphs.decoder(checkpoint.params);
   return {
     policy: new SamplerPolicy(decoder, checkpoint.tokenizer, options.version ?? 0),
-    promptStyle: await resolvePromptStyle(dir, options.promptStyle),
+    promptStyle,
     checkpoint,
+    release: async () => {
+      await decoder.release();
+      await graphs.release();
+    },
   };
 }
