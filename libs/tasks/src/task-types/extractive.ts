@@ -1,7 +1,7 @@
 import { plainAnswer } from '../answers';
 import { EXTRACTIVE_QUESTIONS, phrasingsOf } from '../frames';
 import { agreementKey, place } from '../lexicon';
-import { DraftWriter, type TaskTypeBuilder, meta } from './types';
+import { DraftWriter, type TaskTypeBuilder, distinct, meta } from './types';
 
 /**
  * extractive: a fact stated once among near misses ("Where was the Dravel Accord of 1887 signed?" → "Brenmoor").
@@ -24,18 +24,9 @@ export const extractiveBuilder: TaskTypeBuilder = {
     const w = new DraftWriter(rng, 'extractive', family);
     const { key, decoys } = agreementKey(rng, split);
     const value = place(rng, split, [key]);
-    const used = [key, value];
-    const wrong = () => {
-      const p = place(rng, split, used);
-      used.push(p);
-      return p;
-    };
+    const wrong = distinct((avoid) => place(rng, split, avoid), [key, value]);
     const needle = w.write('needle', { key, value }, true);
-    for (const kind of EXTRACTIVE_DISTRACTORS)
-      if (rng.chance(rates[kind])) {
-        w.tag(kind);
-        w.write(kind, { key, value: wrong() }, false);
-      }
+    w.maybe(EXTRACTIVE_DISTRACTORS, rates, (kind) => w.write(kind, { key, value: wrong() }, false));
     if (decoys.length > 0 && rng.chance(rates.decoy_entity)) {
       w.tag('decoy_entity');
       for (const decoy of rng.sample(decoys, rng.int(1, decoys.length)))

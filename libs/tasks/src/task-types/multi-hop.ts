@@ -51,16 +51,14 @@ export const multiHopBuilder: TaskTypeBuilder = {
     const home = w.write('home', { key: owner, value: city }, true);
     const bystanders: string[] = [];
     for (let n = rng.int(1, 2); n > 0; n--) bystanders.push(newPerson());
-    for (const kind of MULTI_HOP_DISTRACTORS)
-      if (rng.chance(rates[kind])) {
-        w.tag(kind);
-        if (kind.startsWith('home_')) w.write(kind, { key: owner, value: newCity() }, false);
-        else {
-          const claimant = newPerson();
-          bystanders.push(claimant);
-          w.write(kind, { key, value: claimant }, false);
-        }
+    w.maybe(MULTI_HOP_DISTRACTORS, rates, (kind) => {
+      if (kind.startsWith('home_')) w.write(kind, { key: owner, value: newCity() }, false);
+      else {
+        const claimant = newPerson();
+        bystanders.push(claimant);
+        w.write(kind, { key, value: claimant }, false);
       }
+    });
     if (rng.chance(rates.decoy_entity)) {
       w.tag('decoy_entity');
       const decoy = rng.pick(objectDecoys(rng, split, key, DECOY_PARTS));

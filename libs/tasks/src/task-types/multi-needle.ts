@@ -35,12 +35,10 @@ export const multiNeedleBuilder: TaskTypeBuilder = {
       evidence: [w.write('needle', { key: item, value: withThousands(prices[k]) }, true)],
       answer: String(prices[k]),
     }));
-    for (const kind of MULTI_NEEDLE_DISTRACTORS)
-      if (rng.chance(rates[kind])) {
-        w.tag(kind);
-        const k = rng.int(0, items.length - 1);
-        w.write(kind, { key: items[k], value: withThousands(price(rng, [prices[k]])) }, false);
-      }
+    w.maybe(MULTI_NEEDLE_DISTRACTORS, rates, (kind) => {
+      const k = rng.int(0, items.length - 1);
+      w.write(kind, { key: items[k], value: withThousands(price(rng, [prices[k]])) }, false);
+    });
     if (rng.chance(rates.decoy_entity)) {
       w.tag('decoy_entity');
       for (let n = rng.int(1, items.length); n > 0; n--) {

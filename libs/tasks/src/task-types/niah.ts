@@ -2,7 +2,7 @@ import { plainAnswer } from '../answers';
 import { NIAH_QUESTIONS, phrasingsOf } from '../frames';
 import { code, objectDecoys, objectKey } from '../lexicon';
 import { DECOY_PARTS } from '../vocab';
-import { DraftWriter, type TaskTypeBuilder, meta } from './types';
+import { DraftWriter, type TaskTypeBuilder, distinct, meta } from './types';
 
 /**
  * niah: one needle, the code on an object ("What code does the brass lantern carry?" → "K7-QX2"). Distractors give
@@ -18,18 +18,9 @@ export const niahBuilder: TaskTypeBuilder = {
     const w = new DraftWriter(rng, 'niah', family);
     const key = objectKey(rng, split);
     const value = code(rng, split);
-    const used = [value];
-    const wrong = () => {
-      const c = code(rng, split, used);
-      used.push(c);
-      return c;
-    };
+    const wrong = distinct((avoid) => code(rng, split, avoid), [value]);
     const needle = w.write('needle', { key, value }, true);
-    for (const kind of NIAH_DISTRACTORS)
-      if (rng.chance(rates[kind])) {
-        w.tag(kind);
-        w.write(kind, { key, value: wrong() }, false);
-      }
+    w.maybe(NIAH_DISTRACTORS, rates, (kind) => w.write(kind, { key, value: wrong() }, false));
     if (rng.chance(rates.decoy_entity)) {
       w.tag('decoy_entity');
       const decoys = objectDecoys(rng, split, key, DECOY_PARTS);

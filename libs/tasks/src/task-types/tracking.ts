@@ -35,11 +35,7 @@ export const trackingBuilder: TaskTypeBuilder = {
       steps.push({ kind: 'move', place: at });
     }
     const final = at;
-    for (const kind of TRACKING_NON_MOVES)
-      if (rng.chance(rates[kind])) {
-        w.tag(kind);
-        steps.splice(rng.int(1, steps.length), 0, { kind, place: '' });
-      }
+    w.maybe(TRACKING_NON_MOVES, rates, (kind) => steps.splice(rng.int(1, steps.length), 0, { kind, place: '' }));
     // A non-move names a place the object is not at, and never its final place, so "last place mentioned" fails.
     let current = '';
     const evidence = steps.map((step, sequence) => {

@@ -77,6 +77,15 @@ export class DraftWriter {
     this.variantTags.add(variant);
   }
 
+  /** For each of `kinds` in order, with probability `rates[kind]`: tags it as a variant and runs `add(kind)`. */
+  maybe(kinds: readonly string[], rates: VariantRates, add: (kind: string) => void): void {
+    for (const kind of kinds)
+      if (this.rng.chance(rates[kind])) {
+        this.tag(kind);
+        add(kind);
+      }
+  }
+
   /** Variant tags in the order of `declared` (the builder's rate keys). */
   variants(declared: VariantRates): string[] {
     return Object.keys(declared).filter((v) => this.variantTags.has(v));
@@ -85,6 +94,16 @@ export class DraftWriter {
   frames(): string[] {
     return [...this.frameIds].sort();
   }
+}
+
+/** A drawer of values unlike `taken` and unlike every value it has drawn (`draw` gets the values to avoid). */
+export function distinct(draw: (avoid: readonly string[]) => string, taken: readonly string[]): () => string {
+  const used = [...taken];
+  return () => {
+    const value = draw(used);
+    used.push(value);
+    return value;
+  };
 }
 
 export function meta(
