@@ -64,6 +64,7 @@ interface EvalFlags {
   out?: string;
   episodes?: string;
   readers: number;
+  readersMaxChunk: number;
   progress: boolean;
 }
 
@@ -81,7 +82,14 @@ async function loadTasks(flags: EvalFlags): Promise<Task[]> {
 /** Leaf-read accuracy on `--readers` examples of the split, once per seed (sampled) or once (greedy). */
 async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: EvalFlags): Promise<ReaderEvalReport[]> {
   if (flags.readers === 0) return [];
-  const examples = [...generateReaderExamples({ split: flags.split, n: flags.readers, seed: flags.dataSeed })];
+  const examples = [
+    ...generateReaderExamples({
+      split: flags.split,
+      n: flags.readers,
+      seed: flags.dataSeed,
+      maxChunkChars: flags.readersMaxChunk,
+    }),
+  ];
   const reports: ReaderEvalReport[] = [];
   for (const seed of flags.mode === 'greedy' ? [0] : flags.seeds) {
     const report = await evaluateReader(policy, examples, { sandbox, mode: flags.mode, seed });
@@ -207,6 +215,7 @@ export function evalCommand(): Command {
       integer('--readers', 0),
       0,
     )
+    .option('--readers-max-chunk <chars>', 'longest reader chunk', integer('--readers-max-chunk', 400), 1000)
     .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
     .addOption(
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),
