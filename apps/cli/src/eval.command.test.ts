@@ -63,6 +63,8 @@ describe('fathom eval', () => {
       '0',
       '--readers',
       '4',
+      '--readers-max-chunk',
+      '400',
       '--out',
       out,
       '--no-progress',
@@ -70,10 +72,11 @@ describe('fathom eval', () => {
     expect(printed).toMatch(/^leaf reads \(greedy, seed 0\)$/m);
     expect(printed).toMatch(/^\| all \| [\d.]+% \(\d\/4\) \|$/m);
     const report = JSON.parse(readFileSync(out, 'utf8')) as {
-      readers: { overall: { n: number } }[];
+      readers: { overall: { n: number }; mistakes: { chunkChars: number }[] }[];
       systems?: unknown;
     };
     expect(report.readers.map((r) => r.overall.n)).toEqual([4]);
+    expect(report.readers[0].mistakes.every((m) => m.chunkChars <= 400)).toBe(true);
     expect(report.systems).toBeUndefined();
   }, 60_000);
 
