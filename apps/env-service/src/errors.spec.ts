@@ -21,6 +21,10 @@ describe('error taxonomy', () => {
     expect(grpcStatusOf('EPISODE_NOT_FOUND')).toBe(status.NOT_FOUND);
     expect(grpcStatusOf('EPISODE_DONE')).toBe(status.FAILED_PRECONDITION);
     expect(grpcStatusOf('CAPACITY_REACHED')).toBe(status.RESOURCE_EXHAUSTED);
+    expect(httpStatusOf('EPISODE_FORBIDDEN')).toBe(403);
+    expect(httpStatusOf('EPISODE_EXISTS')).toBe(409);
+    expect(grpcStatusOf('EPISODE_FORBIDDEN')).toBe(status.PERMISSION_DENIED);
+    expect(grpcStatusOf('EPISODE_EXISTS')).toBe(status.ALREADY_EXISTS);
   });
 
   it('folds every code into an OpenEnv WebSocket code and a JSON-RPC code', () => {

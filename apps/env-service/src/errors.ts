@@ -57,8 +57,11 @@ export function httpStatusOf(code: EnvErrorCode): number {
     case 'TASK_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
       return 404;
+    case 'EPISODE_FORBIDDEN':
+      return 403;
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':
+    case 'EPISODE_EXISTS':
       return 409;
     case 'CAPACITY_REACHED':
       return 429;
@@ -85,6 +88,10 @@ export function grpcStatusOf(code: EnvErrorCode): GrpcStatus {
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':
       return GrpcStatus.FAILED_PRECONDITION;
+    case 'EPISODE_FORBIDDEN':
+      return GrpcStatus.PERMISSION_DENIED;
+    case 'EPISODE_EXISTS':
+      return GrpcStatus.ALREADY_EXISTS;
     case 'EXECUTION_ERROR':
     case 'INTERNAL':
       return GrpcStatus.INTERNAL;
@@ -111,6 +118,8 @@ export function wsCodeOf(code: EnvErrorCode): WsErrorCode {
     case 'EPISODE_NOT_FOUND':
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':
+    case 'EPISODE_FORBIDDEN':
+    case 'EPISODE_EXISTS':
       return 'SESSION_ERROR';
     case 'INTERNAL':
       return 'EXECUTION_ERROR';
@@ -142,6 +151,8 @@ export function jsonRpcCodeOf(code: EnvErrorCode): number {
     case 'TASK_NOT_FOUND':
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':
+    case 'EPISODE_FORBIDDEN':
+    case 'EPISODE_EXISTS':
     case 'INTERNAL':
       return JSONRPC.SERVER_ERROR;
   }

@@ -74,6 +74,10 @@ export const ENV_ERROR_CODES = [
   'ROUTE_NOT_FOUND',
   'NO_ACTIVE_EPISODE',
   'EPISODE_DONE',
+  /** The episode belongs to another WebSocket connection, the only one that may step, read or close it. */
+  'EPISODE_FORBIDDEN',
+  /** A reset named an episode id that is open (or being opened); ids are never silently closed and reused. */
+  'EPISODE_EXISTS',
   'INTERNAL',
 ] as const;
 export const EnvErrorCodeSchema = z.enum(ENV_ERROR_CODES);

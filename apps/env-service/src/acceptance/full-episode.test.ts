@@ -85,6 +85,8 @@ describe('full episode over a 200K-token context', () => {
     const after = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
     expect(after.status).toBe(409);
     expect(after.body.code).toBe('EPISODE_DONE');
+    // A done episode keeps its state, and its capacity slot, until it is closed.
+    expect((await post(h.baseUrl, '/close', { episode_id: id })).status).toBe(200);
   });
 
   it('HTTP: a code step that calls answer() ends the episode with that value as the answer', async () => {
@@ -97,6 +99,7 @@ describe('full episode over a 200K-token context', () => {
     expectCorrectFinish(step.body);
     const after = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
     expect(after.status).toBe(409);
+    await post(h.baseUrl, '/close', { episode_id: id });
   });
 
   it('WebSocket: reset, search, state, a wrong answer scores at most the cap', async () => {
@@ -202,8 +205,10 @@ describe('full episode over a 200K-token context', () => {
     expectSearchFound(search.result.structuredContent);
     const answer = await call(3, 'tools/call', { name: 'submit_answer', arguments: { answer: 'teal' } });
     expectCorrectFinish(answer.result.structuredContent);
+    expect(answer.result.structuredContent.observation.step).toBe(2);
+    // The connection's episode answers that connection only.
     const state = await get(h.baseUrl, `/state?episode_id=${created.result.session_id}`);
-    expect(state.body).toMatchObject({ done: true, step_count: 2 });
+    expect(state).toMatchObject({ status: 403, body: { code: 'EPISODE_FORBIDDEN' } });
     const own = await call(4, 'openenv/session/close', { session_id: created.result.session_id });
     expect(own.error.message).toMatch(/belongs to this WebSocket connection/);
     await ws.close();

@@ -133,16 +133,57 @@ describe('EpisodeService', () => {
     svc.shutdown();
   });
 
-  it('a done episode frees its slot and its sandbox but keeps its state until closed', async () => {
+  it('a done episode frees its sandbox but keeps its state and its capacity until closed', async () => {
     const { svc, pool } = service({ MAX_CONCURRENT_ENVS: '1' });
-    const { episode } = await svc.reset(TASK, 'ws');
-    const reply = await svc.step(episode.id, { action: { answer: '77' } }, 'ws');
+    const { episode } = await svc.reset(TASK, 'http');
+    const reply = await svc.step(episode.id, { action: { answer: '77' } }, 'http');
     expect(reply).toMatchObject({ done: true, observation: { correct: true } });
     expect(pool.closed).toEqual([episode.id]);
-    expect(svc.liveCount).toBe(0);
+    expect(svc.liveCount).toBe(1);
     expect(svc.state(episode.id)).toMatchObject({ done: true, step_count: 1 });
-    await svc.reset(TASK, 'ws');
-    expect(await codeOf(svc.step(episode.id, { action: { code: 'x' } }, 'ws'))).toBe('EPISODE_DONE');
+    expect(await codeOf(svc.reset(TASK, 'http'))).toBe('CAPACITY_REACHED');
+    expect(await codeOf(svc.step(episode.id, { action: { code: 'x' } }, 'http'))).toBe('EPISODE_DONE');
+    await svc.close(episode.id);
+    expect(svc.liveCount).toBe(0);
+    expect(await codeOf(svc.reset(TASK, 'http'))).toBeNull();
+    svc.shutdown();
+  });
+
+  it('an episode opened under a session slot can be stepped, read and closed only by that slot', async () => {
+    const { svc } = service();
+    const owner = svc.acquireSlot();
+    const other = svc.acquireSlot();
+    const { episode } = await svc.reset(TASK, 'ws', owner);
+    for (const caller of [null, other]) {
+      expect(await codeOf(svc.step(episode.id, { action: { code: 'x' } }, 'http', caller))).toBe('EPISODE_FORBIDDEN');
+      expect(() => svc.state(episode.id, caller)).toThrow(expect.objectContaining({ code: 'EPISODE_FORBIDDEN' }));
+      expect(await codeOf(svc.close(episode.id, caller))).toBe('EPISODE_FORBIDDEN');
+    }
+    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'http'))).toBe('EPISODE_EXISTS');
+    expect((await svc.step(episode.id, { action: { code: 'x' } }, 'ws', owner)).observation.step).toBe(1);
+    await svc.close(episode.id, owner);
+    svc.shutdown();
+  });
+
+  it('issues a random id when none is given and refuses a reset of an open id without closing it', async () => {
+    const { svc, pool } = service();
+    const { episode } = await svc.reset(TASK, 'http');
+    expect(episode.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await svc.step(episode.id, { action: { answer: '77' } }, 'http');
+    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'grpc'))).toBe('EPISODE_EXISTS');
+    expect(svc.state(episode.id)).toMatchObject({ done: true, step_count: 1 });
+    expect(pool.closed).toEqual([episode.id]);
+    svc.shutdown();
+  });
+
+  it('of 25 concurrent resets of one id exactly one wins; the others are EPISODE_EXISTS', async () => {
+    const { svc } = service({}, new FakeReplPool(5));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => codeOf(svc.reset({ ...TASK, episode_id: 'race' }, 'http'))),
+    );
+    expect(results.filter((code) => code === null)).toHaveLength(1);
+    expect(results.filter((code) => code === 'EPISODE_EXISTS')).toHaveLength(24);
+    expect(svc.liveCount).toBe(1);
     svc.shutdown();
   });
 

@@ -35,6 +35,12 @@ export interface EpisodeServiceDeps {
  * Runs episodes for every transport (HTTP, WebSocket, MCP, gRPC): reset, step, state, close, the
  * maxConcurrentEnvs cap and idle reaping. Transports validate input and map EnvError codes; this class holds the
  * semantics, so all four behave the same.
+ *
+ * Ownership: an episode reset under a session slot (a WebSocket connection) belongs to that slot; step, state and
+ * close name the caller's slot (`caller`), and any other caller gets EPISODE_FORBIDDEN. An episode reset without a
+ * slot (HTTP, gRPC, MCP over HTTP) belongs to whoever holds its id: the server issues a random UUID (crypto, 122
+ * bits) when the client names none. A reset naming an id that is open or being opened is EPISODE_EXISTS, so an id
+ * is never closed and reused behind its holder's back, and of concurrent resets of one id exactly one wins.
  */
 export class EpisodeService {
   private readonly episodes = new Map<string, Episode>();
@@ -68,14 +74,15 @@ export class EpisodeService {
   }
 
   /**
-   * Capacity in use: connected sessions (each holds one slot, with or without an episode), plus episodes that hold a
-   * sandbox (not yet done) outside a held slot, plus resets in flight outside a held slot.
+   * Capacity in use: connected sessions (each holds one slot, with or without an episode), plus open episodes outside
+   * a held slot, done or not (a done episode keeps its state until it is closed or reaped idle), plus resets in
+   * flight outside a held slot.
    */
   get liveCount(): number {
     const unslotted = (slot: SessionSlot | null) => slot === null || !this.slots.has(slot);
     let live = this.slots.size;
     for (const slot of this.opening.values()) if (unslotted(slot)) live++;
-    for (const episode of this.episodes.values()) if (!episode.done && unslotted(episode.slot)) live++;
+    for (const episode of this.episodes.values()) if (unslotted(episode.slot)) live++;
     return live;
   }
 
@@ -95,8 +102,9 @@ export class EpisodeService {
   }
 
   /**
-   * Starts an episode (restarting `episode_id` if it is open) and returns its first observation. Under a session
-   * `slot` the episode uses that slot's capacity; otherwise it needs a free one.
+   * Starts an episode and returns its first observation. Without `episode_id` the server issues a random one; a
+   * named id that is open or being opened is EPISODE_EXISTS (close it first). Under a session `slot` the episode
+   * uses that slot's capacity and belongs to it; otherwise it needs a free slot and belongs to whoever holds its id.
    */
   reset(
     request: EnvResetRequest,
@@ -127,10 +135,13 @@ export class EpisodeService {
     slot: SessionSlot | null,
   ): Promise<{ episode: Episode; reply: EnvStepReply }> {
     const started = performance.now();
-    if (this.opening.has(id)) {
-      throw new EnvError('VALIDATION_ERROR', `episode_id "${id}" is already being reset by another request`);
+    // Checked and claimed (opening.set) in one synchronous run, so of concurrent resets of one id exactly one passes.
+    if (this.opening.has(id) || this.episodes.has(id)) {
+      throw new EnvError(
+        'EPISODE_EXISTS',
+        `episode_id "${id}" is already open (or being reset by another request); close it first or reset without an episode_id`,
+      );
     }
-    if (this.episodes.has(id)) await this.close(id);
     if (slot === null || !this.slots.has(slot)) this.ensureCapacity();
     this.opening.set(id, slot);
     let repl: SandboxEpisode;
@@ -149,9 +160,14 @@ export class EpisodeService {
     return { episode, reply: this.reply(episode, null) };
   }
 
-  /** Runs one action on an open episode. */
-  async step(episodeId: string, data: WsStepData, transport: Transport): Promise<EnvStepReply> {
-    const episode = this.get(episodeId);
+  /** Runs one action on an open episode; `caller` is the caller's session slot (null outside a connection). */
+  async step(
+    episodeId: string,
+    data: WsStepData,
+    transport: Transport,
+    caller: SessionSlot | null = null,
+  ): Promise<EnvStepReply> {
+    const episode = this.get(episodeId, caller);
     return episode.exclusive(async () => {
       if (episode.done) {
         throw new EnvError('EPISODE_DONE', `episode ${episodeId} has ended (done); reset to start a new one`);
@@ -169,14 +185,18 @@ export class EpisodeService {
     });
   }
 
-  state(episodeId: string): EnvState {
-    return this.get(episodeId).state();
+  state(episodeId: string, caller: SessionSlot | null = null): EnvState {
+    return this.get(episodeId, caller).state();
   }
 
-  /** Ends an episode and frees its sandbox; unknown ids are EPISODE_NOT_FOUND. */
-  async close(episodeId: string): Promise<void> {
-    const episode = this.get(episodeId);
-    this.episodes.delete(episodeId);
+  /** Ends an episode and frees its sandbox; unknown ids are EPISODE_NOT_FOUND, another session's EPISODE_FORBIDDEN. */
+  async close(episodeId: string, caller: SessionSlot | null = null): Promise<void> {
+    await this.end(this.get(episodeId, caller));
+  }
+
+  private async end(episode: Episode): Promise<void> {
+    if (this.episodes.get(episode.id) !== episode) return;
+    this.episodes.delete(episode.id);
     episode.done = true;
     this.syncActive();
     await this.closeRepl(episode);
@@ -202,7 +222,7 @@ export class EpisodeService {
         episode_id: episode.id,
         idle_ms: now - episode.lastActivityMs,
       });
-      await this.close(episode.id).catch(() => undefined);
+      await this.end(episode);
     }
   }
 
@@ -216,12 +236,19 @@ export class EpisodeService {
     }
   }
 
-  private get(episodeId: string): Episode {
+  /** The open episode `episodeId`, if `caller` may act on it: an episode under a session slot is that slot's alone. */
+  private get(episodeId: string, caller: SessionSlot | null): Episode {
     const episode = this.episodes.get(episodeId);
     if (!episode) {
       throw new EnvError(
         'EPISODE_NOT_FOUND',
         `episode "${episodeId}" not found (never reset, closed, or reaped after idling)`,
+      );
+    }
+    if (episode.slot !== null && episode.slot !== caller) {
+      throw new EnvError(
+        'EPISODE_FORBIDDEN',
+        `episode "${episodeId}" belongs to the WebSocket connection that opened it; only that connection may use it`,
       );
     }
     return episode;

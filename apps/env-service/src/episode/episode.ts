@@ -30,7 +30,10 @@ export class Episode {
     readonly task: EpisodeTask,
     readonly repl: SandboxEpisode,
     readonly maxSteps: number,
-    /** The session slot that holds this episode's capacity, or null when the episode holds its own. */
+    /**
+     * The session slot that holds this episode's capacity and owns it (only that slot may step, read or close it), or
+     * null when the episode holds its own capacity and belongs to whoever holds its id.
+     */
     readonly slot: SessionSlot | null = null,
   ) {}
 

@@ -29,8 +29,12 @@ export function envSchemas(): { action: JsonSchema; observation: JsonSchema; sta
 const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
 const errorResponses = {
   '400': { description: 'Malformed JSON', content: json('Error') },
+  '403': { description: 'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN)', content: json('Error') },
   '404': { description: 'Unknown episode or task', content: json('Error') },
-  '409': { description: 'Episode already done', content: json('Error') },
+  '409': {
+    description: 'Episode already done, or reset of an open episode_id (EPISODE_EXISTS)',
+    content: json('Error'),
+  },
   '413': { description: 'Body over the size limit', content: json('Error') },
   '422': { description: 'Validation error (detail lists each issue)', content: json('Error') },
   '429': { description: 'MAX_CONCURRENT_ENVS reached', content: json('Error') },

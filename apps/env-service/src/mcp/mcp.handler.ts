@@ -7,6 +7,7 @@ import {
   type JsonRpcResponse,
 } from '@fathom/contracts';
 import { z } from 'zod';
+import type { SessionSlot } from '../episode/episode';
 import { EnvError, JSONRPC, jsonRpcCodeOf, toEnvError } from '../errors';
 import type { EpisodeService } from '../episode/episode.service';
 import { parseInput } from '../validate';
@@ -22,6 +23,8 @@ export interface McpReply {
  * tools/call without a session_id acts on its episode, and openenv/session/create (re)starts that episode.
  */
 export interface McpSession {
+  /** The connection's slot: the episodes it opened belong to it, and it is the caller for every tool call. */
+  readonly owner: SessionSlot;
   /** The connection's open episode, or null. */
   episodeId(): string | null;
   /** Ends the connection's episode, if any, and starts a new one under the connection's capacity slot. */
@@ -140,7 +143,7 @@ export class McpHandler {
             `session ${session_id} belongs to this WebSocket connection; close the connection instead`,
           );
         }
-        await this.episodes.close(session_id);
+        await this.episodes.close(session_id, session?.owner ?? null);
         return { session_id, closed: true };
       }
       default:
@@ -168,7 +171,7 @@ export class McpHandler {
       default:
         throw new EnvError('VALIDATION_ERROR', `unknown tool "${call.name}"; tools are run_code and submit_answer`);
     }
-    const reply = await this.step(call.session_id ?? argSessionId ?? session?.episodeId() ?? null, action);
+    const reply = await this.step(call.session_id ?? argSessionId ?? session?.episodeId() ?? null, action, session);
     return {
       content: [{ type: 'text', text: JSON.stringify(reply) }],
       structuredContent: reply,
@@ -180,9 +183,9 @@ export class McpHandler {
    * A named session's episode, or, with none (no session_id and no episode on the connection), a scratch episode
    * closed after the call, as OpenEnv runs a tool call without a session on a temporary environment.
    */
-  private step(sessionId: string | null, action: EnvAction): Promise<EnvStepReply> {
+  private step(sessionId: string | null, action: EnvAction, session: McpSession | null): Promise<EnvStepReply> {
     if (sessionId === null) return this.episodes.stepScratch({ action }, 'mcp');
-    return this.episodes.step(sessionId, { action }, 'mcp');
+    return this.episodes.step(sessionId, { action }, 'mcp', session?.owner ?? null);
   }
 }
 

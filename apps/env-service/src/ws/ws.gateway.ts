@@ -213,10 +213,11 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
       }
       case 'step': {
         const step = parseInput(WsStepDataSchema, message.data, 'data');
-        return { type: 'observation', data: await this.episodes.step(this.requireEpisode(connection), step, 'ws') };
+        const reply = await this.episodes.step(this.requireEpisode(connection), step, 'ws', connection.slot);
+        return { type: 'observation', data: reply };
       }
       case 'state':
-        return { type: 'state', data: this.episodes.state(this.requireEpisode(connection)) };
+        return { type: 'state', data: this.episodes.state(this.requireEpisode(connection), connection.slot) };
       case 'close':
         await this.endEpisode(connection);
         connection.socket.close(1000, 'closed by client');
@@ -246,7 +247,11 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private mcpSession(connection: Connection): McpSession {
-    return { episodeId: () => connection.episodeId, reset: (request) => this.reset(connection, request) };
+    return {
+      owner: connection.slot,
+      episodeId: () => connection.episodeId,
+      reset: (request) => this.reset(connection, request),
+    };
   }
 
   private requireEpisode(connection: Connection): string {
@@ -259,7 +264,7 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   private async endEpisode(connection: Connection): Promise<void> {
     const id = connection.episodeId;
     connection.episodeId = null;
-    if (id !== null) await this.episodes.close(id).catch(() => undefined);
+    if (id !== null) await this.episodes.close(id, connection.slot).catch(() => undefined);
   }
 
   private send(connection: Connection, message: WsOutgoing | JsonRpcResponse): void {
