@@ -125,6 +125,21 @@ describe('HTTP and gRPC episodes', () => {
     expect(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'EPISODE_EXISTS')).toBe(true);
     await post(h.baseUrl, '/close', { episode_id });
   });
+
+  it('of 25 concurrent gRPC resets of one id, 1 succeeds and 24 are ALREADY_EXISTS', async () => {
+    const episode_id = 'contested-grpc';
+    const client = new EnvGrpcClient(h.grpcAddress);
+    try {
+      const codes = await Promise.all(
+        Array.from({ length: 25 }, () => grpcCode(client, 'Reset', { ...TASK, episode_id })),
+      );
+      expect(codes.filter((code) => code === null)).toHaveLength(1);
+      expect(codes.filter((code) => code === status.ALREADY_EXISTS)).toHaveLength(24);
+      await client.call('Close', { episode_id });
+    } finally {
+      client.close();
+    }
+  });
 });
 
 describe('capacity counts every open episode', () => {
