@@ -1,7 +1,6 @@
-import { plainAnswer } from '../answers';
-import { EXTRACTIVE_QUESTIONS, phrasingsOf } from '../frames';
+import { EXTRACTIVE_QUESTIONS } from '../frames';
 import { agreementKey, place } from '../lexicon';
-import { DraftWriter, type TaskTypeBuilder, distinct, meta } from './types';
+import { DraftWriter, type TaskTypeBuilder, distinct, singleFactDraft } from './types';
 
 /**
  * extractive: a fact stated once among near misses ("Where was the Dravel Accord of 1887 signed?" → "Brenmoor").
@@ -32,14 +31,6 @@ export const extractiveBuilder: TaskTypeBuilder = {
       for (const decoy of rng.sample(decoys, rng.int(1, decoys.length)))
         w.write('needle', { key: decoy, value: wrong() }, false);
     }
-    const phrasing = rng.pick(phrasingsOf(EXTRACTIVE_QUESTIONS, family));
-    const question = phrasing.render(key);
-    return {
-      question,
-      ...plainAnswer(value),
-      inserts: w.inserts,
-      variants: w.variants(this.defaultRates),
-      meta: meta(key, [key], family, phrasing.id, w.frames(), [{ question, evidence: [needle], answer: value }]),
-    };
+    return singleFactDraft(w, EXTRACTIVE_QUESTIONS, { key, value, needle }, this.defaultRates);
   },
 };

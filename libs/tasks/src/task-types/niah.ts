@@ -1,8 +1,7 @@
-import { plainAnswer } from '../answers';
-import { NIAH_QUESTIONS, phrasingsOf } from '../frames';
+import { NIAH_QUESTIONS } from '../frames';
 import { code, objectDecoys, objectKey } from '../lexicon';
 import { DECOY_PARTS } from '../vocab';
-import { DraftWriter, type TaskTypeBuilder, distinct, meta } from './types';
+import { DraftWriter, type TaskTypeBuilder, distinct, singleFactDraft } from './types';
 
 /**
  * niah: one needle, the code on an object ("What code does the brass lantern carry?" → "K7-QX2"). Distractors give
@@ -26,14 +25,6 @@ export const niahBuilder: TaskTypeBuilder = {
       const decoys = objectDecoys(rng, split, key, DECOY_PARTS);
       for (const decoy of rng.sample(decoys, rng.int(1, 2))) w.write('needle', { key: decoy, value: wrong() }, false);
     }
-    const phrasing = rng.pick(phrasingsOf(NIAH_QUESTIONS, family));
-    const question = phrasing.render(key);
-    return {
-      question,
-      ...plainAnswer(value),
-      inserts: w.inserts,
-      variants: w.variants(this.defaultRates),
-      meta: meta(key, [key], family, phrasing.id, w.frames(), [{ question, evidence: [needle], answer: value }]),
-    };
+    return singleFactDraft(w, NIAH_QUESTIONS, { key, value, needle }, this.defaultRates);
   },
 };

@@ -1,5 +1,6 @@
 import type { Family, Split, SubQuestion, TaskMeta, TaskType } from '@fathom/contracts';
-import { framesOf, type Frame, type Slots } from '../frames';
+import { plainAnswer } from '../answers';
+import { framesOf, phrasingsOf, type Frame, type Phrasing, type Slots } from '../frames';
 import type { Rng } from '../rng';
 import { FILLER } from '../vocab';
 
@@ -103,6 +104,28 @@ export function distinct(draw: (avoid: readonly string[]) => string, taken: read
     const value = draw(used);
     used.push(value);
     return value;
+  };
+}
+
+/**
+ * The draft of a one-fact task (niah, extractive): the question in a phrasing of the writer's family drawn from
+ * `questions`, answered by `value`, with `needle` its only evidence.
+ */
+export function singleFactDraft(
+  w: DraftWriter,
+  questions: readonly Phrasing[],
+  fact: { key: string; value: string; needle: string },
+  declared: VariantRates,
+): TaskDraft {
+  const phrasing = w.rng.pick(phrasingsOf(questions, w.family));
+  const question = phrasing.render(fact.key);
+  const sub = { question, evidence: [fact.needle], answer: fact.value };
+  return {
+    question,
+    ...plainAnswer(fact.value),
+    inserts: w.inserts,
+    variants: w.variants(declared),
+    meta: meta(fact.key, [fact.key], w.family, phrasing.id, w.frames(), [sub]),
   };
 }
 
