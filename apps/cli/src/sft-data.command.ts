@@ -6,6 +6,7 @@ import { SftExampleSchema, SPLITS, type Split, type SftReaderExample, type Task 
 import {
   buildReaderExamples,
   buildSftExamples,
+  DEFAULT_READER_WINDOW_CHARS,
   DEFAULT_REPAIR_SHARE,
   DEFAULT_TEACHER_MIX,
   formatSftStats,
@@ -43,6 +44,7 @@ interface SftDataFlags {
   readersOut?: string;
   readersSplit: Split;
   readersSeed: number;
+  readersMaxChunk: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -74,6 +76,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       split: flags.readersSplit,
       n: flags.readers,
       seed: flags.readersSeed,
+      readerWindowChars: flags.readersMaxChunk,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -96,6 +99,10 @@ async function sftData(flags: SftDataFlags): Promise<void> {
   const readersOut = flags.readersOut;
   if (flags.readers > 0 !== (readersOut !== undefined))
     throw new InvalidArgumentError('--readers <n> and --readers-out <file> go together');
+  if (flags.readersMaxChunk > DEFAULT_READER_WINDOW_CHARS)
+    throw new InvalidArgumentError(
+      `--readers-max-chunk must be at most the reader window (${DEFAULT_READER_WINDOW_CHARS}), got ${flags.readersMaxChunk}`,
+    );
   if (readersOut !== undefined) await writeReaders({ ...flags, readersOut });
   const total = await countLines(flags.tasks);
   const bar = new SingleBar({
@@ -172,6 +179,12 @@ export function sftDataCommand(): Command {
     .option('--readers-out <file>', 'output JSONL of reader examples (one SftReaderExample per line)')
     .option('--readers-split <split>', 'split whose entities and frames the reader examples use', split, 'train')
     .option('--readers-seed <seed>', 'seed of the reader examples', integer('--readers-seed', 0), 0)
+    .option(
+      '--readers-max-chunk <chars>',
+      'longest reader chunk (at most the reader window)',
+      integer('--readers-max-chunk', 400),
+      DEFAULT_READER_WINDOW_CHARS,
+    )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
     .option('--concurrency <n>', 'tasks in flight at once', integer('--concurrency', 1), 4)
