@@ -61,6 +61,7 @@ export {
   type TextGenerate,
   type TextGenerationReply,
   type TextGenerationRequest,
+  type TurnEvent,
 } from './episode';
 export * from './eval';
 export * from './teacher';

@@ -49,8 +49,22 @@ export interface EpisodeRunnerDeps {
   leafReader?: LeafReader;
   /** Sees every leaf call that returned, with its answer (the eval's leaf accuracy against gold sub-answers). */
   onLeaf?: (call: LeafCall, answer: string) => void;
+  /**
+   * Sees each turn of a root episode once it is finished (code run, observation set), before the episode's next
+   * turn is sampled: the hook for streaming an episode while it runs. Child episodes' turns are not reported. Must
+   * not throw.
+   */
+  onTurn?: (event: TurnEvent) => void;
   /** Milliseconds clock for timings; `performance.now` by default. */
   now?: () => number;
+}
+
+/** A finished turn of a root episode, as `EpisodeRunnerDeps.onTurn` sees it. */
+export interface TurnEvent {
+  sampleIndex: number;
+  /** Position of the turn in its episode, from 0. */
+  index: number;
+  turn: EpisodeTurn;
 }
 
 /** One infra failure of one attempt of one sample (for error-rate metrics; retried or not). */
@@ -392,6 +406,18 @@ export class EpisodeRunner {
       }
       const generationMs = this.now() - started;
       await Promise.all(batch.flatMap((g, i) => g.members.map((s, j) => this.step(s, results[i][j], generationMs))));
+      this.reportTurns(batch.flatMap((g) => g.members));
+    }
+  }
+
+  /** Hands the turn each root episode just finished to `onTurn`; a root episode's seed path is [seed, sampleIndex]. */
+  private reportTurns(states: readonly EpisodeState[]): void {
+    const onTurn = this.deps.onTurn;
+    if (onTurn === undefined) return;
+    for (const state of states) {
+      const turn = state.turns.at(-1);
+      if (state.parent === null && turn !== undefined)
+        onTurn({ sampleIndex: state.path[1], index: state.turns.length - 1, turn });
     }
   }
 

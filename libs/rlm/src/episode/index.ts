@@ -14,6 +14,7 @@ export {
   type LeafCall,
   type LeafReader,
   type RunGroupOptions,
+  type TurnEvent,
 } from './episode.runner';
 export { RolloutError, RolloutErrorCode } from './errors';
 export { NO_ACTION_OBSERVATION } from './observation';
