@@ -65,3 +65,15 @@ export {
 } from './episode';
 export * from './eval';
 export * from './teacher';
+export {
+  OpenAiChatClient,
+  OpenAiEndpointError,
+  chatMessagesOf,
+  openAiLabel,
+  parseOpenAiSpec,
+  type ChatMessage,
+  type OpenAiClientOptions,
+  type OpenAiEndpoint,
+  type OpenAiUsage,
+} from './episode/openai-generate';
+export { OpenAiTestServer, type InjectedFault, type OpenAiTestServerOptions } from './testing/openai-test.server';

@@ -47,6 +47,11 @@ export interface EpisodeRunnerDeps {
   policy: Policy;
   /** Reads leaf calls in place of the policy; child episodes are still driven by the policy. */
   leafReader?: LeafReader;
+  /**
+   * Samples leaf reads in place of the policy (an API model behind `--subcalls`); child episodes are still driven by
+   * the policy, and a `leafReader` wins over it.
+   */
+  readerPolicy?: Policy;
   /** Sees every leaf call that returned, with its answer (the eval's leaf accuracy against gold sub-answers). */
   onLeaf?: (call: LeafCall, answer: string) => void;
   /**
@@ -148,6 +153,14 @@ function emptyNode(
   };
 }
 
+/** The id of `<|im_end|>` in a policy's tokenizer, which ends every turn the loop samples. */
+function imEndOf(policy: Policy, which: string): number {
+  const imEnd = policy.tokenizer.tokenId(IM_END);
+  if (imEnd === undefined)
+    throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer of ${which} has no id for ${IM_END}`);
+  return imEnd;
+}
+
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** One running episode (root or child): its sandbox, its exact token sequence and its node of the recursion tree. */
@@ -232,26 +245,28 @@ class EpisodeState {
  * extend the previous ids exactly, or the trajectory fails (`infra_error`, code `token_mismatch`) with a diff.
  *
  * `llm()` calls of the code are served by the same policy with the one meaning of `llm()` (`planSubcall`): a leaf
- * read (`renderSubcallPrompt`) of a chunk within the reader window, a child episode over a larger chunk. Every call
- * is a node of the trajectory's recursion tree, marked leaf or episode.
+ * read (`renderSubcallPrompt`) of a chunk within the reader window — by the `readerPolicy` when one is given — and a
+ * child episode over a larger chunk. Every call is a node of the trajectory's recursion tree, marked leaf or episode.
  */
 export class EpisodeRunner {
   readonly config: EpisodeConfig;
   private readonly imEnd: number;
   private readonly now: () => number;
   private readonly params: SamplingParams;
+  /** What samples leaf reads: the reader policy, else the policy, with its own end-of-turn id. */
+  private readonly reader: { policy: Policy; imEnd: number; params: SamplingParams };
 
   constructor(
     private readonly deps: EpisodeRunnerDeps,
     config: EpisodeConfigInput = {},
   ) {
     this.config = resolveEpisodeConfig(config);
-    const imEnd = deps.policy.tokenizer.tokenId(IM_END);
-    if (imEnd === undefined)
-      throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer has no id for ${IM_END}`);
-    this.imEnd = imEnd;
+    this.imEnd = imEndOf(deps.policy, 'the policy');
     this.now = deps.now ?? (() => performance.now());
-    this.params = { ...this.config.sampling, stopTokens: [imEnd] };
+    this.params = { ...this.config.sampling, stopTokens: [this.imEnd] };
+    const reader = deps.readerPolicy ?? deps.policy;
+    const readerImEnd = imEndOf(reader, 'the reader policy');
+    this.reader = { policy: reader, imEnd: readerImEnd, params: { ...this.params, stopTokens: [readerImEnd] } };
   }
 
   /**
@@ -610,9 +625,9 @@ export class EpisodeRunner {
     }
   }
 
-  /** A leaf call: one direct completion of the sub-call prompt, by the policy or by the configured leaf reader. */
+  /** A leaf call: one direct completion of the sub-call prompt by the reader (see `reader`), or the leaf reader's answer. */
   private async leafRead(parent: EpisodeState, node: RecursionTreeNode, req: LlmRequest, path: number[]) {
-    const policy = this.deps.policy;
+    const { policy, imEnd, params } = this.reader;
     const prompt = encodeSegments(renderSubcallPrompt(req.prompt, req.chunk), [], policy.tokenizer);
     node.promptTokens = prompt.ids.length;
     if (this.deps.leafReader !== undefined) {
@@ -632,7 +647,7 @@ export class EpisodeRunner {
     try {
       const results = await policy.sample(
         [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]) }],
-        this.params,
+        params,
       );
       const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);
       if (problem !== null) throw new Error(problem);
@@ -641,7 +656,7 @@ export class EpisodeRunner {
       parent.failInfra('policy_error', `llm() sub-call: ${errorMessage(error)}`);
       throw error;
     }
-    const endsTurn = sampled.finishReason === 'stop_token' && sampled.tokens.at(-1) === this.imEnd;
+    const endsTurn = sampled.finishReason === 'stop_token' && sampled.tokens.at(-1) === imEnd;
     node.answer = policy.tokenizer.decode(endsTurn ? sampled.tokens.slice(0, -1) : sampled.tokens);
     node.completionTokens = sampled.tokens.length;
     if (this.config.trainSubcalls) {

@@ -60,6 +60,8 @@ export interface EvalOptions {
   concurrency?: number;
   /** Reads every leaf `llm()` call instead of the policy (child episodes stay the policy's). */
   leafReader?: TaskLeafReader;
+  /** Samples every leaf `llm()` read instead of the policy (an endpoint behind `--subcalls`); `leafReader` wins. */
+  readerPolicy?: Policy;
   /** Called after each task (progress bars). */
   onTask?: (result: EvalTaskResult, done: number, total: number) => void;
   /** Called with each task's whole episode (the `--episodes` JSONL). */
@@ -311,6 +313,7 @@ export async function evaluate(policy: Policy, tasks: readonly Task[], options: 
     {
       sandbox: options.sandbox,
       policy,
+      readerPolicy: options.readerPolicy,
       leafReader:
         reader === undefined ? undefined : (call) => reader(byId.get(call.taskId)!, call.question, call.chunk ?? ''),
       onLeaf: (call, answer) => leafCalls.get(call.taskId)?.push({ call, answer }),

@@ -168,7 +168,7 @@ export async function evaluateSuite(
     onTask: (result: EvalTaskResult) => options.onTask?.({ system, seed, result, done: ++done, total }),
     onEpisode: (episode: EvalEpisode) => options.onEpisode?.({ system, seed, ...episode }),
   });
-  const { sandbox, reward, concurrency } = options;
+  const { sandbox, reward, concurrency, readerPolicy } = options;
   const runPolicy = async (system: Exclude<EvalSystem, 'regex'>): Promise<EvalSystemReport> => {
     const runs: EvalReport[] = [];
     for (const seed of seeds) {
@@ -184,6 +184,7 @@ export async function evaluateSuite(
           concurrency,
           episode,
           seed,
+          readerPolicy,
           leafReader: system === 'oracle' ? options.oracleReader : undefined,
           ...hooks(system, seed),
         }),
