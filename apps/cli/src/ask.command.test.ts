@@ -1,9 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAiTestServer } from '@fathom/rlm';
+import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 import { formatTree } from './ask.command';
 
 const bin = fileURLToPath(new URL('../bin/fathom', import.meta.url));
@@ -79,5 +81,51 @@ describe('fathom ask', () => {
       'episode (depth 0, 900 chars, 1 turn(s)): "Where?" → (no answer)',
       '  llm() leaf (depth 1, 80 chars, 1 turn(s)): "Who owns it?" → "Ana"',
     ]);
+  });
+});
+
+/** `fathom …` in a child process without blocking this one, whose event loop serves the test endpoint meanwhile. */
+function fathomAsync(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(bin, args, { env: { ...process.env, NODE_OPTIONS: '' } });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+describe('fathom ask with a model on an OpenAI-compatible server', () => {
+  let served: LoadedPolicy;
+  let server: OpenAiTestServer;
+  beforeAll(async () => {
+    served = await loadPolicy(checkpoint);
+    server = await OpenAiTestServer.start({ policy: served.policy, model: 'default-sft' });
+  });
+  afterAll(async () => {
+    await server.close();
+    await served.release();
+  });
+
+  it('--policy and --subcalls run the episode through the endpoint and print what it spent', async () => {
+    const file = join(dir, 'endpoint-doc.txt');
+    writeFileSync(file, 'Filler about the harbour. '.repeat(200) + 'The vault code is QX7.');
+    const { status, stdout, stderr } = await fathomAsync(
+      ...['ask', '--policy', server.spec, '--subcalls', server.spec, '--reader-window', '4000', '--file', file],
+      ...['--max-turns', '1', '--max-turn-tokens', '48', '--trace', '--no-progress', 'What is the vault code?'],
+    );
+    expect(stderr).not.toMatch(/error/i);
+    expect(status).toBe(0);
+    expect(stdout).toContain('--- turn 1 (');
+    const label = `openai:default-sft@${server.baseUrl}`;
+    expect(stderr).toContain(`policy endpoint ${label}: 1 requests (0 retries), `);
+    expect(stderr).toMatch(new RegExp(`subcalls endpoint ${label.replace(/[.]/g, '\\.')}: \\d+ requests`));
+    expect(server.requests.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('needs exactly one of --checkpoint and --policy', async () => {
+    const file = join(dir, 'one.txt');
+    writeFileSync(file, 'text');
+    const { status, stderr } = await fathomAsync('ask', '--file', file, '--no-progress', 'q?');
+    expect(status).toBe(1);
+    expect(stderr).toContain('give exactly one of --checkpoint <dir> and --policy openai:URL#MODEL');
   });
 });

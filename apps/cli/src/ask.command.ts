@@ -1,14 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import type { EpisodeTrajectory, RecursionTreeNode } from '@fathom/contracts';
-import { EpisodeRunner } from '@fathom/rlm';
+import { EpisodeRunner, openAiLabel, type OpenAiEndpoint } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
-import { loadPolicy } from '@fathom/training';
 import { integer } from './args';
+import { endpointPolicy, formatUsage, loadRootPolicy, openAiSpec } from './policy-source';
 
 interface AskFlags {
-  checkpoint: string;
+  checkpoint?: string;
+  policy?: OpenAiEndpoint;
+  subcalls?: OpenAiEndpoint;
+  readerWindow?: number;
   file: string;
   mode: 'greedy' | 'sampled';
   seed: number;
@@ -43,7 +46,8 @@ export function formatTrace(trajectory: EpisodeTrajectory): string {
 async function ask(question: string, flags: AskFlags): Promise<void> {
   const context = await readFile(flags.file, 'utf8');
   if (context.length === 0) throw new Error(`${flags.file} is empty`);
-  const { policy, promptStyle } = await loadPolicy(flags.checkpoint);
+  const root = await loadRootPolicy({ checkpoint: flags.checkpoint, policy: flags.policy });
+  const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls);
   const sandbox = await SandboxPool.start({ workers: 1 });
   const started = Date.now();
   const ticker = flags.progress
@@ -55,14 +59,15 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
     : null;
   try {
     const runner = new EpisodeRunner(
-      { sandbox, policy },
+      { sandbox, policy: root.policy, readerPolicy: reader?.policy },
       {
-        promptStyle,
+        promptStyle: root.promptStyle,
         maxTurns: flags.maxTurns,
         maxTurnTokens: flags.maxTurnTokens,
         maxEpisodeTokens: flags.maxEpisodeTokens,
         sampling: { temperature: flags.mode === 'greedy' ? 0 : 1 },
         maxInfraRetries: 0,
+        ...(flags.readerWindow !== undefined && { subcalls: { readerWindowChars: flags.readerWindow } }),
       },
     );
     const task = { id: 'ask', question, context, contextTokens: estimateTokens(context) };
@@ -70,20 +75,42 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
     const trajectory = group.trajectories[0] ?? group.excluded[0];
     if (ticker !== null) process.stderr.write('\n');
     if (flags.trace) console.log(formatTrace(trajectory));
+    if (root.client !== null) console.error(formatUsage(`policy endpoint ${root.label}`, root.client.usage));
+    if (reader !== null)
+      console.error(formatUsage(`subcalls endpoint ${openAiLabel(reader.client.endpoint)}`, reader.client.usage));
     if (trajectory.status === 'infra_error')
       throw new Error(`the episode failed: ${trajectory.infraError?.message ?? 'infra error'}`);
     console.log(trajectory.answer ?? `(no answer: the episode ended ${trajectory.status}, ${trajectory.stopReason})`);
   } finally {
     if (ticker !== null) clearInterval(ticker);
     await sandbox.close();
+    await root.release();
   }
 }
 
 export function askCommand(): Command {
   return new Command('ask')
-    .description('answer a question about a text file with a trained RLM: the file is ctx, the policy writes code')
+    .description(
+      'answer a question about a text file with a trained RLM (--checkpoint) or a model on an OpenAI-compatible ' +
+        'server (--policy): the file is ctx, the policy writes code',
+    )
     .argument('<question>', 'the question')
-    .requiredOption('--checkpoint <dir>', 'a checkpoint folder (e.g. data/checkpoints/default-sft)')
+    .option('--checkpoint <dir>', 'a checkpoint folder (e.g. data/checkpoints/default-sft)')
+    .option(
+      '--policy <openai:URL#MODEL>',
+      'instead of --checkpoint: a model on an OpenAI-compatible server writes the turns',
+      openAiSpec,
+    )
+    .option(
+      '--subcalls <openai:URL#MODEL>',
+      'leaf llm() reads are answered by this OpenAI-compatible endpoint',
+      openAiSpec,
+    )
+    .option(
+      '--reader-window <chars>',
+      'largest llm() chunk read directly (a leaf); larger chunks start a child episode (default 1000)',
+      integer('--reader-window', 1),
+    )
     .requiredOption('--file <path>', 'the document (UTF-8 text), bound to ctx in the REPL')
     .addOption(new Option('--mode <mode>', 'decoding').choices(['greedy', 'sampled']).default('greedy'))
     .option('--seed <n>', 'sampling seed', integer('--seed', 0), 0)

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { EvalEpisode, EvalSuiteReport } from '@fathom/rlm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OpenAiTestServer, type EvalEpisode, type EvalSuiteReport, type OpenAiUsage } from '@fathom/rlm';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
+import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 import { evalCommand } from './eval.command';
 
 const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default-sft', import.meta.url));
@@ -83,5 +84,94 @@ describe('fathom eval', () => {
   it('refuses several seeds when greedy and an unknown baseline', async () => {
     await expect(runEval('--checkpoint', checkpoint, '--seeds', '0,1')).rejects.toThrow(/needs --mode sampled/);
     await expect(runEval('--checkpoint', checkpoint, '--baselines', 'regex,judge')).rejects.toThrow(/unknown judge/);
+  });
+});
+
+describe('fathom eval with a model on an OpenAI-compatible server', () => {
+  let served: LoadedPolicy;
+  let server: OpenAiTestServer;
+  beforeAll(async () => {
+    served = await loadPolicy(checkpoint);
+    server = await OpenAiTestServer.start({ policy: served.policy, model: 'default-sft' });
+  });
+  afterAll(async () => {
+    await server.close();
+    await served.release();
+  });
+
+  type EndpointReport = { checkpoint: string; endpoints: (OpenAiUsage & { role: string; label: string })[] };
+
+  it('--policy openai:URL#MODEL runs a heldout evaluation with the endpoint writing every turn, tokens counted', async () => {
+    server.requests.length = 0;
+    const out = join(dir, 'openai-policy.json');
+    const printed = await runEval(
+      ...[
+        '--policy',
+        server.spec,
+        '--split',
+        'heldout',
+        '--n',
+        '3',
+        '--baselines',
+        'none',
+        '--prompt-style',
+        'compact',
+      ],
+      ...['--max-turns', '2', '--max-turn-tokens', '96', '--out', out, '--no-progress'],
+    );
+    const label = `openai:default-sft@${server.baseUrl}`;
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport & EndpointReport;
+    expect(report.checkpoint).toBe(label);
+    expect(report.systems.map((s) => [s.system, s.runs[0].tasks.length])).toEqual([['policy', 3]]);
+    expect(report.systems[0].runs[0].tasks.every((t) => t.status !== 'infra_error')).toBe(true);
+
+    const [usage] = report.endpoints;
+    expect(report.endpoints).toHaveLength(1);
+    expect(usage).toMatchObject({ role: 'policy', label, requests: server.requests.length, retries: 0 });
+    expect(usage.requests).toBeGreaterThanOrEqual(3);
+    expect(usage.promptTokens).toBeGreaterThan(0);
+    expect(usage.completionTokens).toBeGreaterThan(0);
+    expect(server.requests.every((r) => r.model === 'default-sft' && r.temperature === 0 && r.max_tokens <= 96)).toBe(
+      true,
+    );
+    expect(printed).toMatch(/^overall\s+3\s+[\d.]+%$/m);
+    expect(printed).toContain(
+      `policy endpoint ${label}: ${usage.requests} requests (0 retries), ${usage.promptTokens} prompt + ` +
+        `${usage.completionTokens} completion tokens`,
+    );
+  }, 120_000);
+
+  it('--subcalls sends leaf llm() reads to the endpoint while the checkpoint writes the turns', async () => {
+    server.requests.length = 0;
+    const out = join(dir, 'openai-subcalls.json');
+    await runEval(
+      ...['--checkpoint', checkpoint, '--subcalls', server.spec, '--reader-window', '2000', '--n', '2'],
+      ...['--baselines', 'none', '--max-turns', '2', '--max-turn-tokens', '96', '--readers', '2', '--out', out],
+      '--no-progress',
+    );
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EndpointReport & { episode: { subcalls: unknown } };
+    expect(report.checkpoint).toBe(checkpoint);
+    expect(report.episode.subcalls).toEqual({ readerWindowChars: 2000 });
+    expect(report.endpoints).toEqual([
+      expect.objectContaining({ role: 'subcalls', requests: server.requests.length, label: expect.any(String) }),
+    ]);
+    // The two reader examples at least, and only leaf reads: every request is the sub-call prompt.
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    for (const request of server.requests) {
+      expect(request.messages[0]).toEqual({ role: 'system', content: 'Answer the question about the text briefly.' });
+    }
+  }, 120_000);
+
+  it('needs exactly one of --checkpoint and --policy, and a well-formed spec', async () => {
+    await expect(runEval('--n', '1')).rejects.toThrow(/exactly one of --checkpoint <dir> and --policy/);
+    await expect(runEval('--checkpoint', checkpoint, '--policy', server.spec, '--n', '1')).rejects.toThrow(
+      /exactly one of/,
+    );
+    await expect(runEval('--policy', 'openai:http://127.0.0.1:1/v1')).rejects.toThrow(
+      /'--policy .*the model is missing/,
+    );
+    await expect(runEval('--checkpoint', checkpoint, '--subcalls', 'vllm:x')).rejects.toThrow(
+      /'--subcalls .*must start with "openai:"/,
+    );
   });
 });

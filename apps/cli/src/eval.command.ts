@@ -9,14 +9,16 @@ import {
   evaluateReader,
   evaluateSuite,
   formatEvalTable,
+  openAiLabel,
   type EvalBaseline,
   type Policy,
   type ReaderEvalReport,
   type ReaderStats,
   type EpisodeConfigInput,
+  type OpenAiEndpoint,
+  type OpenAiUsage,
   type PromptStyle,
 } from '@fathom/rlm';
-import { loadPolicy } from '@fathom/training';
 import { SandboxPool } from '@fathom/sandbox';
 import {
   DEFAULT_SPLIT_SIZES,
@@ -27,6 +29,14 @@ import {
   runRegexBaseline,
 } from '@fathom/tasks';
 import { integer } from './args';
+import {
+  endpointPolicy,
+  formatUsage,
+  loadRootPolicy,
+  openAiSpec,
+  type EndpointPolicy,
+  type RootPolicy,
+} from './policy-source';
 
 const seedList = (value: string): number[] => {
   const seeds = value.split(',').map((s) => integer('--seeds', 0)(s));
@@ -45,8 +55,17 @@ const baselineList = (value: string): EvalBaseline[] => {
   return names as EvalBaseline[];
 };
 
+interface EndpointUsage extends OpenAiUsage {
+  role: 'policy' | 'subcalls';
+  /** `openai:MODEL@URL`. */
+  label: string;
+}
+
 interface EvalFlags {
-  checkpoint: string;
+  checkpoint?: string;
+  policy?: OpenAiEndpoint;
+  subcalls?: OpenAiEndpoint;
+  readerWindow?: number;
   split: Split;
   tasks?: string;
   promptStyle?: PromptStyle['system'];
@@ -117,19 +136,33 @@ function formatReaderTable(report: ReaderEvalReport): string {
   ].join('\n');
 }
 
+/** What each endpoint of the run spent (the policy's, the sub-calls'), over every system and the reader run. */
+function endpointUsage(root: RootPolicy, reader: EndpointPolicy | null): EndpointUsage[] {
+  const rows: EndpointUsage[] = [];
+  if (root.client !== null) rows.push({ role: 'policy', label: root.label, ...root.client.usage });
+  if (reader !== null)
+    rows.push({ role: 'subcalls', label: openAiLabel(reader.client.endpoint), ...reader.client.usage });
+  return rows;
+}
+
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
-  const tasks = await loadTasks(flags);
-  const { policy, promptStyle, release } = await loadPolicy(flags.checkpoint, {
-    version: flags.policyVersion,
+  const root = await loadRootPolicy({
+    checkpoint: flags.checkpoint,
+    policy: flags.policy,
     promptStyle: flags.promptStyle,
+    version: flags.policyVersion,
   });
+  const { policy, promptStyle, release } = root;
+  const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls, flags.policyVersion);
+  const tasks = await loadTasks(flags);
   const episode: EpisodeConfigInput = {
     promptStyle,
     maxTurns: flags.maxTurns,
     maxTurnTokens: flags.maxTurnTokens,
     maxEpisodeTokens: flags.maxEpisodeTokens,
+    ...(flags.readerWindow !== undefined && { subcalls: { readerWindowChars: flags.readerWindow } }),
   };
   const sandbox = await SandboxPool.start({ workers: flags.workers });
   const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);
@@ -153,6 +186,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
             baselines: flags.baselines,
             regexProgram: runRegexBaseline,
             oracleReader: oracleRead,
+            readerPolicy: reader?.policy,
             episode,
             concurrency: flags.concurrency,
             onTask: ({ system, seed, result, done, total }) => {
@@ -171,16 +205,19 @@ async function runEval(flags: EvalFlags): Promise<void> {
           });
     if (flags.progress) bar.stop();
     if (report !== null) console.log(formatEvalTable(report));
-    const readers = await evaluateReaders(policy, sandbox, flags);
+    const readers = await evaluateReaders(reader?.policy ?? policy, sandbox, flags);
+    const endpoints = endpointUsage(root, reader);
+    for (const e of endpoints) console.log(formatUsage(`${e.role} endpoint ${e.label}`, e));
     if (flags.out !== undefined) {
       const body = {
-        checkpoint: flags.checkpoint,
+        checkpoint: root.label,
         split: flags.tasks === undefined ? flags.split : null,
         tasksFile: flags.tasks ?? null,
         dataSeed: flags.tasks === undefined ? flags.dataSeed : null,
         episode,
         ...report,
         readers,
+        endpoints,
       };
       await writeFile(flags.out, `${JSON.stringify(body, null, 2)}\n`);
       console.log(`wrote ${flags.out}`);
@@ -196,13 +233,26 @@ async function runEval(flags: EvalFlags): Promise<void> {
 export function evalCommand(): Command {
   return new Command('eval')
     .description(
-      'Evaluate a policy checkpoint against its baselines on the same tasks: accuracy per task type, context ' +
-        'length and seen/unseen phrasing; llm() calls, recursion depth and leaf sub-call accuracy; the regex-only ' +
-        'programs, the policy with llm() disabled and the policy with an oracle reader (docs/EVAL.md).',
+      'Evaluate a policy (a checkpoint, or a model on an OpenAI-compatible server) against its baselines on the ' +
+        'same tasks: accuracy per task type, context length and seen/unseen phrasing; llm() calls, recursion depth ' +
+        'and leaf sub-call accuracy; the regex-only programs, the policy with llm() disabled and the policy with an ' +
+        'oracle reader (docs/EVAL.md).',
     )
-    .requiredOption(
-      '--checkpoint <dir>',
-      'Hugging Face-style checkpoint folder (config.json, model.safetensors, tokenizer)',
+    .option('--checkpoint <dir>', 'Hugging Face-style checkpoint folder (config.json, model.safetensors, tokenizer)')
+    .option(
+      '--policy <openai:URL#MODEL>',
+      'instead of --checkpoint: a model on an OpenAI-compatible server writes the turns (docs/EVAL.md)',
+      openAiSpec,
+    )
+    .option(
+      '--subcalls <openai:URL#MODEL>',
+      'leaf llm() reads (chunks within the reader window) are answered by this OpenAI-compatible endpoint',
+      openAiSpec,
+    )
+    .option(
+      '--reader-window <chars>',
+      'largest llm() chunk read directly (a leaf); larger chunks start a child episode (default 1000)',
+      integer('--reader-window', 1),
     )
     .addOption(
       new Option('--split <split>', 'split to generate when --tasks is not given').choices(SPLITS).default('heldout'),

@@ -1,0 +1,87 @@
+import { InvalidArgumentError } from 'commander';
+import { ByteTokenizer } from '@fathom/model';
+import {
+  DEFAULT_PROMPT_STYLE,
+  OpenAiChatClient,
+  openAiLabel,
+  parseOpenAiSpec,
+  TextEndpointPolicy,
+  type OpenAiEndpoint,
+  type OpenAiUsage,
+  type Policy,
+  type PromptStyle,
+} from '@fathom/rlm';
+import { loadPolicy } from '@fathom/training';
+
+/** The commander parser of every `openai:URL#MODEL` flag (`--policy`, `--subcalls`); commander names the flag. */
+export function openAiSpec(value: string): OpenAiEndpoint {
+  try {
+    return parseOpenAiSpec(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** A model on an OpenAI-compatible server as a policy, with the client whose `usage` the reports print. */
+export interface EndpointPolicy {
+  policy: Policy;
+  client: OpenAiChatClient;
+}
+
+/**
+ * The endpoint as a `Policy`. FATHOM's byte tokenizer (the shipped model's) keeps the episode's ids, so turn and
+ * episode budgets are counted in its tokens (UTF-8 bytes), whatever the served model's tokenizer; the server's own
+ * token counts are in the client's `usage`. The endpoint enforces its context length itself (an error names it), so
+ * the policy claims no limit of its own. `$OPENAI_API_KEY`, when set, is sent as the bearer key.
+ */
+export function endpointPolicy(endpoint: OpenAiEndpoint, version = 0): EndpointPolicy {
+  const client = new OpenAiChatClient(endpoint, { apiKey: process.env.OPENAI_API_KEY || undefined });
+  const policy = new TextEndpointPolicy(client.generate, new ByteTokenizer(), Number.MAX_SAFE_INTEGER, version);
+  return { client, policy };
+}
+
+/** The policy that writes an episode's turns: a checkpoint folder or an endpoint, and how reports name it. */
+export interface RootPolicy {
+  policy: Policy;
+  promptStyle: PromptStyle;
+  /** The checkpoint folder, or `openai:MODEL@URL`. */
+  label: string;
+  /** The endpoint's client; null for a checkpoint. */
+  client: OpenAiChatClient | null;
+  release(): Promise<void>;
+}
+
+/**
+ * Loads the root policy of `fathom eval` / `fathom ask`: exactly one of a checkpoint folder (run with the prompt
+ * style it was trained with) or an `openai:` endpoint (the full prompt style unless `promptStyle` says otherwise).
+ */
+export async function loadRootPolicy(options: {
+  checkpoint?: string;
+  policy?: OpenAiEndpoint;
+  promptStyle?: PromptStyle['system'];
+  version?: number;
+}): Promise<RootPolicy> {
+  const { checkpoint, policy: endpoint } = options;
+  if ((checkpoint === undefined) === (endpoint === undefined))
+    throw new InvalidArgumentError('give exactly one of --checkpoint <dir> and --policy openai:URL#MODEL');
+  if (endpoint !== undefined) {
+    const { policy, client } = endpointPolicy(endpoint, options.version);
+    return {
+      policy,
+      client,
+      label: openAiLabel(endpoint),
+      promptStyle: { ...DEFAULT_PROMPT_STYLE, ...(options.promptStyle && { system: options.promptStyle }) },
+      release: async () => undefined,
+    };
+  }
+  const loaded = await loadPolicy(checkpoint!, { version: options.version, promptStyle: options.promptStyle });
+  return { ...loaded, label: checkpoint!, client: null };
+}
+
+/** One line of an endpoint's spend: requests, retries and the server's token counts. */
+export function formatUsage(label: string, usage: OpenAiUsage): string {
+  return (
+    `${label}: ${usage.requests} requests (${usage.retries} retries), ` +
+    `${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens`
+  );
+}
