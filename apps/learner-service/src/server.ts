@@ -55,6 +55,7 @@ export async function startLearnerService(
       }),
     ],
     concurrency: { learn: 16 },
+    transientRetryMs: config.INFRA_RETRY_S * 1000,
     logger,
     metrics: new QueueMetrics(registry, transport),
   });

@@ -36,6 +36,7 @@ export async function startRewardService(
     handlers: [handlerFor('reward.group', (job, context) => service.handle(job, context.logger))],
     concurrency: { reward: config.CONCURRENCY },
     drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+    transientRetryMs: config.INFRA_RETRY_S * 1000,
     logger,
     metrics: new QueueMetrics(registry, transport, { queues: ['reward'] }),
   });

@@ -60,6 +60,7 @@ export async function startRolloutWorker(
     ],
     concurrency: { rollout: config.CONCURRENCY, eval: 1 },
     drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+    transientRetryMs: config.INFRA_RETRY_S * 1000,
     logger,
     metrics: new QueueMetrics(registry, transport, { queues: ['rollout', 'eval'] }),
   });

@@ -8,11 +8,16 @@ import {
   type JobName,
   type QueueName,
 } from '@fathom/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@fathom/observability';
 import { checkHandlers, type HandlerRegistration } from './handlers';
 import type { QueueMetrics } from './metrics';
 import { PermanentJobError, type DeliveredJob, type JobTransport, type TransportWorker } from './transport';
+import { isTransientInfraError, transientBackoffMs } from './transient';
 import { formatIssues } from './validate';
+
+/** How long one attempt waits out unreachable infrastructure by default (`transientRetryMs`). */
+export const DEFAULT_TRANSIENT_RETRY_MS = 120_000;
 
 /** Dead letters are kept until someone removes them; they are never delivered to a handler. */
 const DEAD_LETTER_DELIVERY = { attempts: 1, backoffMs: 0, keepCompletedS: 0, keepFailedS: 0 };
@@ -26,6 +31,12 @@ export interface JobConsumerOptions {
   concurrency?: Partial<Record<QueueName, number>>;
   /** How long close() lets running jobs finish before it releases them to other workers. */
   drainTimeoutMs?: number;
+  /**
+   * How long one attempt waits out unreachable infrastructure (`isTransientInfraError`: Postgres or Redis down, a
+   * dropped socket), retrying its handler with backoff, before the error counts as the attempt's failure
+   * (default 120 s; 0 = never wait).
+   */
+  transientRetryMs?: number;
   logger: Logger;
   metrics?: QueueMetrics;
 }
@@ -81,16 +92,22 @@ export class JobConsumer {
     // Group jobs carry run, step and group; eval.run carries its evalId. Absent fields drop out of the log line.
     const key = parsed.data as { runId?: string | null; step?: number; groupId?: string; evalId?: string };
     const jobLogger = logger.child({ run_id: key.runId, step: key.step, group_id: key.groupId, eval_id: key.evalId });
+    const context = {
+      id: job.id,
+      name: registration.name,
+      queue,
+      attempt: job.attempt,
+      maxAttempts: job.maxAttempts,
+      signal: job.signal,
+      logger: jobLogger,
+    };
     try {
-      await (registration.handle as (p: unknown, c: unknown) => Promise<void>)(parsed.data, {
-        id: job.id,
-        name: registration.name,
+      await this.handleWaitingOutOutages(
         queue,
-        attempt: job.attempt,
-        maxAttempts: job.maxAttempts,
-        signal: job.signal,
-        logger: jobLogger,
-      });
+        job,
+        () => (registration.handle as (p: unknown, c: unknown) => Promise<void>)(parsed.data, context),
+        jobLogger,
+      );
       this.observe(queue, job, 'completed', started);
     } catch (error) {
       // Released at shutdown: the job is already back in the queue for another worker; this is no failure of it.
@@ -105,6 +122,40 @@ export class JobConsumer {
         this.observe(queue, job, 'retrying', started);
       }
       throw error;
+    }
+  }
+
+  /**
+   * Runs the handler; while it fails because infrastructure is unreachable, waits (500 ms doubling to 10 s) and
+   * runs it again, for at most `transientRetryMs`. Handlers are already safe to re-run: BullMQ retries them.
+   */
+  private async handleWaitingOutOutages(
+    queue: QueueName,
+    job: DeliveredJob,
+    run: () => Promise<void>,
+    logger: Logger,
+  ): Promise<void> {
+    const { signal } = job;
+    const budgetMs = this.options.transientRetryMs ?? DEFAULT_TRANSIENT_RETRY_MS;
+    const started = performance.now();
+    for (let tries = 1; ; tries++) {
+      try {
+        return await run();
+      } catch (error) {
+        const waitMs = transientBackoffMs(tries);
+        const waited = performance.now() - started;
+        if (signal.aborted || !isTransientInfraError(error) || waited + waitMs > budgetMs) throw error;
+        logger.warn('infrastructure unreachable; retrying the job', {
+          reason: error instanceof Error ? error.message : String(error),
+          try: tries,
+          wait_ms: waitMs,
+          waited_ms: Math.round(waited),
+          budget_ms: budgetMs,
+        });
+        this.options.metrics?.processed.inc({ queue, name: job.name, outcome: 'outage_wait' });
+        await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) throw error;
+      }
     }
   }
 

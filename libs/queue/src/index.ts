@@ -14,7 +14,8 @@ export {
 export { InProcessTransport } from './in-process.transport';
 export { BullMqTransport, redisOptionsFromUrl, type BullMqTransportOptions } from './bullmq.transport';
 export { JobProducer, type EnqueueResult } from './producer';
-export { JobConsumer, type JobConsumerOptions } from './consumer';
+export { DEFAULT_TRANSIENT_RETRY_MS, JobConsumer, type JobConsumerOptions } from './consumer';
+export { isTransientInfraError } from './transient';
 export {
   checkHandlers,
   handlerFor,

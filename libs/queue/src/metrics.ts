@@ -4,8 +4,11 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { queueStats } from './stats';
 import type { JobTransport } from './transport';
 
-/** How a delivery ended, as counted by fathom_queue_jobs_processed_total. */
-export type JobOutcome = 'completed' | 'retrying' | 'dead_lettered';
+/**
+ * How a delivery ended, as counted by fathom_queue_jobs_processed_total; `outage_wait` counts each wait of a
+ * handler for unreachable infrastructure within one attempt.
+ */
+export type JobOutcome = 'completed' | 'retrying' | 'dead_lettered' | 'outage_wait';
 
 /** Buckets for job latency: jobs run from milliseconds (learn bookkeeping) to minutes (a group of rollouts). */
 const JOB_SECONDS_BUCKETS = [...LATENCY_BUCKETS_S, 30, 60, 120, 300, 600];

@@ -55,5 +55,10 @@ export function serviceEnvShape(httpPort: number) {
     QUEUE_PREFIX: QueuePrefixSchema.default('fathom'),
     DATABASE_URL: PostgresUrlSchema.default(DEFAULT_DATABASE_URL),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    /**
+     * How long a job waits out Postgres or Redis being unreachable (retrying with backoff) before the outage counts
+     * as a failed attempt; 0 = never wait.
+     */
+    INFRA_RETRY_S: envInt(0).default(120),
   };
 }
