@@ -9,7 +9,9 @@ import { EnvController } from './http/env.controller';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { McpController } from './mcp/mcp.controller';
 import type { EnvMetrics } from './metrics';
-import { CONFIG, EPISODES, LOGGER, METRICS } from './tokens';
+import type { ChatCompletionService } from './openai/chat.service';
+import { OpenAiController } from './openai/openai.controller';
+import { CHAT, CONFIG, EPISODES, LOGGER, METRICS } from './tokens';
 import { WsGateway } from './ws/ws.gateway';
 
 /** Instances built before Nest starts (they need async start-up: the sandbox pool, the dataset). */
@@ -18,21 +20,23 @@ export interface EnvRuntime {
   logger: Logger;
   metrics: EnvMetrics;
   episodes: EpisodeService;
+  chat: ChatCompletionService;
   grpcPort: GrpcPortRef;
 }
 
-/** The env-service's Nest module: HTTP and MCP controllers, the WebSocket gateway and the gRPC server. */
+/** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC server. */
 @Module({})
 export class EnvServiceModule {
   static create(runtime: EnvRuntime): DynamicModule {
     return {
       module: EnvServiceModule,
-      controllers: [EnvController, McpController],
+      controllers: [EnvController, McpController, OpenAiController],
       providers: [
         { provide: CONFIG, useValue: runtime.config },
         { provide: LOGGER, useValue: runtime.logger },
         { provide: METRICS, useValue: runtime.metrics },
         { provide: EPISODES, useValue: runtime.episodes },
+        { provide: CHAT, useValue: runtime.chat },
         { provide: GRPC_PORT_REF, useValue: runtime.grpcPort },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         WsGateway,

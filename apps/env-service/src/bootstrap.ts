@@ -14,6 +14,11 @@ import { EnvError, JSONRPC } from './errors';
 import { sendEnvError } from './http/http-error.filter';
 import { GrpcInferenceClient } from './inference/inference.client';
 import { EnvMetrics } from './metrics';
+import { bearerAuth } from './openai/bearer-auth';
+import { ChatCompletionService } from './openai/chat.service';
+import { sendOpenAiError, toOpenAiError } from './openai/openai.errors';
+
+const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
 
 /** A running env-service. */
 export interface RunningEnvService {
@@ -62,12 +67,20 @@ export async function startEnvService(
   metrics.observePool(() => pool.stats());
   const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS);
   const episodes = new EpisodeService({ config, pool, tasks, inference, scorer: new AnswerScorer(), metrics, logger });
+  const chat = new ChatCompletionService({ config, pool, inference, capacity: episodes, logger });
   const grpcPort = { port: 0 };
 
   const app = await NestFactory.create<NestExpressApplication>(
-    EnvServiceModule.create({ config, logger, metrics, episodes, grpcPort }),
+    EnvServiceModule.create({ config, logger, metrics, episodes, chat, grpcPort }),
     { bodyParser: false, logger: new NestJsonLogger(logger) },
   );
+  app.use('/v1', bearerAuth(config.API_TOKEN));
+  // A chat completion's body carries its document JSON-escaped or base64-encoded: twice MAX_DOCUMENT_BYTES leaves
+  // room for either, so a document over its limit meets the document's 413, which names it, not the parser's.
+  app.useBodyParser('json', {
+    limit: Math.max(config.MAX_BODY_BYTES, 2 * config.MAX_DOCUMENT_BYTES),
+    type: (req: { url?: string }) => req.url?.split('?')[0] === CHAT_COMPLETIONS_PATH,
+  });
   app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
   app.use(bodyParserErrors(metrics, logger));
   try {
@@ -100,7 +113,8 @@ export async function startEnvService(
 
 /**
  * body-parser failures (bad JSON, too large) as taxonomy errors; on /mcp as JSON-RPC errors with HTTP 200, as OpenEnv
- * answers, except a body over MAX_BODY_BYTES, which is HTTP 413 (a limit of this service) with a JSON-RPC error.
+ * answers, except a body over MAX_BODY_BYTES, which is HTTP 413 (a limit of this service) with a JSON-RPC error; on
+ * /v1 in OpenAI's error shape.
  */
 function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
   return (
@@ -117,6 +131,11 @@ function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
           ? new EnvError('INVALID_JSON', `request body is not valid JSON: ${err.message}`)
           : new EnvError('VALIDATION_ERROR', `request body could not be read: ${err.message}`);
     logger.debug('request body rejected', { path: req.path, code: error.code });
+    if (req.path.startsWith('/v1/')) {
+      metrics.errors.inc({ code: error.code });
+      sendOpenAiError(res, toOpenAiError(error));
+      return;
+    }
     if (req.path === '/mcp') {
       metrics.errors.inc({ code: error.code });
       const code = error.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;

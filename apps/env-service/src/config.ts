@@ -52,6 +52,21 @@ export const EnvServiceConfigSchema = z.object({
   /** llm() calls per episode and recursion depth of sub-calls. */
   MAX_LLM_CALLS: int(0).default(16),
   MAX_DEPTH: int(1).default(2),
+  /**
+   * Bearer token of the OpenAI-compatible API (/v1/*): requests there need `Authorization: Bearer <API_TOKEN>`.
+   * Unset: /v1 is open. The OpenEnv routes never need it, as upstream's clients send none.
+   */
+  API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The model id /v1/models lists and /v1/chat/completions answers as. */
+  FATHOM_MODEL_ID: z.string().min(1).default('fathom-rlm'),
+  /**
+   * Largest document (UTF-8 bytes) a chat completion accepts as `ctx`; larger is HTTP 413. The /v1/chat/completions
+   * body may be twice this (JSON escaping, base64 file parts), so the document's own limit is the one clients meet.
+   */
+  MAX_DOCUMENT_BYTES: int(1024).default(4 * 1024 * 1024),
+  /** Model turns of the root episode a chat completion runs, and the tokens one turn may generate. */
+  CHAT_MAX_TURNS: int(1).default(6),
+  CHAT_MAX_TURN_TOKENS: int(1).default(512),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 

@@ -3,3 +3,4 @@ export const CONFIG = Symbol('EnvServiceConfig');
 export const LOGGER = Symbol('Logger');
 export const METRICS = Symbol('EnvMetrics');
 export const EPISODES = Symbol('EpisodeService');
+export const CHAT = Symbol('ChatCompletionService');

@@ -1,13 +1,13 @@
 import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
-import { EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput, type TextGenerate } from '@fathom/rlm';
+import { EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
 import type { LlmHandler, OpenEpisodeOptions, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EnvServiceConfig } from '../config';
 import { EnvError } from '../errors';
-import type { InferencePort } from '../inference/inference.client';
+import { inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
 import type { EnvMetrics, Transport } from '../metrics';
 import type { AnswerScorer } from './answer.scorer';
 import { Episode, SessionSlot } from './episode';
@@ -354,19 +354,7 @@ export class EpisodeService {
    */
   private readonly llmHandler: LlmHandler = async (request) => {
     const { config, inference, metrics } = this.deps;
-    const generate: TextGenerate = async (text) => {
-      const reply = await inference.generate({
-        prompt: text.prompt,
-        max_tokens: text.maxTokens,
-        temperature: text.temperature,
-        stop: text.stop,
-        seed: text.seed,
-        episode_id: request.episodeId,
-        depth: request.depth,
-        request_id: randomUUID(),
-      });
-      return { text: reply.text, finishReason: reply.finish_reason === 'length' ? 'length' : 'stop' };
-    };
+    const generate = inferenceTextGenerate(inference, request.episodeId, request.depth);
     const runner = new EpisodeRunner(
       {
         sandbox: this.deps.pool,

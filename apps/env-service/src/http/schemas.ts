@@ -39,6 +39,18 @@ const errorResponses = {
   '422': { description: 'Validation error (detail lists each issue)', content: json('Error') },
   '429': { description: 'MAX_CONCURRENT_ENVS reached', content: json('Error') },
 };
+const openAiError = { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError' } } };
+const openAiErrorResponses = {
+  '400': {
+    description: 'Bad JSON, no question or document, ambiguous document, unsupported parameter',
+    content: openAiError,
+  },
+  '401': { description: 'Missing or wrong bearer token (when API_TOKEN is set)', content: openAiError },
+  '404': { description: 'Another model id than FATHOM_MODEL_ID', content: openAiError },
+  '413': { description: 'Document over MAX_DOCUMENT_BYTES, or body over twice that', content: openAiError },
+  '429': { description: 'MAX_CONCURRENT_ENVS reached', content: openAiError },
+  '502': { description: 'The episode could not run (inference endpoint or sandbox down)', content: openAiError },
+};
 const episodeIdParam = {
   name: 'episode_id',
   in: 'query',
@@ -118,6 +130,37 @@ export function openApiDocument(version: string): JsonSchema {
       '/metrics': {
         get: { summary: 'Prometheus metrics', responses: { '200': { description: 'text/plain exposition format' } } },
       },
+      '/v1/chat/completions': {
+        post: {
+          summary:
+            'OpenAI-compatible chat completion run as one RLM episode: the document (one earlier user message, or a ' +
+            'text or file part before the question) becomes `ctx`, the last user text is the question',
+          description:
+            'Needs `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set. Request: OpenAI chat-completions ' +
+            '(`model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens`/`max_completion_tokens` ' +
+            '(per-turn cap), `temperature`, `seed`); other generation parameters with a non-neutral value are 400. ' +
+            'Reply: `chat.completion` whose content is the answer, plus the additive `fathom` field ' +
+            '`{status, stop_reason, turns, recursion_tree, tokens}`. With `stream: true`: `chat.completion.chunk` ' +
+            'events, one per finished turn (`fathom.turn`), then the answer as `delta.content`, the finish_reason ' +
+            'chunk (with `fathom`), the usage chunk when asked, then `data: [DONE]`.',
+          security: [{ bearer: [] }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: {
+            '200': {
+              description: 'The completion (application/json), or its event stream (text/event-stream)',
+              content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': {} },
+            },
+            ...openAiErrorResponses,
+          },
+        },
+      },
+      '/v1/models': {
+        get: {
+          summary: 'The served model (FATHOM_MODEL_ID), OpenAI-shaped',
+          security: [{ bearer: [] }],
+          responses: { '200': { description: '{object: "list", data: [{id, object: "model", …}]}' } },
+        },
+      },
       '/mcp': {
         post: {
           summary:
@@ -131,6 +174,7 @@ export function openApiDocument(version: string): JsonSchema {
       },
     },
     components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         ResetRequest: schema(EnvResetRequestSchema, 'input'),
         StepRequest: schema(EnvStepRequestSchema, 'input'),
@@ -140,6 +184,22 @@ export function openApiDocument(version: string): JsonSchema {
         State: schema(EnvStateSchema),
         Metadata: schema(EnvMetadataSchema),
         Capabilities: schema(EnvCapabilitiesSchema),
+        OpenAiError: {
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              properties: {
+                message: { type: 'string' },
+                type: { type: 'string' },
+                param: { type: ['string', 'null'] },
+                code: { type: 'string' },
+              },
+              required: ['message', 'type', 'param', 'code'],
+            },
+          },
+          required: ['error'],
+        },
         Error: {
           type: 'object',
           properties: {

@@ -1,4 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
+import type { TextGenerate } from '@fathom/rlm';
+import { randomUUID } from 'node:crypto';
 import { inferenceService } from '../grpc/protos';
 
 /** One generation request, as in proto/inference.proto. */
@@ -27,6 +29,26 @@ export interface InferencePort {
 }
 
 export const INFERENCE_PORT = Symbol('InferencePort');
+
+/**
+ * The episode engine's text generation (a `TextEndpointPolicy`'s) over the Inference port; every request is labelled
+ * with the episode and depth it serves.
+ */
+export function inferenceTextGenerate(inference: InferencePort, episodeId: string, depth: number): TextGenerate {
+  return async (text) => {
+    const reply = await inference.generate({
+      prompt: text.prompt,
+      max_tokens: text.maxTokens,
+      temperature: text.temperature,
+      stop: text.stop,
+      seed: text.seed,
+      episode_id: episodeId,
+      depth,
+      request_id: randomUUID(),
+    });
+    return { text: reply.text, finishReason: reply.finish_reason === 'length' ? 'length' : 'stop' };
+  };
+}
 
 type UnaryCall = (
   request: GenerateRequest,

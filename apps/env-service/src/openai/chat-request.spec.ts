@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { parseChatRequest, QUESTION_MAX_CHARS } from './chat-request';
+import { OpenAiError } from './openai.errors';
+
+const LIMIT = 1_000;
+const dataUrl = (text: string | Buffer, mime = 'text/plain') =>
+  `data:${mime};base64,${Buffer.from(text).toString('base64')}`;
+const parse = (body: object) => parseChatRequest(body, LIMIT);
+/** The OpenAiError a body is refused with, as [code, param, message]. */
+function refusal(body: unknown): [string, string | null, string] {
+  try {
+    parseChatRequest(body, LIMIT);
+  } catch (error) {
+    if (error instanceof OpenAiError) return [error.code, error.param, error.message];
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('parseChatRequest: where the document and the question are', () => {
+  it('takes an earlier user message as the document and ignores system and assistant messages', () => {
+    const request = parse({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'THE DOC' },
+        { role: 'assistant', content: 'noted' },
+        { role: 'user', content: [{ type: 'text', text: ' Who? ' }] },
+      ],
+      max_tokens: 64,
+      temperature: 0.5,
+      seed: 9,
+      n: 1,
+      top_p: 1,
+      stop: [],
+      tools: [],
+      user: 'u-1',
+    });
+    expect(request).toMatchObject({
+      model: 'm',
+      document: 'THE DOC',
+      documentSource: 'messages[1].content',
+      question: 'Who?',
+      stream: false,
+      maxTokens: 64,
+      temperature: 0.5,
+      seed: 9,
+    });
+  });
+
+  it('takes a text part before the question, or a text file part, in the last message', () => {
+    const text = parse({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'DOC' },
+            { type: 'text', text: 'Q?' },
+          ],
+        },
+      ],
+    });
+    expect([text.document, text.documentSource, text.question]).toEqual(['DOC', 'messages[0].content[0]', 'Q?']);
+    const file = parse({
+      max_completion_tokens: 32,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Q?' },
+            { type: 'file', file: { filename: 'a.md', file_data: dataUrl('é DOC', 'text/markdown') } },
+          ],
+        },
+      ],
+    });
+    expect(file).toMatchObject({ document: 'é DOC', question: 'Q?', stream: true, includeUsage: true, maxTokens: 32 });
+  });
+
+  it('refuses no document, two documents, an empty one, and a question that is not one', () => {
+    expect(refusal({ messages: [{ role: 'user', content: 'Q?' }] })).toEqual([
+      'invalid_request',
+      'messages',
+      expect.stringMatching(/^no document/),
+    ]);
+    const two = {
+      messages: [
+        { role: 'user', content: 'A' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'B' },
+            { type: 'text', text: 'Q?' },
+          ],
+        },
+      ],
+    };
+    expect(refusal(two)[2]).toMatch(/ambiguous document: 2 .*\(messages\[0\]\.content, messages\[1\]\.content\[0\]\)/);
+    expect(
+      refusal({
+        messages: [
+          { role: 'user', content: ' \n' },
+          { role: 'user', content: 'Q?' },
+        ],
+      }),
+    ).toEqual(['invalid_request', 'messages[0].content', 'the document (messages[0].content) is empty']);
+    const long = refusal({
+      messages: [
+        { role: 'user', content: 'DOC' },
+        { role: 'user', content: 'x'.repeat(QUESTION_MAX_CHARS + 1) },
+      ],
+    });
+    expect(long[2]).toMatch(/put the document first and the question last/);
+    expect(
+      refusal({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_data: dataUrl('DOC') } }] }] }),
+    ).toEqual(['invalid_request', 'messages[0].content', expect.stringMatching(/has no text part/)]);
+    expect(refusal({ messages: [] })[1]).toBe('messages');
+    expect(refusal([1, 2])[2]).toBe('the request body must be a JSON object');
+  });
+
+  it('refuses documents over the byte limit with document_too_large', () => {
+    const [code, param, message] = refusal({
+      messages: [
+        { role: 'user', content: 'é'.repeat(501) },
+        { role: 'user', content: 'Q?' },
+      ],
+    });
+    expect([code, param]).toEqual(['document_too_large', 'messages[0].content']);
+    expect(message).toMatch(/is 1002 bytes, over the limit of 1000 bytes/);
+  });
+
+  it('refuses files that are not inline UTF-8 text', () => {
+    const withFile = (file: object) => ({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file },
+            { type: 'text', text: 'Q?' },
+          ],
+        },
+      ],
+    });
+    expect(refusal(withFile({ file_data: dataUrl('%PDF', 'application/pdf') })).slice(0, 2)).toEqual([
+      'unsupported_parameter',
+      'messages[0].content[0].file.file_data',
+    ]);
+    expect(refusal(withFile({ file_data: dataUrl(Buffer.from([0xff, 0xfe, 0x00])) }))[2]).toMatch(/not UTF-8 text/);
+    expect(refusal(withFile({ file_data: 'aGVsbG8=' }))[2]).toMatch(/must be a base64 data URL/);
+    expect(refusal(withFile({ file_id: 'file-abc' }))[2]).toMatch(/file_id references are not supported/);
+  });
+
+  it('refuses parameters and message kinds it does not implement, naming them', () => {
+    const base = {
+      messages: [
+        { role: 'user', content: 'DOC' },
+        { role: 'user', content: 'Q?' },
+      ],
+    };
+    for (const [key, value] of [
+      ['n', 3],
+      ['logprobs', true],
+      ['response_format', { type: 'json_object' }],
+      ['stop', ['\n']],
+      ['top_p', 0.9],
+      ['tool_choice', 'auto'],
+    ] as const) {
+      expect(refusal({ ...base, [key]: value }).slice(0, 2)).toEqual(['unsupported_parameter', key]);
+    }
+    expect(
+      refusal({
+        ...base,
+        messages: [...base.messages.slice(0, 1), { role: 'tool', content: 'r' }, base.messages[1]],
+      })[1],
+    ).toBe('messages[1].role');
+    const image = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'x' } },
+            { type: 'text', text: 'Q?' },
+          ],
+        },
+      ],
+    };
+    expect(refusal(image)).toEqual([
+      'unsupported_parameter',
+      'messages[0].content[0].type',
+      expect.stringMatching(/"image_url" part/),
+    ]);
+    expect(refusal({ ...base, max_tokens: 0 })).toEqual(['invalid_request', 'max_tokens', expect.any(String)]);
+  });
+});

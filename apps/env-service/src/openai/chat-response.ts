@@ -1,0 +1,96 @@
+import type { EpisodeTrajectory, EpisodeTurn } from '@fathom/contracts';
+
+/** What every reply of one completion shares. */
+export interface CompletionMeta {
+  id: string;
+  model: string;
+  /** Unix seconds. */
+  created: number;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * Usage of the whole episode as its recursion tree counts it: prompt_tokens are the root episode's tokens it did not
+ * write (prompt and observations), completion_tokens its sampled tokens plus every llm() sub-call's tokens (prompt and
+ * completion, at every depth). `fathom.tokens` has the split.
+ */
+export function usageOf(trajectory: EpisodeTrajectory): Usage {
+  const prompt = trajectory.recursionTree.promptTokens;
+  const completion = trajectory.recursionTree.completionTokens;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** "stop" when the episode answered; "length" when a limit (turns, tokens, sandbox time) ended it without one. */
+export function finishReasonOf(trajectory: EpisodeTrajectory): 'stop' | 'length' {
+  return trajectory.answer === null ? 'length' : 'stop';
+}
+
+/** The FATHOM extension of a reply's end: how the episode ended and its recursion tree (additive to OpenAI's shape). */
+function episodeOutcome(trajectory: EpisodeTrajectory) {
+  return {
+    status: trajectory.status,
+    stop_reason: trajectory.stopReason,
+    recursion_tree: trajectory.recursionTree,
+    tokens: trajectory.tokens,
+  };
+}
+
+/** The `chat.completion` object of a finished episode, with the trace under `fathom`. */
+export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajectory) {
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: trajectory.answer ?? '' },
+        finish_reason: finishReasonOf(trajectory),
+        logprobs: null,
+      },
+    ],
+    usage: usageOf(trajectory),
+    fathom: { ...episodeOutcome(trajectory), turns: trajectory.turns },
+  };
+}
+
+type Delta = { role?: 'assistant'; content?: string };
+
+function chunk(meta: CompletionMeta, delta: Delta, finishReason: 'stop' | 'length' | null, extra: object = {}) {
+  return {
+    id: meta.id,
+    object: 'chat.completion.chunk',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    ...extra,
+  };
+}
+
+/** The `chat.completion.chunk` objects of a streamed completion, in the order they are sent. */
+export const chunks = {
+  /** First: the role, as OpenAI streams open. */
+  start: (meta: CompletionMeta) => chunk(meta, { role: 'assistant', content: '' }, null),
+  /** One per finished turn of the root episode; the content is unchanged, the turn is in `fathom.turn`. */
+  turn: (meta: CompletionMeta, index: number, turn: EpisodeTurn) =>
+    chunk(meta, {}, null, { fathom: { turn: { index, ...turn } } }),
+  answer: (meta: CompletionMeta, trajectory: EpisodeTrajectory) =>
+    chunk(meta, { content: trajectory.answer ?? '' }, null),
+  finish: (meta: CompletionMeta, trajectory: EpisodeTrajectory) =>
+    chunk(meta, {}, finishReasonOf(trajectory), { fathom: episodeOutcome(trajectory) }),
+  /** Only with `stream_options.include_usage`, as OpenAI: no choices, the usage of the whole episode. */
+  usage: (meta: CompletionMeta, trajectory: EpisodeTrajectory) => ({
+    id: meta.id,
+    object: 'chat.completion.chunk',
+    created: meta.created,
+    model: meta.model,
+    choices: [],
+    usage: usageOf(trajectory),
+  }),
+};

@@ -1,0 +1,97 @@
+import type { EpisodeTrajectory } from '@fathom/contracts';
+import { ByteTokenizer } from '@fathom/model';
+import type { Logger } from '@fathom/observability';
+import { EpisodeRunner, TextEndpointPolicy, type TurnEvent } from '@fathom/rlm';
+import { estimateTokens } from '@fathom/tasks';
+import type { EnvServiceConfig } from '../config';
+import type { SessionSlot } from '../episode/episode';
+import type { ReplPool } from '../episode/episode.service';
+import { inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+
+/** One chat completion as an episode: its id, the document that becomes `ctx`, the question and sampling. */
+export interface ChatEpisodeRequest {
+  id: string;
+  document: string;
+  question: string;
+  /** Lowers CHAT_MAX_TURN_TOKENS for this episode. */
+  maxTokens?: number;
+  /** Sampling temperature of every generation of the episode (its turns and its llm() calls); LLM_TEMPERATURE by default. */
+  temperature?: number;
+  seed?: number;
+}
+
+/** The capacity the chat episodes share with every other session (EpisodeService's MAX_CONCURRENT_ENVS slots). */
+export interface SessionCapacity {
+  acquireSlot(): SessionSlot;
+  releaseSlot(slot: SessionSlot): void;
+}
+
+export interface ChatCompletionServiceDeps {
+  config: EnvServiceConfig;
+  pool: ReplPool;
+  inference: InferencePort;
+  capacity: SessionCapacity;
+  logger: Logger;
+}
+
+/**
+ * Runs the RLM episode behind a /v1/chat/completions request with the one episode engine (`EpisodeRunner`): the
+ * policy is the service's Inference endpoint (a `TextEndpointPolicy`, as for llm() sub-calls), the sandbox its pool,
+ * and the episode holds one of the MAX_CONCURRENT_ENVS slots while it runs.
+ */
+export class ChatCompletionService {
+  private readonly tokenizer = new ByteTokenizer();
+
+  constructor(private readonly deps: ChatCompletionServiceDeps) {}
+
+  /**
+   * Takes a capacity slot — synchronously, so a full service (CAPACITY_REACHED) is known before anything is sent —
+   * and runs the episode, reporting each finished turn to `onTurn`. The promise resolves with the trajectory
+   * whatever its status (an `infra_error` is the caller's to report); the slot is released when it settles.
+   */
+  start(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {
+    const slot = this.deps.capacity.acquireSlot();
+    return this.run(request, onTurn).finally(() => this.deps.capacity.releaseSlot(slot));
+  }
+
+  private async run(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {
+    const { config, pool, inference, logger } = this.deps;
+    const policy = new TextEndpointPolicy(
+      inferenceTextGenerate(inference, request.id, 0),
+      this.tokenizer,
+      config.LLM_CONTEXT_TOKENS,
+    );
+    const runner = new EpisodeRunner(
+      { sandbox: pool, policy, onTurn },
+      {
+        maxTurns: config.CHAT_MAX_TURNS,
+        maxTurnTokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
+        maxEpisodeTokens: config.LLM_CONTEXT_TOKENS,
+        sampling: { temperature: request.temperature ?? config.LLM_TEMPERATURE },
+        subcalls: {
+          readerWindowChars: config.LLM_READER_WINDOW_CHARS,
+          maxCompletionTokens: config.LLM_MAX_TOKENS,
+          maxTurns: config.LLM_CHILD_TURNS,
+        },
+        // A client is waiting: a failed episode is reported, not rerun.
+        maxInfraRetries: 0,
+      },
+    );
+    const task = {
+      id: request.id,
+      question: request.question,
+      context: request.document,
+      contextTokens: estimateTokens(request.document),
+    };
+    const group = await runner.runGroup(task, { G: 1, seed: request.seed ?? 0 });
+    const trajectory = group.trajectories[0] ?? group.excluded[0];
+    logger.info('chat completion episode done', {
+      completion_id: request.id,
+      status: trajectory.status,
+      stop_reason: trajectory.stopReason,
+      turns: trajectory.turns.length,
+      document_chars: request.document.length,
+    });
+    return trajectory;
+  }
+}
