@@ -4,4 +4,11 @@ export { RunRepository, type NewRun, type Run, type RunStatus } from './run.repo
 export { PolicyVersionRepository, type PolicyVersion } from './policy-version.repository';
 export { StepRepository, type StepRecord, type Step, type RewardComponentStat } from './step.repository';
 export { EpisodeRepository, type EpisodeRecord, type EpisodeFilter, type Episode } from './episode.repository';
-export { EvalRepository, type EvalRow, type EvalResult } from './eval.repository';
+export {
+  EvalRepository,
+  evalRowsOf,
+  type EvalResult,
+  type EvalRow,
+  type EvalRowFigures,
+  type EvalRowSource,
+} from './eval.repository';

@@ -3,7 +3,8 @@ import type { EvalReport, EvalStats } from '@fathom/rlm';
 import { DEFAULT_POLICY_DIR, REPO_ROOT } from '@fathom/training';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalCheckpointDir, evalRowsOf } from './eval.service';
+import { evalRowsOf } from '@fathom/persistence';
+import { evalCheckpointDir } from './eval.service';
 
 const stats = (n: number, accuracy: number): EvalStats => ({
   n,

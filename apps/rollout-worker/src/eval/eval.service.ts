@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_MODEL_CHECKPOINT, type EvalRunJob } from '@fathom/contracts';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import type { Logger } from '@fathom/observability';
-import type { EvalRepository, EvalRow } from '@fathom/persistence';
+import { evalRowsOf, type EvalRepository } from '@fathom/persistence';
 import { PermanentJobError } from '@fathom/queue';
-import { DEFAULT_PROMPT_STYLE, evaluate, SamplerPolicy, type EvalReport, type EvalStats } from '@fathom/rlm';
+import { DEFAULT_PROMPT_STYLE, evaluate, SamplerPolicy } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
 import { DEFAULT_SPLIT_SIZES, generateTasks } from '@fathom/tasks';
 import { DEFAULT_POLICY_DIR, readPromptStyle, REPO_ROOT } from '@fathom/training';
@@ -23,27 +23,6 @@ export interface EvalServiceDeps {
 /** The checkpoint folder an eval job names ("default" is the shipped policy); relative paths are from the repo. */
 export function evalCheckpointDir(checkpoint: string): string {
   return checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(REPO_ROOT, checkpoint);
-}
-
-/** The EvalResult rows of a report: overall ("all"/"all"), per task type, per context-length bucket. */
-export function evalRowsOf(job: EvalRunJob, report: EvalReport): EvalRow[] {
-  const row = (taskType: string, lengthBucket: string, s: EvalStats): EvalRow => ({
-    evalId: job.evalId,
-    runId: job.runId ?? undefined,
-    checkpoint: job.checkpoint,
-    split: job.split,
-    taskType,
-    lengthBucket,
-    n: s.n,
-    accuracy: s.accuracy,
-    meanTokens: s.meanTokens,
-    meanLlmCalls: s.meanLlmCalls,
-  });
-  return [
-    row('all', 'all', report.overall),
-    ...Object.entries(report.byType).map(([type, s]) => row(type, 'all', s!)),
-    ...Object.entries(report.byBucket).map(([bucket, s]) => row('all', bucket, s!)),
-  ];
 }
 
 /**
