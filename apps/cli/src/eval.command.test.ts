@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { applyMigrations, createPrismaClient, dropDatabase, ensureDatabase, EvalRepository } from '@fathom/persistence';
 import { OpenAiTestServer, type EvalEpisode, type EvalSuiteReport, type OpenAiUsage } from '@fathom/rlm';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import { loadPolicy, type LoadedPolicy } from '@fathom/training';
@@ -90,18 +91,23 @@ describe('fathom eval', () => {
 describe('fathom eval with a model on an OpenAI-compatible server', () => {
   let served: LoadedPolicy;
   let server: OpenAiTestServer;
+  const databaseUrl = `${process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432'}/fathom_test_cli_eval_${process.pid}`;
   beforeAll(async () => {
     served = await loadPolicy(checkpoint);
     server = await OpenAiTestServer.start({ policy: served.policy, model: 'default-sft' });
+    await dropDatabase(databaseUrl);
+    await ensureDatabase(databaseUrl);
+    await applyMigrations(databaseUrl);
   });
   afterAll(async () => {
     await server.close();
     await served.release();
+    await dropDatabase(databaseUrl);
   });
 
   type EndpointReport = { checkpoint: string; endpoints: (OpenAiUsage & { role: string; label: string })[] };
 
-  it('--policy openai:URL#MODEL runs a heldout evaluation with the endpoint writing every turn, tokens counted', async () => {
+  it('--policy openai:URL#MODEL runs a heldout evaluation with the endpoint writing every turn, tokens counted and recorded', async () => {
     server.requests.length = 0;
     const out = join(dir, 'openai-policy.json');
     const printed = await runEval(
@@ -118,9 +124,10 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
         'compact',
       ],
       ...['--max-turns', '2', '--max-turn-tokens', '96', '--out', out, '--no-progress'],
+      ...['--record', '--database-url', databaseUrl],
     );
     const label = `openai:default-sft@${server.baseUrl}`;
-    const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport & EndpointReport;
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport & EndpointReport & { recorded: string[] };
     expect(report.checkpoint).toBe(label);
     expect(report.systems.map((s) => [s.system, s.runs[0].tasks.length])).toEqual([['policy', 3]]);
     expect(report.systems[0].runs[0].tasks.every((t) => t.status !== 'infra_error')).toBe(true);
@@ -139,6 +146,19 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
       `policy endpoint ${label}: ${usage.requests} requests (0 retries), ${usage.promptTokens} prompt + ` +
         `${usage.completionTokens} completion tokens`,
     );
+
+    // The rows the dashboard's eval comparison reads, under the endpoint's label.
+    const prisma = createPrismaClient(databaseUrl);
+    try {
+      const rows = await new EvalRepository(prisma).list({ checkpoint: label });
+      expect(new Set(rows.map((r) => r.evalId))).toEqual(new Set(report.recorded));
+      expect(report.recorded).toHaveLength(1);
+      const overall = rows.find((r) => r.taskType === 'all' && r.lengthBucket === 'all');
+      expect(overall).toMatchObject({ split: 'heldout', n: 3, accuracy: report.systems[0].runs[0].overall.accuracy });
+    } finally {
+      await prisma.$disconnect();
+    }
+    expect(printed).toContain(`recorded eval ${report.recorded[0]} of ${label} (seed 0,`);
   }, 120_000);
 
   it('--subcalls sends leaf llm() reads to the endpoint while the checkpoint writes the turns', async () => {
@@ -162,7 +182,8 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     }
   }, 120_000);
 
-  it('needs exactly one of --checkpoint and --policy, and a well-formed spec', async () => {
+  it('needs exactly one of --checkpoint and --policy, a well-formed spec, and tasks to --record', async () => {
+    await expect(runEval('--policy', server.spec, '--n', '0', '--record')).rejects.toThrow(/--record needs tasks/);
     await expect(runEval('--n', '1')).rejects.toThrow(/exactly one of --checkpoint <dir> and --policy/);
     await expect(runEval('--checkpoint', checkpoint, '--policy', server.spec, '--n', '1')).rejects.toThrow(
       /exactly one of/,

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SPLITS, type Split, type Task } from '@fathom/contracts';
+import { createPrismaClient, DEFAULT_DATABASE_URL, EvalRepository, evalRowsOf } from '@fathom/persistence';
 import {
   EVAL_BASELINES,
   evaluateReader,
@@ -11,6 +13,7 @@ import {
   formatEvalTable,
   openAiLabel,
   type EvalBaseline,
+  type EvalSuiteReport,
   type Policy,
   type ReaderEvalReport,
   type ReaderStats,
@@ -84,6 +87,8 @@ interface EvalFlags {
   episodes?: string;
   readers: number;
   readersMaxChunk: number;
+  record: boolean;
+  databaseUrl?: string;
   progress: boolean;
 }
 
@@ -145,6 +150,33 @@ function endpointUsage(root: RootPolicy, reader: EndpointPolicy | null): Endpoin
   return rows;
 }
 
+/**
+ * Writes the policy's results as EvalResult rows, one evaluation per seed, the rows a queued eval writes (so the
+ * dashboard's eval comparison shows them beside the checkpoints'), under `checkpoint`. Returns the evaluations' ids.
+ */
+async function recordEval(report: EvalSuiteReport, checkpoint: string, flags: EvalFlags): Promise<string[]> {
+  const url = flags.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const database = new URL(url).pathname.slice(1);
+  const split = flags.tasks === undefined ? flags.split : `file:${flags.tasks}`;
+  const prisma = createPrismaClient(url);
+  try {
+    const evals = new EvalRepository(prisma);
+    const ids: string[] = [];
+    for (const run of report.systems[0].runs) {
+      const evalId = `cli-${randomUUID()}`;
+      const rows = await evals.recordMany(evalRowsOf({ evalId, checkpoint, split }, run)).catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`--record: could not write to the database "${database}" (fathom db migrate?): ${reason}`);
+      });
+      console.log(`recorded eval ${evalId} of ${checkpoint} (seed ${run.seed}, ${rows} rows) in ${database}`);
+      ids.push(evalId);
+    }
+    return ids;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
@@ -157,6 +189,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
   const { policy, promptStyle, release } = root;
   const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls, flags.policyVersion);
   const tasks = await loadTasks(flags);
+  if (flags.record && tasks.length === 0) throw new Error('--record needs tasks to evaluate (--n is 0)');
   const episode: EpisodeConfigInput = {
     promptStyle,
     maxTurns: flags.maxTurns,
@@ -208,6 +241,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
     const readers = await evaluateReaders(reader?.policy ?? policy, sandbox, flags);
     const endpoints = endpointUsage(root, reader);
     for (const e of endpoints) console.log(formatUsage(`${e.role} endpoint ${e.label}`, e));
+    const recorded = flags.record && report !== null ? await recordEval(report, root.label, flags) : [];
     if (flags.out !== undefined) {
       const body = {
         checkpoint: root.label,
@@ -218,6 +252,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
         ...report,
         readers,
         endpoints,
+        recorded,
       };
       await writeFile(flags.out, `${JSON.stringify(body, null, 2)}\n`);
       console.log(`wrote ${flags.out}`);
@@ -291,6 +326,13 @@ export function evalCommand(): Command {
     .option('--policy-version <n>', 'policy version stamped on the report', integer('--policy-version', 0), 0)
     .option('--out <file>', 'write the JSON report here')
     .option('--episodes <file>', 'write every episode (turns, observations, llm() calls) here as JSONL')
+    .option(
+      '--record',
+      "record the policy's results in Postgres (EvalResult rows, one evaluation per seed) for the dashboard's eval " +
+        'comparison, under the checkpoint folder or openai:MODEL@URL',
+      false,
+    )
+    .option('--database-url <url>', 'Postgres URL of --record (default: $DATABASE_URL or the local fathom database)')
     .option('--no-progress', 'do not draw the progress bar')
     .action((flags: EvalFlags) => runEval(flags));
 }
