@@ -67,6 +67,12 @@ export const EnvServiceConfigSchema = z.object({
   /** Model turns of the root episode a chat completion runs, and the tokens one turn may generate. */
   CHAT_MAX_TURNS: int(1).default(6),
   CHAT_MAX_TURN_TOKENS: int(1).default(512),
+  /**
+   * The prompt style the served model was trained with (its checkpoint's fathom_prompt_style.json): the system prompt
+   * ("compact", as the shipped default-sft, or "full") and the characters of the document shown in the prompt.
+   */
+  CHAT_PROMPT_SYSTEM: z.enum(['full', 'compact']).default('compact'),
+  CHAT_PREVIEW_CHARS: int(0).default(160),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 

@@ -68,6 +68,7 @@ export class ChatCompletionService {
         maxTurnTokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
         maxEpisodeTokens: config.LLM_CONTEXT_TOKENS,
         sampling: { temperature: request.temperature ?? config.LLM_TEMPERATURE },
+        promptStyle: { system: config.CHAT_PROMPT_SYSTEM, previewChars: config.CHAT_PREVIEW_CHARS },
         subcalls: {
           readerWindowChars: config.LLM_READER_WINDOW_CHARS,
           maxCompletionTokens: config.LLM_MAX_TOKENS,
