@@ -46,12 +46,12 @@ export interface ChatMessage {
 }
 
 const CHATML_MESSAGE = new RegExp(
-  `${escape(IM_START)}(system|user|assistant)\\n([\\s\\S]*?)${escape(IM_END)}\\n?`,
+  `${escapeRegExp(IM_START)}(system|user|assistant)\\n([\\s\\S]*?)${escapeRegExp(IM_END)}\\n?`,
   'y',
 );
 const OPEN_ASSISTANT = `${IM_START}assistant\n`;
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
