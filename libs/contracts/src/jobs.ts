@@ -252,9 +252,10 @@ export const DeadLetterSchema = z.strictObject({
   /**
    * "malformed": the payload failed validation; "unknown_job": the queue carries no job of that name;
    * "rejected": the handler declared the failure permanent (all three are never retried);
-   * "exhausted": every attempt failed with a transient error.
+   * "exhausted": every attempt failed with a transient error; "stalled": the queue failed it by itself, its
+   * workers having died or hung holding it too often.
    */
-  kind: z.enum(['malformed', 'unknown_job', 'rejected', 'exhausted']),
+  kind: z.enum(['malformed', 'unknown_job', 'rejected', 'exhausted', 'stalled']),
   attemptsMade: z.number().int().min(0),
   failedAt: z.string(),
 });

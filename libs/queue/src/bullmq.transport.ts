@@ -7,11 +7,15 @@ import {
   type FailedJobInfo,
   type JobHandlerFn,
   type JobTransport,
+  type LostJob,
   type NewJob,
   type QueueCounts,
   type TransportWorker,
   type WorkOptions,
 } from './transport';
+
+/** BullMQ's reason for a job it failed because its workers stalled on it more than `maxStalledCount` times. */
+const STALLED_FAILURE = /stalled more than allowable limit/;
 
 export interface BullMqTransportOptions {
   /** redis://[user:password@]host:port[/db] */
@@ -105,6 +109,13 @@ export class BullMqTransport implements JobTransport {
     const worker = new BullMqWorker(queue, handler, options.concurrency, this.connection, this.options, () =>
       this.workers.delete(worker),
     );
+    const onLost = options.onLost;
+    if (onLost !== undefined)
+      worker.onLost((lost) =>
+        onLost(lost).catch((error: unknown) =>
+          this.options.onError?.(error as Error, `lost job ${lost.id} of ${queue}`),
+        ),
+      );
     this.workers.add(worker);
     return worker;
   }
@@ -130,6 +141,14 @@ export class BullMqTransport implements JobTransport {
 
   async getJobData(queue: string, id: string): Promise<unknown> {
     return (await this.queue(queue).getJob(id))?.data;
+  }
+
+  /** BullMQ's remove answers 1 for an unknown id too, and 0 for a job a worker holds the lock of. */
+  async remove(queue: string, id: string): Promise<boolean> {
+    const q = this.queue(queue);
+    const state = await q.getJobState(id);
+    if (state === 'unknown' || state === 'active') return false;
+    return (await q.remove(id)) === 1;
   }
 
   async failedJobs(queue: string, limit: number): Promise<FailedJobInfo[]> {
@@ -249,6 +268,24 @@ class BullMqWorker implements TransportWorker {
     );
     // A released job's handler may still settle after its lock moved on; BullMQ reports that here.
     this.worker.on('error', (error) => options.onError?.(error, `worker ${queueName}`));
+  }
+
+  /**
+   * Calls `listener` for every job BullMQ fails without running the handler because it stalled more than
+   * `maxStalledCount` times: the stalled check marks it, and the next worker to take it fails it at once.
+   */
+  onLost(listener: (job: LostJob) => void): void {
+    this.worker.on('failed', (job, error) => {
+      if (job === undefined || !STALLED_FAILURE.test(error.message)) return;
+      listener({
+        id: `${job.id}`,
+        name: job.name,
+        data: job.data,
+        queue: this.queueName,
+        attemptsMade: job.attemptsMade,
+        reason: `${error.message}: its workers died or hung while holding it (${job.stalledCounter} stall(s))`,
+      });
+    });
   }
 
   close(drainTimeoutMs: number): Promise<void> {

@@ -12,7 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@fathom/observability';
 import { checkHandlers, type HandlerRegistration } from './handlers';
 import type { QueueMetrics } from './metrics';
-import { PermanentJobError, type DeliveredJob, type JobTransport, type TransportWorker } from './transport';
+import {
+  PermanentJobError,
+  type DeliveredJob,
+  type JobTransport,
+  type LostJob,
+  type TransportWorker,
+} from './transport';
 import { isTransientInfraError, transientBackoffMs } from './transient';
 import { formatIssues } from './validate';
 
@@ -62,7 +68,12 @@ export class JobConsumer {
   start(): void {
     for (const queue of this.options.queues) {
       const concurrency = this.options.concurrency?.[queue] ?? 1;
-      this.workers.push(this.options.transport.work(queue, (job) => this.process(queue, job), { concurrency }));
+      this.workers.push(
+        this.options.transport.work(queue, (job) => this.process(queue, job), {
+          concurrency,
+          onLost: (lost) => this.deadLetterLost(queue, lost),
+        }),
+      );
       this.options.logger.info('consuming queue', { queue, concurrency });
     }
   }
@@ -159,10 +170,16 @@ export class JobConsumer {
     }
   }
 
+  /** A job the transport failed by itself (stalled too often) is dead-lettered like one whose attempts ran out. */
+  private async deadLetterLost(queue: QueueName, lost: LostJob): Promise<void> {
+    const logger = this.options.logger.child({ queue, job_id: lost.id, job: lost.name });
+    await this.deadLetter(queue, { ...lost, attempt: lost.attemptsMade }, 'stalled', lost.reason, logger);
+  }
+
   /** Writes the job, untouched, with its reason to the dead-letter queue (a dead letter per job id, at most). */
   private async deadLetter(
     queue: QueueName,
-    job: DeliveredJob,
+    job: Pick<DeliveredJob, 'id' | 'name' | 'data' | 'attempt'>,
     kind: DeadLetter['kind'],
     reason: string,
     logger: Logger,

@@ -6,6 +6,7 @@ export {
   type FailedJobInfo,
   type JobHandlerFn,
   type JobTransport,
+  type LostJob,
   type NewJob,
   type QueueCounts,
   type TransportWorker,

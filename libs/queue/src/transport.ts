@@ -54,9 +54,25 @@ export class PermanentJobError extends Error {
 
 export type JobHandlerFn = (job: DeliveredJob) => Promise<void>;
 
+/** A job the transport itself failed for good, without a handler's verdict (e.g. its workers died too often). */
+export interface LostJob {
+  id: string;
+  name: string;
+  data: unknown;
+  queue: string;
+  attemptsMade: number;
+  reason: string;
+}
+
 export interface WorkOptions {
   /** Jobs of this queue run at once by this worker. */
   concurrency: number;
+  /**
+   * Called when this worker finds that the transport failed a job by itself (BullMQ: "job stalled more than
+   * allowable limit"), so the consumer can account for it like any other failure. Possibly called by more than one
+   * worker for the same job.
+   */
+  onLost?: (job: LostJob) => Promise<void>;
 }
 
 export interface TransportWorker {
@@ -98,6 +114,12 @@ export interface JobTransport {
   counts(queue: string): Promise<QueueCounts>;
   /** A kept job's data, or undefined. */
   getJobData(queue: string, id: string): Promise<unknown>;
+  /**
+   * Removes a kept job that no worker is running (waiting, delayed, completed or failed), so its id is free again.
+   * Returns false when there is no such job or a worker is running it (a running job is never taken from its
+   * handler: it finishes or fails as usual).
+   */
+  remove(queue: string, id: string): Promise<boolean>;
   /** The most recently failed jobs of a queue, newest first. */
   failedJobs(queue: string, limit: number): Promise<FailedJobInfo[]>;
   /** Sends a message to every current subscriber of `channel` (fire-and-forget; late subscribers miss it). */
