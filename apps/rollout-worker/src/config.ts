@@ -1,4 +1,5 @@
 import { DEFAULT_POLICY_DIR } from '@fathom/training';
+import { DEFAULT_LOCK_MS, DEFAULT_STALLED_CHECK_MS } from '@fathom/queue';
 import { HostPortSchema, PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
@@ -33,9 +34,9 @@ export const RolloutWorkerConfigSchema = z.object({
    * How long this worker's lock on a running job lasts without renewal (renewed every half of it). When a worker
    * dies mid-group, another worker takes the group over once the lock expired and a stalled check ran.
    */
-  JOB_LOCK_MS: envInt(1000).default(30_000),
+  JOB_LOCK_MS: envInt(1000).default(DEFAULT_LOCK_MS),
   /** How often this worker looks for jobs whose worker died (stalled jobs). */
-  STALLED_CHECK_MS: envInt(100).default(30_000),
+  STALLED_CHECK_MS: envInt(100).default(DEFAULT_STALLED_CHECK_MS),
 });
 
 export type RolloutWorkerConfig = z.infer<typeof RolloutWorkerConfigSchema>;

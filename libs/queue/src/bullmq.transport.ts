@@ -14,6 +14,13 @@ import {
   type WorkOptions,
 } from './transport';
 
+/**
+ * A job whose worker died is taken over within DEFAULT_LOCK_MS + DEFAULT_STALLED_CHECK_MS (15 s), not BullMQ's
+ * 30 s + 30 s: the lock is renewed every 5 s, so only a worker whose event loop stalls for 10 s loses a live job.
+ */
+export const DEFAULT_LOCK_MS = 10_000;
+export const DEFAULT_STALLED_CHECK_MS = 5_000;
+
 /** BullMQ's reason for a job it failed because its workers stalled on it more than `maxStalledCount` times. */
 const STALLED_FAILURE = /stalled more than allowable limit/;
 
@@ -23,11 +30,11 @@ export interface BullMqTransportOptions {
   /** Prefix of every Redis key (BullMQ's `prefix`) and event channel; one per deployment (or per test run). */
   prefix: string;
   /**
-   * How long a worker's lock on a job lasts without renewal; a crashed worker's jobs go back to waiting after it.
-   * BullMQ's default is 30 s.
+   * How long a worker's lock on a job lasts without renewal (renewed every half of it); a crashed worker's jobs go
+   * back to waiting after it. Default DEFAULT_LOCK_MS (BullMQ's own is 30 s).
    */
   lockDurationMs?: number;
-  /** How often workers look for jobs whose lock expired. BullMQ's default is 30 s. */
+  /** How often workers look for jobs whose lock expired. Default DEFAULT_STALLED_CHECK_MS (BullMQ's is 30 s). */
   stalledIntervalMs?: number;
   /** Called with errors of background connections and workers (otherwise they would be unhandled). */
   onError?: (error: Error, where: string) => void;
@@ -262,8 +269,8 @@ class BullMqWorker implements TransportWorker {
         connection,
         prefix: options.prefix,
         concurrency,
-        ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
-        ...(options.stalledIntervalMs === undefined ? {} : { stalledInterval: options.stalledIntervalMs }),
+        lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_MS,
+        stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_CHECK_MS,
       },
     );
     // A released job's handler may still settle after its lock moved on; BullMQ reports that here.

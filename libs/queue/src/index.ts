@@ -13,7 +13,13 @@ export {
   type WorkOptions,
 } from './transport';
 export { InProcessTransport } from './in-process.transport';
-export { BullMqTransport, redisOptionsFromUrl, type BullMqTransportOptions } from './bullmq.transport';
+export {
+  BullMqTransport,
+  DEFAULT_LOCK_MS,
+  DEFAULT_STALLED_CHECK_MS,
+  redisOptionsFromUrl,
+  type BullMqTransportOptions,
+} from './bullmq.transport';
 export { JobProducer, type EnqueueResult } from './producer';
 export { DEFAULT_TRANSIENT_RETRY_MS, JobConsumer, type JobConsumerOptions } from './consumer';
 export { isTransientInfraError } from './transient';
