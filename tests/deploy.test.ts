@@ -400,12 +400,23 @@ function k8sContainerEnv(container: Json, sources: Map<string, Json>, where: str
   return env;
 }
 
+/**
+ * The Secret as an operator applies it: every `change-me-…` placeholder replaced (docs/DEPLOY.md), since the
+ * services refuse the placeholders themselves (apps/admin-api config.spec.ts).
+ */
+function asReplaced(secret: Json): Json {
+  return Object.fromEntries(
+    Object.entries(secret).map(([key, value]) => [key, str(value).replaceAll('change-me', 'operator-set')]),
+  );
+}
+
 function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
   const problems: string[] = [];
   const sources = new Map<string, Json>();
   for (const o of objects) {
     if (o.kind === 'ConfigMap') sources.set(`ConfigMap/${o.name}`, obj(o.body.data));
-    if (o.kind === 'Secret') sources.set(`Secret/${o.name}`, { ...obj(o.body.data), ...obj(o.body.stringData) });
+    if (o.kind === 'Secret')
+      sources.set(`Secret/${o.name}`, asReplaced({ ...obj(o.body.data), ...obj(o.body.stringData) }));
   }
   const pvcs = new Set(objects.filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => o.name));
   const services = objects.filter((o) => o.kind === 'Service');

@@ -23,6 +23,14 @@ describe('loadConfig', () => {
     expect(attempt).toThrow(/DATABASE_URL="mysql:\/\/x": expected a postgresql:\/\/ URL/);
   });
 
+  it("refuses the manifests' placeholder token without printing it", () => {
+    const placeholder = 'change-me-admin-token-of-32-characters';
+    const attempt = () => loadConfig({ ADMIN_TOKEN: placeholder, NODE_ENV: 'production' });
+    expect(attempt).toThrow(/ADMIN_TOKEN=\(hidden\): is a placeholder .*openssl rand -hex 32/);
+    expect(attempt).not.toThrow(new RegExp(placeholder));
+    expect(loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), NODE_ENV: 'production' }).ADMIN_TOKEN).toBe('a'.repeat(32));
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ HTTP_PORT: '', ADMIN_TOKEN: '' }).HTTP_PORT).toBe(8080);
   });

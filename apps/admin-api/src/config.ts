@@ -5,6 +5,9 @@ import { z } from 'zod';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
+/** The shipped manifests' placeholder secrets start with this; such a token is refused. */
+const PLACEHOLDER_PREFIX = 'change-me';
+
 /** Shortest accepted ADMIN_TOKEN: long enough that guessing it is hopeless. */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -43,7 +46,15 @@ export const AdminApiConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-" only')
       .default('fathom'),
-    ADMIN_TOKEN: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
+    ADMIN_TOKEN: z
+      .string()
+      .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+      .refine(
+        (token) => !token.startsWith(PLACEHOLDER_PREFIX),
+        `is a placeholder ("${PLACEHOLDER_PREFIX}…", as in k8s/config.yaml) that anyone can read; set a random one, ` +
+          'e.g. openssl rand -hex 32',
+      )
+      .optional(),
     /**
      * A file holding the token (a Docker or Kubernetes secret), read when ADMIN_TOKEN is unset. When the file does
      * not exist a random token is written there (mode 0600) and the log says where; docker-compose.yml uses this.
