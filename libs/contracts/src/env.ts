@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SplitSchema } from './task';
+import { storableText, TextIdSchema } from './text';
 
 /**
  * Wire contracts of the environment service (apps/env-service): the OpenEnv-compatible HTTP, WebSocket and MCP
@@ -181,7 +182,8 @@ export type EnvState = z.infer<typeof EnvStateSchema>;
 
 /** Largest `episode_id` accepted, as in OpenEnv. */
 export const MAX_EPISODE_ID_LENGTH = 255;
-export const EpisodeIdSchema = z.string().min(1).max(MAX_EPISODE_ID_LENGTH);
+/** Well-formed text without NUL (`storableText`): ids reach logs, metrics labels and the recursion tree. */
+export const EpisodeIdSchema = storableText(MAX_EPISODE_ID_LENGTH);
 
 /**
  * Reset body. Task selection, in order: an inline task over `context` (with `question` and the gold `answer`, or
@@ -196,7 +198,7 @@ export const EnvResetRequestSchema = z
     seed: z.number().int().nonnegative().optional(),
     episode_id: EpisodeIdSchema.optional(),
     split: SplitSchema.optional(),
-    task_id: z.string().min(1).optional(),
+    task_id: TextIdSchema.optional(),
     context: z.string().min(1).optional(),
     question: z.string().min(1).optional(),
     /** OpenEnv REPLEnv's name for the question. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GroupRewardSchema } from './reward';
 import { EntityIdSchema } from './run-config';
 import { EpisodeTrajectorySchema, InfraErrorCodeSchema } from './rollout';
+import { TextIdSchema, TextPathSchema } from './text';
 
 /**
  * The job contract of FATHOM's services: every queue, every job and event name, and the one map from a name to
@@ -54,7 +55,8 @@ const GroupKeySchema = z.strictObject({
   runId: EntityIdSchema,
   step,
   groupId: EntityIdSchema,
-  taskId: z.string().min(1).max(256),
+  /** Reaches Episode rows: well-formed text, no NUL (`TextIdSchema`). */
+  taskId: TextIdSchema,
   /** The policy version that samples (or sampled) the group. */
   policyVersion,
 });
@@ -169,7 +171,7 @@ export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
 export const EvalRunJobSchema = z.strictObject({
   evalId: EntityIdSchema,
   /** A checkpoint folder, or "default" for the shipped model. */
-  checkpoint: z.string().min(1).max(1024),
+  checkpoint: TextPathSchema,
   split: z.enum(['eval', 'heldout']),
   /** The run the checkpoint belongs to, when it came from one. */
   runId: EntityIdSchema.nullable(),

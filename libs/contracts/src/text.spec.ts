@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { EnvResetRequestSchema, EnvStepRequestSchema } from './env';
+import { MESSAGE_SCHEMAS } from './jobs';
 import { isInvalidTextIssue, storableText, TEXT_LIMITS, TextIdSchema, TextNameSchema, textProblem } from './text';
 
 describe('storable text', () => {
@@ -25,5 +27,32 @@ describe('storable text', () => {
     expect(storableText(10, 0).safeParse('').success).toBe(true);
     expect(TextNameSchema.parse('  run  ')).toBe('run');
     expect(TextNameSchema.safeParse('   ').success).toBe(false);
+  });
+});
+
+describe('every edge that takes an id or a path refuses text Postgres or a log cannot hold', () => {
+  const bad = ['a\u0000b', '\uD800'];
+
+  it('env-service reset and step bodies (HTTP, WebSocket and gRPC share them)', () => {
+    for (const value of bad) {
+      for (const result of [
+        EnvResetRequestSchema.safeParse({ episode_id: value }),
+        EnvResetRequestSchema.safeParse({ task_id: value }),
+        EnvStepRequestSchema.safeParse({ episode_id: value, action: { code: '1' } }),
+      ]) {
+        expect(result.success).toBe(false);
+        expect(result.error!.issues.some(isInvalidTextIssue)).toBe(true);
+      }
+    }
+    expect(EnvResetRequestSchema.safeParse({ episode_id: 'ep-✓', task_id: 'niah/7' }).success).toBe(true);
+  });
+
+  it('job payloads: a task id or an eval checkpoint with a NUL never reaches a worker', () => {
+    const key = { runId: 'run-1', step: 0, groupId: 'g0', policyVersion: 0 };
+    for (const value of bad) {
+      const rollout = MESSAGE_SCHEMAS['rollout.group'].safeParse({ ...key, taskId: value, G: 2, seed: 1 });
+      expect(rollout.error?.issues.some(isInvalidTextIssue)).toBe(true);
+    }
+    expect(MESSAGE_SCHEMAS['rollout.group'].safeParse({ ...key, taskId: 'niah/1', G: 2, seed: 1 }).success).toBe(true);
   });
 });
