@@ -75,6 +75,15 @@ export class InProcessTransport implements JobTransport {
     return this.queue(queue).jobs.get(id)?.data;
   }
 
+  async remove(queue: string, id: string): Promise<boolean> {
+    const q = this.queue(queue);
+    const job = q.jobs.get(id);
+    if (job === undefined || job.state === 'active') return false;
+    clearTimeout(job.timer);
+    q.jobs.delete(id);
+    return true;
+  }
+
   async failedJobs(queue: string, limit: number): Promise<FailedJobInfo[]> {
     return [...this.queue(queue).jobs.values()]
       .filter((job) => job.state === 'failed')

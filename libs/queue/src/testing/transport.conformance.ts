@@ -312,6 +312,33 @@ export function describeTransportConformance(label: string, create: () => Promis
       expect(await transport.counts(queue)).toEqual({ waiting: 3, active: 0, delayed: 0, completed: 0, failed: 0 });
     });
 
+    it('remove() takes out a waiting or finished job, freeing its id, and leaves a running one alone', async () => {
+      const queue = freshQueue();
+      await transport.addMany(
+        queue,
+        ['run', 'wait', 'done'].map((id) => ({ id: `r:3:${id}`, name: 'x', data: id })),
+        FAST_DELIVERY,
+      );
+      expect(await transport.remove(queue, 'r:3:wait')).toBe(true);
+      expect(await transport.remove(queue, 'r:3:wait')).toBe(false);
+      expect(await transport.getJobData(queue, 'r:3:wait')).toBeUndefined();
+      let release = () => {};
+      const seen: unknown[] = [];
+      work(queue, async (job) => {
+        seen.push(job.data);
+        if (job.data === 'run') await new Promise<void>((resolve) => (release = resolve));
+      });
+      await waitFor(async () => (await transport.counts(queue)).active === 1, 5000, 'the running job');
+      expect(await transport.remove(queue, 'r:3:run')).toBe(false);
+      release();
+      await waitFor(async () => (await transport.counts(queue)).completed === 2, 5000, 'completion');
+      expect(seen).toEqual(['run', 'done']);
+      expect(await transport.remove(queue, 'r:3:done')).toBe(true);
+      expect(await transport.add(queue, { id: 'r:3:done', name: 'x', data: 'again' }, FAST_DELIVERY)).toBe(true);
+      await waitFor(async () => (await transport.counts(queue)).completed === 2, 5000, 'the re-added job');
+      expect(seen).toEqual(['run', 'done', 'again']);
+    });
+
     it('broadcasts an event to every subscriber until it unsubscribes', async () => {
       const channel = freshQueue();
       const a: unknown[] = [];
