@@ -15,8 +15,15 @@ export interface StackOptions {
    * rollout worker's Inference endpoint. Training does not need it.
    */
   envService?: { datasetPath: string };
+  /** Each service in a process group of its own (see LaunchOptions.ownProcessGroup); the demo stops them itself. */
+  ownProcessGroups?: boolean;
+  /** The admin API's port (default 0: a free one). */
+  adminPort?: number;
   /** Forwarded log lines (default: kept only for failure messages). */
   onLine?: (service: string, line: string) => void;
+  /** Called as each service is launched, and again once it is ready (start-up takes seconds per service). */
+  onLaunch?: (service: string) => void;
+  onReady?: (service: ServiceProcess) => void;
 }
 
 export interface Stack {
@@ -25,6 +32,8 @@ export interface Stack {
   learnerHttpPort: number;
   /** The env-service's HTTP base URL, when it was started. */
   envUrl: string | null;
+  /** Starts one more rollout worker (e.g. after the others, or none, were started); it stops with the stack. */
+  addRolloutWorker(): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +55,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   };
   const services: ServiceProcess[] = [];
   const launch = async (name: string, app: string, env: Record<string, string>, readyMessage: string) => {
+    o.onLaunch?.(name);
     const service = await launchService({
       name,
       entry: entry(app),
@@ -53,14 +63,25 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       env: { ...common, ...env },
       readyMessage,
       timeoutMs: 120_000,
+      ownProcessGroup: o.ownProcessGroups,
       onLine: o.onLine ? (line) => o.onLine!(name, line) : undefined,
     });
     services.push(service);
+    o.onReady?.(service);
     return service;
   };
   const stop = async () => {
     await Promise.all(services.reverse().map((s) => s.stop()));
   };
+  let workers = 0;
+  let policyAddress = '';
+  const addRolloutWorker = () =>
+    launch(
+      `rollout-worker-${++workers}`,
+      'rollout-worker',
+      { POLICY_ADDRESS: policyAddress, SANDBOX_WORKERS: '1', INFERENCE_PORT: '0', ...o.workerEnv },
+      'rollout worker started',
+    );
   try {
     const learner = await launch(
       'learner-service',
@@ -68,20 +89,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       { GRPC_PORT: '0', RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '600' },
       'learner-service started',
     );
+    policyAddress = `127.0.0.1:${learner.ready.grpc_port}`;
     await launch('reward-service', 'reward-service', { GRPC_PORT: '0' }, 'reward-service started');
-    for (let i = 1; i <= o.rolloutWorkers; i++) {
-      await launch(
-        `rollout-worker-${i}`,
-        'rollout-worker',
-        {
-          POLICY_ADDRESS: `127.0.0.1:${learner.ready.grpc_port}`,
-          SANDBOX_WORKERS: '1',
-          INFERENCE_PORT: '0',
-          ...o.workerEnv,
-        },
-        'rollout worker started',
-      );
-    }
+    for (let i = 1; i <= o.rolloutWorkers; i++) await addRolloutWorker();
     let envUrl: string | null = null;
     if (o.envService) {
       const worker = services.find((s) => s.name === 'rollout-worker-1');
@@ -100,12 +110,18 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       );
       envUrl = `http://127.0.0.1:${env.ready.http_port}`;
     }
-    const admin = await launch('admin-api', 'admin-api', {}, 'admin-api listening');
+    const admin = await launch(
+      'admin-api',
+      'admin-api',
+      { HTTP_PORT: String(o.adminPort ?? 0) },
+      'admin-api listening',
+    );
     return {
       services,
       adminUrl: `http://127.0.0.1:${admin.ready.port}`,
       learnerHttpPort: Number(learner.ready.http_port),
       envUrl,
+      addRolloutWorker,
       stop,
     };
   } catch (error) {

@@ -16,7 +16,7 @@ export interface LearnerServiceDeps {
   steps: Pick<StepRepository, 'record'>;
   policyVersions: Pick<PolicyVersionRepository, 'record'>;
   producer: Pick<JobProducer, 'enqueueMany' | 'publish'>;
-  transport: Pick<JobTransport, 'getJobData'>;
+  transport: Pick<JobTransport, 'getJobData' | 'remove'>;
   inbox: GroupInbox;
   policies: PolicyStore;
   metrics: LearnerMetrics;
@@ -33,8 +33,9 @@ export interface LearnerServiceDeps {
  * one — and trains it with `runGrpo` over the services (`DistributedCollector`), one run at a time. Every step
  * writes its Step and RewardComponentStat rows and advances the Run; every policy version is served to workers,
  * recorded as a PolicyVersion row and announced with `policy.updated`. A run set to `stopping` (POST
- * /runs/:id/stop) stops before its next step, checkpointed, and becomes `stopped`; a run that fails becomes
- * `failed` with the reason.
+ * /runs/:id/stop) stops within a few seconds: before its next step, or mid-step, abandoning the step and removing
+ * its waiting jobs from the queues (a resume runs that step again); it is checkpointed at its last completed step and
+ * becomes `stopped`. A run that fails becomes `failed` with the reason.
  */
 export class LearnerService {
   private active: { runId: string; done: Promise<void> } | null = null;
@@ -60,6 +61,17 @@ export class LearnerService {
     return next.id;
   }
 
+  /**
+   * At shutdown: the run in training, if it is being stopped, becomes `stopped` now rather than waiting for the
+   * next learner (its unfinished step is run again on resume); a `running` run stays so, for the next learner.
+   */
+  async close(): Promise<void> {
+    const runId = this.activeRunId;
+    if (runId === null || (await this.deps.runs.get(runId))?.status !== 'stopping') return;
+    await this.deps.runs.setStatus(runId, 'stopped');
+    this.deps.logger.info('run stopped at shutdown', { run_id: runId });
+  }
+
   /** Waits for the active run (if any) to end. */
   async idle(): Promise<void> {
     await this.active?.done;
@@ -79,6 +91,7 @@ export class LearnerService {
       this.deps.inbox.reset(row.id);
       logger.info(resume ? 'resuming run' : 'starting run', { steps: run.steps, out });
       let lastCheckpoint: { dir: string; step: number } | null = null;
+      const isStopping = async () => (await runs.get(row.id))?.status === 'stopping';
       const result = await runGrpo(config, {
         resume,
         tasks: await runTasks(run),
@@ -90,8 +103,9 @@ export class LearnerService {
           inbox: this.deps.inbox,
           logger,
           stepTimeoutMs: this.deps.stepTimeoutMs,
+          shouldStop: isStopping,
         }),
-        shouldStop: async () => (await runs.get(row.id))?.status === 'stopping',
+        shouldStop: isStopping,
         observer: {
           onPolicy: async ({ version, step, model }) => {
             const checkpointPath = lastCheckpoint?.step === step ? lastCheckpoint.dir : null;

@@ -22,7 +22,8 @@ export interface LearnerServiceHandle {
  * Starts the learner-service: the run scheduler (polls Postgres every POLL_INTERVAL_MS), the `learn` queue
  * consumer feeding scored groups to the step that waits for them, gRPC Policy (weights of the newest versions of
  * the run in training) and /health + /metrics. close() stops polling and shuts everything down; a run in training
- * is left `running`, and the next learner resumes it from its last checkpoint.
+ * is left `running`, and the next learner resumes it from its last checkpoint, unless it was being stopped: then it
+ * becomes `stopped`.
  */
 export async function startLearnerService(
   config: LearnerServiceConfig,
@@ -82,6 +83,9 @@ export async function startLearnerService(
     close: async () => {
       polling = false;
       await pollLoop;
+      await learner
+        .close()
+        .catch((error: unknown) => logger.error('could not mark the stopping run stopped', { error }));
       await consumer.close();
       await grpc.close();
       await ops.close();

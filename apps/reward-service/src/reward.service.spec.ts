@@ -1,5 +1,6 @@
 import type { RewardGroupJob } from '@fathom/contracts';
 import { createLogger, createMetricsRegistry } from '@fathom/observability';
+import type { RunStatus } from '@fathom/persistence';
 import { PermanentJobError } from '@fathom/queue';
 import { RunContextCache, UnknownRunError, type RunContext } from '@fathom/training';
 import { tinyTasks } from '@fathom/training/testing';
@@ -20,12 +21,13 @@ const job = (taskId: string): RewardGroupJob => ({
   weightSyncMs: 0,
 });
 
-function service(context: Promise<RunContext>) {
+function service(context: Promise<RunContext>, ended: RunStatus | null = null) {
   const contexts = new RunContextCache({ get: async () => null });
   contexts.get = () => context;
   const episodes = { recordMany: vi.fn(async () => 0) };
   const producer = { enqueue: vi.fn(async () => ({ jobId: 'x', added: true })) };
   const svc = new RewardService({
+    runs: { endedStatus: async () => ended },
     contexts,
     episodes,
     producer,
@@ -46,6 +48,13 @@ describe('RewardService', () => {
     await expect(unknownTask.svc.handle(job('t9'), logger)).rejects.toThrow(/run run-1 has no task t9/);
     expect(unknownTask.episodes.recordMany).not.toHaveBeenCalled();
     expect(unknownTask.producer.enqueue).not.toHaveBeenCalled();
+  });
+
+  it('drops a group of a run that has ended: it resolves (no retry, no dead letter) and scores nothing', async () => {
+    const { svc, episodes, producer } = service(new Promise<RunContext>(() => {}), 'stopped');
+    await expect(svc.handle(job('t0'), logger)).resolves.toBeUndefined();
+    expect(episodes.recordMany).not.toHaveBeenCalled();
+    expect(producer.enqueue).not.toHaveBeenCalled();
   });
 
   it('retries (a plain error) when the run context cannot be loaded for a transient reason', async () => {

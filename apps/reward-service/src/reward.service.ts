@@ -1,6 +1,6 @@
 import type { GroupReward, LearnGroupJob, RewardGroupJob } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
-import type { EpisodeRepository } from '@fathom/persistence';
+import type { EpisodeRepository, RunRepository } from '@fathom/persistence';
 import { PermanentJobError, type JobProducer } from '@fathom/queue';
 import { scoreGroup } from '@fathom/rewards';
 import { toRewardTrajectory } from '@fathom/rlm';
@@ -9,6 +9,7 @@ import { episodeRecordOf } from './episode.record';
 import type { RewardMetrics } from './metrics';
 
 export interface RewardServiceDeps {
+  runs: Pick<RunRepository, 'endedStatus'>;
   contexts: Pick<RunContextCache, 'task'>;
   episodes: Pick<EpisodeRepository, 'recordMany'>;
   producer: Pick<JobProducer, 'enqueue'>;
@@ -47,7 +48,16 @@ export class RewardService {
     return { ...job, reward, scoringMs };
   }
 
+  /**
+   * The job handler: score, then enqueue the learn job. A group of a run that has ended (stopped, completed, failed)
+   * is obsolete: it is dropped with a log line, never retried or dead-lettered.
+   */
   async handle(job: RewardGroupJob, logger: Logger): Promise<void> {
+    const ended = await this.deps.runs.endedStatus(job.runId);
+    if (ended !== null) {
+      logger.info('obsolete group dropped: its run has ended', { run_status: ended, task_id: job.taskId });
+      return;
+    }
     const learn = await this.score(job);
     await this.deps.producer.enqueue('learn.group', learn);
     logger.info('group scored', {

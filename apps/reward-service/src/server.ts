@@ -24,8 +24,10 @@ export async function startRewardService(
 ): Promise<RewardServiceHandle> {
   const infra = createServiceInfra('reward-service', config, logger, { healthQueue: 'reward' });
   const { registry, transport, prisma } = infra;
+  const runs = new RunRepository(prisma);
   const service = new RewardService({
-    contexts: new RunContextCache(new RunRepository(prisma)),
+    runs,
+    contexts: new RunContextCache(runs),
     episodes: new EpisodeRepository(prisma),
     producer: new JobProducer(transport),
     metrics: new RewardMetrics(registry),

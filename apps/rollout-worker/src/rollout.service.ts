@@ -1,5 +1,6 @@
 import type { RewardGroupJob, RolloutGroupJob } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
+import type { RunRepository } from '@fathom/persistence';
 import { PermanentJobError, type JobProducer } from '@fathom/queue';
 import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
@@ -8,6 +9,7 @@ import type { PolicyCache } from './policy.cache';
 import type { RolloutMetrics } from './metrics';
 
 export interface RolloutServiceDeps {
+  runs: Pick<RunRepository, 'endedStatus'>;
   contexts: Pick<RunContextCache, 'task'>;
   policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
@@ -68,8 +70,17 @@ export class RolloutService {
     };
   }
 
-  /** The job handler: roll out, then enqueue the reward job (a no-op if a previous attempt already did). */
+  /**
+   * The job handler: roll out, then enqueue the reward job (a no-op if a previous attempt already did). A job of a
+   * run that has ended (stopped, completed, failed) is obsolete: it completes at once, with a log line, and is never
+   * retried or dead-lettered (the learner rolls its step out again if the run is resumed).
+   */
   async handle(job: RolloutGroupJob, logger: Logger, signal?: AbortSignal): Promise<void> {
+    const ended = await this.deps.runs.endedStatus(job.runId);
+    if (ended !== null) {
+      logger.info('obsolete group dropped: its run has ended', { run_status: ended, task_id: job.taskId });
+      return;
+    }
     const reward = await this.rollout(job, logger, signal);
     await this.deps.producer.enqueue('reward.group', reward);
   }

@@ -39,8 +39,10 @@ export async function startRolloutWorker(
   const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
   const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
   const sandbox = await SandboxPool.start({ workers: config.SANDBOX_WORKERS });
+  const runs = new RunRepository(prisma);
   const service = new RolloutService({
-    contexts: new RunContextCache(new RunRepository(prisma)),
+    runs,
+    contexts: new RunContextCache(runs),
     policies,
     sandbox,
     producer: new JobProducer(transport),

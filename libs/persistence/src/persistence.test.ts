@@ -74,6 +74,18 @@ describe('repositories', () => {
     expect((await runs.list({ status: 'running' })).map((r) => r.id)).toEqual([runId]);
   });
 
+  it('RunRepository.endedStatus: set once a run stopped, completed or failed; null while it may train', async () => {
+    const runs = new RunRepository(prisma);
+    await runs.create({ id: 'run-ended', name: 'ended', config: {} });
+    expect(await runs.endedStatus('run-ended')).toBeNull();
+    await runs.setStatus('run-ended', 'running');
+    await runs.setStatus('run-ended', 'stopping');
+    expect(await runs.endedStatus('run-ended')).toBeNull();
+    await runs.setStatus('run-ended', 'stopped');
+    expect(await runs.endedStatus('run-ended')).toBe('stopped');
+    expect(await runs.endedStatus('no-such-run')).toBeNull();
+  });
+
   it('PolicyVersionRepository: one row per version', async () => {
     const versions = new PolicyVersionRepository(prisma);
     await versions.record({ runId, version: 0, step: 0 });

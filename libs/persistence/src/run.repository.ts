@@ -17,6 +17,8 @@ const TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
   failed: ['running'],
 };
 
+const ENDED_STATUSES: readonly RunStatus[] = ['stopped', 'completed', 'failed'];
+
 /** How often setStatus re-reads a run that another writer moved between its read and its write. */
 const STATUS_WRITE_ATTEMPTS = 5;
 
@@ -46,6 +48,15 @@ export class RunRepository {
 
   get(id: string): Promise<Run | null> {
     return this.prisma.run.findUnique({ where: { id } });
+  }
+
+  /**
+   * The status of a run that trains no more until a resume (`stopped`, `completed`, `failed`): its outstanding group
+   * jobs are obsolete. Null for a run that is pending, running or stopping, and for an unknown one.
+   */
+  async endedStatus(id: string): Promise<RunStatus | null> {
+    const run = await this.prisma.run.findUnique({ where: { id }, select: { status: true } });
+    return run !== null && ENDED_STATUSES.includes(run.status) ? run.status : null;
   }
 
   list(options: { status?: RunStatus; limit?: number } = {}): Promise<Run[]> {

@@ -16,6 +16,11 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** Every log line the service prints (stdout and stderr), e.g. to forward or keep for a failure message. */
   onLine?: (line: string) => void;
+  /**
+   * Runs the service in a process group of its own, so a Ctrl-C in the terminal reaches only the parent, which
+   * then stops the services in its own order (the demo stops its run first). The parent must stop it on every exit.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface ServiceProcess {
@@ -38,6 +43,7 @@ export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup === true,
   });
   const lines: string[] = [];
   const remember = (line: string) => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsLog, type MetricsRecord } from '../metrics.log';
 import { TEST_STYLE } from '../testing/fixtures';
 import { GrpoTrainErrorCode } from './errors';
-import { runGrpo } from './grpo.trainer';
+import { runGrpo, StepStoppedError, type StepCollector } from './grpo.trainer';
+import { stepGroupId } from './collect';
 import { replayStep } from './replay';
 import { RolloutStore } from './rollout.store';
 import {
@@ -160,6 +161,42 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
       withoutTime(await MetricsLog.read(join(full.finalDir, '..', 'metrics.jsonl'))),
     );
     expect(Buffer.compare(await weights(resumed.finalDir), await weights(full.finalDir))).toBe(0);
+  });
+
+  it("ends the run stopped when the collector abandons a step, and a resume draws that step's tasks again", async () => {
+    /** A collector of empty groups (no update) that records each step's tasks and abandons `abandonAt`. */
+    const recording = (drawn: Map<number, number[]>, abandonAt = 0): StepCollector => ({
+      collect: async (request) => {
+        drawn.set(request.step, [...request.taskIndexes]);
+        if (request.step === abandonAt) throw new StepStoppedError(`run r is stopping: step ${request.step} abandoned`);
+        const groups = request.tasks.map((task, i) => ({
+          groupId: stepGroupId(request.step, i, task.id),
+          taskId: task.id,
+          claimedVersion: request.policyVersion,
+          trajectories: [],
+          rewards: [],
+          results: [],
+          excluded: [],
+          infraFailures: [],
+        }));
+        return { groups, generationMs: 0, scoringMs: 0, weightSyncMs: 0 };
+      },
+      close: async () => {},
+    });
+    const uninterrupted = new Map<number, number[]>();
+    await runGrpo(tinyGrpoConfig(f, 'unabandoned', { steps: 3, checkpointEvery: 10 }), {
+      collector: recording(uninterrupted),
+    });
+    const config = tinyGrpoConfig(f, 'abandoned', { steps: 3, checkpointEvery: 10 });
+    const first = new Map<number, number[]>();
+    const stopped = await runGrpo(config, { collector: recording(first, 3) });
+    expect(stopped).toMatchObject({ stopped: true });
+    expect(stopped.checkpointDir).toMatch(/step-000002$/);
+    expect(await exists(join(config.out, 'final'))).toBe(false);
+    const resumed = new Map<number, number[]>();
+    expect((await runGrpo(config, { resume: true, collector: recording(resumed) })).stopped).toBe(false);
+    expect([...resumed.keys()]).toEqual([3]);
+    expect(resumed.get(3)).toEqual(uninterrupted.get(3));
   });
 
   it('replays a step from its stored trajectories with the recorded loss and metrics', async () => {

@@ -61,6 +61,15 @@ export interface StepCollectRequest {
 }
 
 /**
+ * Thrown by a collector that gave up a step because the run is being stopped: `runGrpo` then ends the run as
+ * `shouldStop` does before a step (checkpointed at the last completed step, `stopped` true), so a later `resume`
+ * runs the abandoned step again.
+ */
+export class StepStoppedError extends Error {
+  override name = 'StepStoppedError';
+}
+
+/**
  * Where a step's groups come from: rollouts in this process (the default, `InProcessCollector`) or the rollout and
  * reward services over the queues (the learner-service's collector). Either way the groups come back in task order,
  * scored.
@@ -96,7 +105,7 @@ export interface GrpoRunOptions {
 export interface GrpoRunResult {
   /** `<out>/final`; written only when the run completed (not when it stopped). */
   finalDir: string;
-  /** True when `shouldStop` ended the run before its last step. */
+  /** True when `shouldStop` (or a collector's StepStoppedError) ended the run before its last step. */
   stopped: boolean;
   checkpointDir: string;
   last: GrpoStepRecord | null;
@@ -284,12 +293,13 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   await observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
   await observer?.onPolicy?.({ version: policyVersion, step: startStep, model });
 
-  const checkpoint = async (step: number) => {
+  /** `data`: where the step after `step` samples from (by default where the sampler is now). */
+  const checkpoint = async (step: number, data = sampler.position) => {
     const state: TrainingState = {
       version: 1,
       step,
       seed: config.seed,
-      data: sampler.position,
+      data,
       dataFingerprint: fingerprint,
       config,
       extra: { policyVersion },
@@ -304,22 +314,37 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   let stopped = false;
   try {
     for (let step = startStep + 1; step <= config.steps; step++) {
-      if (options.shouldStop && (await options.shouldStop(step))) {
+      // A stop checkpoints the last completed step with the data position before this step's tasks were drawn, so
+      // a resume draws them again.
+      const position = sampler.position;
+      const stopBefore = async () => {
         stopped = true;
         if (step - 1 > startStep && (step - 1) % config.checkpointEvery !== 0)
-          checkpointDir = await checkpoint(step - 1);
+          checkpointDir = await checkpoint(step - 1, position);
+      };
+      if (options.shouldStop && (await options.shouldStop(step))) {
+        await stopBefore();
         break;
       }
       const stepStarted = clock();
       const taskIndexes = sampler.next(config.batchSize);
-      const collected = await collector.collect({
-        step,
-        tasks: taskIndexes.map((i) => tasks[i]),
-        taskIndexes,
-        policyVersion,
-        seed: config.seed,
-        G: config.grpo.groupSize,
-      });
+      const collected = await collector
+        .collect({
+          step,
+          tasks: taskIndexes.map((i) => tasks[i]),
+          taskIndexes,
+          policyVersion,
+          seed: config.seed,
+          G: config.grpo.groupSize,
+        })
+        .catch((error: unknown) => {
+          if (error instanceof StepStoppedError) return null;
+          throw error;
+        });
+      if (collected === null) {
+        await stopBefore();
+        break;
+      }
       const selection = selectStepGroups(collected.groups, policyVersion, config.grpo, config.minOkSamples);
       await rollouts.write({ step, learnerVersion: policyVersion, taskIndexes, groups: collected.groups });
       const updateStarted = clock();

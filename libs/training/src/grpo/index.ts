@@ -25,6 +25,7 @@ export {
   InProcessCollector,
   loadGrpoTasks,
   runGrpo,
+  StepStoppedError,
   tasksFingerprint,
   type GrpoObserver,
   type GrpoRunOptions,

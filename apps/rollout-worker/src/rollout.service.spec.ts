@@ -1,0 +1,43 @@
+import { deadLetterQueueOf, type RolloutGroupJob } from '@fathom/contracts';
+import { createLogger, createMetricsRegistry } from '@fathom/observability';
+import { handlerFor, InProcessTransport, JobConsumer, JobProducer } from '@fathom/queue';
+import { describe, expect, it, vi } from 'vitest';
+import { RolloutMetrics } from './metrics';
+import { RolloutService } from './rollout.service';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+
+const job: RolloutGroupJob = { runId: 'run-1', step: 2, groupId: 'g0', taskId: 't0', policyVersion: 1, G: 4, seed: 9 };
+
+describe('RolloutService', () => {
+  it('drops a group of a stopped run at once: no rollout, no reward job, no retry and no dead letter', async () => {
+    const contexts = { task: vi.fn() };
+    const policies = { with: vi.fn(), newestVersion: vi.fn() };
+    const producer = { enqueue: vi.fn() };
+    const service = new RolloutService({
+      runs: { endedStatus: async () => 'stopped' },
+      contexts,
+      policies,
+      sandbox: { openEpisode: vi.fn() },
+      producer,
+      metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
+    });
+    const transport = new InProcessTransport();
+    const consumer = new JobConsumer({
+      transport,
+      queues: ['rollout'],
+      handlers: [handlerFor('rollout.group', (group, context) => service.handle(group, context.logger))],
+      logger,
+    });
+    consumer.start();
+    await new JobProducer(transport).enqueue('rollout.group', job);
+    await vi.waitFor(async () => expect((await transport.counts('rollout')).completed).toBe(1));
+    expect(await transport.counts('rollout')).toMatchObject({ failed: 0, delayed: 0, waiting: 0 });
+    expect((await transport.counts(deadLetterQueueOf('rollout'))).waiting).toBe(0);
+    expect(contexts.task).not.toHaveBeenCalled();
+    expect(policies.with).not.toHaveBeenCalled();
+    expect(producer.enqueue).not.toHaveBeenCalled();
+    await consumer.close();
+    await transport.close();
+  });
+});

@@ -1,0 +1,161 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { groupJobId, QUEUE_NAMES, type RunConfigInput } from '@fathom/contracts';
+import {
+  applyMigrations,
+  createPrismaClient,
+  dropDatabase,
+  ensureDatabase,
+  type PrismaClient,
+} from '@fathom/persistence';
+import { BullMqTransport, queueStats } from '@fathom/queue';
+import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../scripts/stack';
+
+const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
+const REDIS = 'redis://127.0.0.1:6379';
+const databaseUrl = `${POSTGRES}/fathom_test_stop_${process.pid}`;
+const queuePrefix = `fathom-stop-${process.pid}`;
+
+let stack: Stack;
+let prisma: PrismaClient;
+let transport: BullMqTransport;
+let fixture: GrpoFixture;
+
+// The stack starts without rollout workers, so the run's first step waits on its rollout jobs for as long as the
+// test needs: a stop then always lands mid-step.
+beforeAll(async () => {
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  prisma = createPrismaClient(databaseUrl);
+  transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
+  fixture = await sftWarmStart();
+  stack = await startStack({
+    databaseUrl,
+    redisUrl: REDIS,
+    queuePrefix,
+    runsDir: await mkdtemp(join(tmpdir(), 'fathom-stop-runs-')),
+    rolloutWorkers: 0,
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await transport?.close();
+  await prisma?.$disconnect();
+  await dropDatabase(databaseUrl);
+}, 60_000);
+
+async function api(method: string, path: string): Promise<{ status: number; body: { id: string; status: string } }> {
+  const reply = await fetch(`${stack.adminUrl}${path}`, { method });
+  return { status: reply.status, body: (await reply.json()) as { id: string; status: string } };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      const tails = stack.services.map((s) => `--- ${s.name}\n${s.tail().slice(-8).join('\n')}`).join('\n');
+      throw new Error(`timed out waiting for ${what}\n${tails}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const runStatus = async (runId: string) => (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status;
+
+/** Jobs not finished (waiting, delayed, active) and dead letters, summed over the group queues. */
+async function outstanding(): Promise<{ open: number; deadLettered: number }> {
+  const stats = await queueStats(transport, QUEUE_NAMES);
+  return {
+    open: stats.reduce((n, q) => n + q.waiting + q.delayed + q.active, 0),
+    deadLettered: stats.reduce((n, q) => n + q.deadLettered, 0),
+  };
+}
+
+/** The tiny fixture's run: 2 steps of B = 2 groups of G = 4 episodes. */
+const runConfig = (): RunConfigInput => ({
+  name: 'stop',
+  seed: 5,
+  model: { checkpoint: fixture.sftFinal },
+  data: { trainFile: fixture.tasks, trainSize: 8 },
+  steps: 2,
+  batchSize: 2,
+  checkpointEvery: 1,
+  grpo: { groupSize: 4 },
+  optimizer: { learningRate: 1e-3 },
+  rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
+});
+
+describe('stopping a run mid-step (separate processes, real Redis and Postgres)', () => {
+  let runId: string;
+  let leftover: unknown;
+
+  it('stops within seconds, marked stopped, with none of its jobs left in the queues', async () => {
+    const created = await fetch(`${stack.adminUrl}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(runConfig()),
+    });
+    expect(created.status).toBe(201);
+    runId = ((await created.json()) as { id: string }).id;
+    const firstGroup = groupJobId({ runId, step: 1, groupId: 'g0' });
+    leftover = await until('the rollout jobs of step 1', () => transport.getJobData('rollout', firstGroup), 60_000);
+    expect(await outstanding()).toEqual({ open: 2, deadLettered: 0 });
+
+    const stopAsked = Date.now();
+    expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopping');
+    await until(
+      'the run to be stopped',
+      async () => ((await runStatus(runId)) === 'stopped' ? true : undefined),
+      20_000,
+    );
+    expect(Date.now() - stopAsked).toBeLessThan(10_000);
+    expect(await outstanding()).toEqual({ open: 0, deadLettered: 0 });
+    expect(await transport.getJobData('rollout', firstGroup)).toBeUndefined();
+  }, 120_000);
+
+  it('drops a leftover rollout job of the stopped run without retries or a dead letter', async () => {
+    // What a demo killed mid-step leaves behind: a rollout job of a run that has ended, for the next workers.
+    await transport.add(
+      'rollout',
+      { id: groupJobId({ runId, step: 1, groupId: 'g0' }), name: 'rollout.group', data: leftover },
+      {
+        attempts: 5,
+        backoffMs: 2000,
+        keepCompletedS: 3600,
+        keepFailedS: 3600,
+      },
+    );
+    await stack.addRolloutWorker();
+    await until(
+      'the leftover job to be dropped',
+      async () => ((await transport.counts('rollout')).completed === 1 ? true : undefined),
+      30_000,
+    );
+    expect(await transport.counts('rollout')).toMatchObject({ failed: 0, delayed: 0, waiting: 0, active: 0 });
+    expect(await outstanding()).toEqual({ open: 0, deadLettered: 0 });
+  }, 120_000);
+
+  it('resumes and completes, rolling the abandoned step out again although its job id was kept', async () => {
+    expect((await api('POST', `/runs/${runId}/resume`)).status).toBe(200);
+    await until(
+      'the resumed run to complete',
+      async () => {
+        const status = await runStatus(runId);
+        if (status === 'failed')
+          throw new Error(`run failed: ${(await prisma.run.findUnique({ where: { id: runId } }))?.error}`);
+        return status === 'completed' ? true : undefined;
+      },
+      180_000,
+    );
+    const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect((await outstanding()).deadLettered).toBe(0);
+  }, 240_000);
+});
