@@ -11,6 +11,10 @@ export default defineConfig({
         find: /^@fathom\/training\/testing$/,
         replacement: fileURLToPath(new URL('./libs/training/src/testing.ts', import.meta.url)),
       },
+      {
+        find: /^@fathom\/queue\/testing$/,
+        replacement: fileURLToPath(new URL('./libs/queue/src/testing.ts', import.meta.url)),
+      },
       ...libs.map((name) => ({
         find: new RegExp(`^@fathom/${name}$`),
         replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),

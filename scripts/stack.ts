@@ -10,6 +10,8 @@ export interface StackOptions {
   rolloutWorkers: number;
   /** Extra environment of the rollout workers (e.g. short job locks for a crash test). */
   workerEnv?: Record<string, string>;
+  /** Extra environment of one service, by name (e.g. `{ 'reward-service': { DATABASE_URL } }` for a fault test). */
+  serviceEnv?: Record<string, Record<string, string>>;
   /**
    * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, its llm() calls answered by the first
    * rollout worker's Inference endpoint. Training does not need it.
@@ -21,6 +23,8 @@ export interface StackOptions {
   adminPort?: number;
   /** Forwarded log lines (default: kept only for failure messages). */
   onLine?: (service: string, line: string) => void;
+  /** Aborting it stops the start before the next service: the ones started are stopped, and startStack rejects. */
+  signal?: AbortSignal;
   /** Called as each service is launched, and again once it is ready (start-up takes seconds per service). */
   onLaunch?: (service: string) => void;
   onReady?: (service: ServiceProcess) => void;
@@ -32,6 +36,11 @@ export interface Stack {
   learnerHttpPort: number;
   /** The env-service's HTTP base URL, when it was started. */
   envUrl: string | null;
+  /**
+   * Starts a service of the stack again (after it was killed, or stops it first) with the same environment and the
+   * same gRPC port, so the services that call it find it again; it replaces the old one in `services`.
+   */
+  restart(name: string): Promise<ServiceProcess>;
   /** Starts one more rollout worker (e.g. after the others, or none, were started); it stops with the stack. */
   addRolloutWorker(): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -54,24 +63,37 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     LOG_LEVEL: 'info',
   };
   const services: ServiceProcess[] = [];
+  const launched = new Map<string, { app: string; env: Record<string, string>; readyMessage: string }>();
   const launch = async (name: string, app: string, env: Record<string, string>, readyMessage: string) => {
+    o.signal?.throwIfAborted();
     o.onLaunch?.(name);
     const service = await launchService({
       name,
       entry: entry(app),
       cwd: REPO_ROOT,
-      env: { ...common, ...env },
+      env: { ...common, ...env, ...o.serviceEnv?.[name] },
       readyMessage,
       timeoutMs: 120_000,
       ownProcessGroup: o.ownProcessGroups,
       onLine: o.onLine ? (line) => o.onLine!(name, line) : undefined,
     });
     services.push(service);
+    launched.set(name, { app, env, readyMessage });
     o.onReady?.(service);
     return service;
   };
   const stop = async () => {
     await Promise.all(services.reverse().map((s) => s.stop()));
+  };
+  const restart = async (name: string) => {
+    const old = services.find((s) => s.name === name);
+    const spec = launched.get(name);
+    if (old === undefined || spec === undefined) throw new Error(`no service ${name} in the stack`);
+    await old.stop();
+    services.splice(services.indexOf(old), 1);
+    const grpcPort = old.ready.grpc_port;
+    const env = grpcPort === undefined ? spec.env : { ...spec.env, GRPC_PORT: String(grpcPort) };
+    return launch(name, spec.app, env, spec.readyMessage);
   };
   let workers = 0;
   let policyAddress = '';
@@ -121,6 +143,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       adminUrl: `http://127.0.0.1:${admin.ready.port}`,
       learnerHttpPort: Number(learner.ready.http_port),
       envUrl,
+      restart,
       addRolloutWorker,
       stop,
     };

@@ -9,19 +9,14 @@ import {
   type QueueName,
   type RunConfigInput,
 } from '@fathom/contracts';
-import {
-  applyMigrations,
-  createPrismaClient,
-  dropDatabase,
-  ensureDatabase,
-  type PrismaClient,
-} from '@fathom/persistence';
+import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport } from '@fathom/queue';
 import { SandboxPool } from '@fathom/sandbox';
 import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
+import { expectClose, freshDatabase, until } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -35,9 +30,7 @@ let fixture: GrpoFixture;
 let runsDir: string;
 
 beforeAll(async () => {
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await applyMigrations(databaseUrl);
+  await freshDatabase(databaseUrl);
   prisma = createPrismaClient(databaseUrl);
   transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
   fixture = await sftWarmStart();
@@ -72,19 +65,6 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: reply.status, body: await reply.json() };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const tails = stack.services.map((s) => `--- ${s.name}\n${s.tail().slice(-8).join('\n')}`).join('\n');
-      throw new Error(`timed out waiting for ${what}\n${tails}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** The tiny fixture's run: 3 steps of B = 2 groups of G = 4 episodes. */
 function runConfig(name: string): RunConfigInput {
   return {
@@ -103,24 +83,6 @@ function runConfig(name: string): RunConfigInput {
 }
 
 const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
-
-/** Deep equality with numbers compared to a relative tolerance (float noise between processes). */
-function expectClose(actual: unknown, expected: unknown, path = '$'): void {
-  if (typeof expected === 'number' && typeof actual === 'number') {
-    const tolerance = 1e-5 * Math.max(1, Math.abs(expected));
-    if (Math.abs(actual - expected) > tolerance) throw new Error(`${path}: ${actual} differs from ${expected}`);
-    return;
-  }
-  if (expected !== null && typeof expected === 'object') {
-    expect(actual, path).toBeTypeOf('object');
-    const a = actual as Record<string, unknown>;
-    const e = expected as Record<string, unknown>;
-    expect(Object.keys(a).sort(), path).toEqual(Object.keys(e).sort());
-    for (const key of Object.keys(e)) expectClose(a[key], e[key], `${path}.${key}`);
-    return;
-  }
-  expect(actual, path).toEqual(expected);
-}
 
 describe('FATHOM services end to end (separate processes, real Redis and Postgres)', () => {
   const malformed: Record<QueueName, string> = { rollout: '', reward: '', learn: '', eval: '' };
@@ -149,6 +111,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
           return data === undefined ? undefined : DeadLetterSchema.parse(data);
         },
         30_000,
+        stack,
       );
       expect(letter).toMatchObject({ kind: 'malformed', attemptsMade: 1 });
       expect(letter.reason).toMatch(new RegExp(`malformed ${queue}\\.group payload: .*step`));
@@ -175,6 +138,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return row?.status === 'completed' ? row : undefined;
       },
       240_000,
+      stack,
     );
     expect(run).toMatchObject({ step: 3, error: null });
 
@@ -243,6 +207,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         'step 1 to be enqueued',
         async () => ((await transport.counts('rollout')).waiting >= 2 ? true : undefined),
         120_000,
+        stack,
       );
       stop = await api('POST', `/runs/${runId}/stop`);
     } finally {
@@ -257,6 +222,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return row.status === 'stopped' ? row : undefined;
       },
       120_000,
+      stack,
     );
     expect(stopped.step).toBe(1);
     expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopped');
@@ -270,6 +236,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return row.status === 'completed' ? row : undefined;
       },
       240_000,
+      stack,
     );
     const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
     const resumedSteps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
@@ -307,6 +274,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return found.length > 0 ? found : undefined;
       },
       180_000,
+      stack,
     );
     const overall = rows.find((r) => r.taskType === 'all' && r.lengthBucket === 'all');
     expect(overall).toMatchObject({ n: 2, split: 'eval', checkpoint: fixture.sftFinal });
@@ -320,6 +288,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return data === undefined ? undefined : DeadLetterSchema.parse(data);
       },
       60_000,
+      stack,
     );
     expect(letter).toMatchObject({ kind: 'rejected' });
     expect(letter.reason).toMatch(/no checkpoint at \/no\/such\/checkpoint/);
@@ -339,6 +308,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       'step 1 to be enqueued',
       async () => ((await transport.counts('rollout')).waiting >= 2 ? true : undefined),
       120_000,
+      stack,
     );
     learner.kill('SIGSTOP');
     worker1.kill('SIGCONT');
@@ -348,6 +318,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         'both workers to hold a group',
         async () => ((await transport.counts('rollout')).active >= 2 ? true : undefined),
         120_000,
+        stack,
       );
       worker1.kill('SIGKILL');
     } finally {
@@ -361,6 +332,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         return row.status === 'completed' ? row : undefined;
       },
       300_000,
+      stack,
     );
     const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });

@@ -1,0 +1,347 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  deadLetterIdOf,
+  deadLetterQueueOf,
+  DeadLetterSchema,
+  groupJobId,
+  QUEUE_NAMES,
+  type RunConfigInput,
+} from '@fathom/contracts';
+import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
+import { BullMqTransport, queueStats } from '@fathom/queue';
+import { FaultProxy } from '@fathom/queue/testing';
+import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../scripts/stack';
+import { expectClose, freshDatabase, until } from './support';
+
+// Chaos: the services as processes on a Redis of their own (started here, so it can be killed) and a database of
+// their own reached through FaultProxy (so Postgres can be cut without touching the shared server). Each scenario
+// trains the same tiny run with one fault in it and checks it against a run without faults: the run completes with
+// contiguous steps, the same policy version and metrics at every step, every episode recorded once, and no dead
+// letter. A rollout worker killed mid-group is tests/e2e/services.test.ts's last case.
+
+const POSTGRES = { host: '127.0.0.1', port: 5432 };
+const database = `fathom_test_chaos_${process.pid}`;
+const directUrl = `postgresql://postgres@${POSTGRES.host}:${POSTGRES.port}/${database}`;
+const queuePrefix = `fathom-chaos-${process.pid}`;
+const STEPS = 4;
+const B = 2;
+const G = 4;
+const RUN_TIMEOUT_MS = 180_000;
+
+/** A redis-server of the test's own, with an append-only file fsynced at every write, as docker-compose runs it. */
+class OwnRedis {
+  private child: ChildProcess | null = null;
+
+  constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
+    args.push('--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no');
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('Ready to accept connections')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+    });
+  }
+
+  /** SIGKILL: no shutdown, what the append-only file holds is what the restarted server has. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+let redis: OwnRedis;
+let redisDir: string;
+let postgres: FaultProxy;
+let rewardPostgres: FaultProxy;
+let stack: Stack;
+let prisma: PrismaClient;
+let transport: BullMqTransport;
+let fixture: GrpoFixture;
+/** How often a learner resumed a run from its checkpoint (its "resuming run" log line). */
+let learnerResumes = 0;
+
+beforeAll(async () => {
+  await freshDatabase(directUrl);
+  prisma = createPrismaClient(directUrl);
+  redisDir = await mkdtemp(join(tmpdir(), 'fathom-chaos-redis-'));
+  redis = new OwnRedis(await freePort(), redisDir);
+  await redis.start();
+  transport = new BullMqTransport({ redisUrl: redis.url, prefix: queuePrefix });
+  postgres = await FaultProxy.start(POSTGRES);
+  // The reward-service's own way to the database, cut to hold a group in its hands while it is killed.
+  rewardPostgres = await FaultProxy.start(POSTGRES);
+  const through = (proxy: FaultProxy) => `postgresql://postgres@127.0.0.1:${proxy.listenPort}/${database}`;
+  fixture = await sftWarmStart();
+  stack = await startStack({
+    databaseUrl: through(postgres),
+    redisUrl: redis.url,
+    queuePrefix,
+    runsDir: await mkdtemp(join(tmpdir(), 'fathom-chaos-runs-')),
+    rolloutWorkers: 2,
+    serviceEnv: { 'reward-service': { DATABASE_URL: through(rewardPostgres) } },
+    onLine: (name, line) => {
+      if (name === 'learner-service' && line.includes('"resuming run"')) learnerResumes++;
+    },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await transport?.close();
+  await prisma?.$disconnect();
+  await postgres?.close();
+  await rewardPostgres?.close();
+  await redis?.kill();
+  if (redisDir !== undefined) await rm(redisDir, { recursive: true, force: true });
+  await dropDatabase(directUrl);
+  console.log(costTable());
+}, 60_000);
+
+const runConfig = (name: string): RunConfigInput => ({
+  name,
+  seed: 11,
+  model: { checkpoint: fixture.sftFinal },
+  data: { trainFile: fixture.tasks, trainSize: 8 },
+  steps: STEPS,
+  batchSize: B,
+  checkpointEvery: 1,
+  grpo: { groupSize: G, beta: 0.04 },
+  optimizer: { learningRate: 1e-3 },
+  rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
+});
+
+async function startRun(name: string): Promise<string> {
+  const reply = await fetch(`${stack.adminUrl}/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(runConfig(name)),
+  });
+  expect(reply.status).toBe(201);
+  return ((await reply.json()) as { id: string }).id;
+}
+
+/** Waits for the run to complete; a run that fails or hangs is stopped, so the learner is free for the next case. */
+async function completed(runId: string): Promise<void> {
+  try {
+    await until(
+      `run ${runId} to complete`,
+      async () => {
+        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+        if (row.status === 'failed') throw new Error(`run ${runId} failed: ${row.error}`);
+        return row.status === 'completed' ? true : undefined;
+      },
+      RUN_TIMEOUT_MS,
+      stack,
+    );
+  } catch (error) {
+    await fetch(`${stack.adminUrl}/runs/${runId}/stop`, { method: 'POST' }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Each step's wall time in seconds: step 1 from the run's creation, step k from step k-1's row. */
+async function stepSeconds(runId: string): Promise<number[]> {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
+  let previous = run.createdAt.getTime();
+  return steps.map((s) => {
+    const seconds = (s.createdAt.getTime() - previous) / 1000;
+    previous = s.createdAt.getTime();
+    return seconds;
+  });
+}
+
+/** The dead letters of the run's groups, in every group queue. */
+async function deadLettersOf(runId: string): Promise<string[]> {
+  const letters: string[] = [];
+  for (let step = 1; step <= STEPS; step++)
+    for (let g = 0; g < B; g++)
+      for (const queue of ['rollout', 'reward', 'learn'] as const) {
+        const id = groupJobId({ runId, step, groupId: `g${g}` });
+        const data = await transport.getJobData(deadLetterQueueOf(queue), deadLetterIdOf(id));
+        if (data !== undefined) letters.push(`${queue} ${id}: ${DeadLetterSchema.parse(data).reason}`);
+      }
+  return letters;
+}
+
+const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
+
+let baseline: { runId: string; seconds: number[] } | null = null;
+const costs: { fault: string; seconds: number[] }[] = [];
+
+/**
+ * What every case checks once its run is over: completed at the last step; steps 1..N, each with the policy version
+ * and metrics of the run without faults; one PolicyVersion per update; every episode recorded once (the schema keys
+ * Episode by run, step, group and sample; none missing either); no dead letter and no job left in the queues.
+ */
+async function expectRecovered(runId: string): Promise<void> {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  expect(run).toMatchObject({ status: 'completed', step: STEPS, error: null });
+  const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
+  expect(steps.map((s) => s.step)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+  const versions = await prisma.policyVersion.findMany({ where: { runId }, orderBy: { version: 'asc' } });
+  expect(versions.map((v) => v.version)).toEqual(Array.from({ length: run.policyVersion + 1 }, (_, i) => i));
+  expect(new Set(versions.map((v) => v.step)).size).toBe(versions.length);
+  expect(run.policyVersion).toBe(steps.at(-1)!.policyVersion);
+  const excluded = await prisma.step.findMany({ where: { runId }, select: { step: true, metrics: true } });
+  const episodes = await prisma.episode.groupBy({
+    by: ['step'],
+    where: { runId },
+    _count: true,
+    orderBy: { step: 'asc' },
+  });
+  for (const { step, metrics } of excluded) {
+    const recorded = episodes.find((e) => e.step === step)?._count ?? 0;
+    expect(
+      recorded + Number((metrics as { excluded_samples: number }).excluded_samples),
+      `episodes of step ${step}`,
+    ).toBe(B * G);
+  }
+  expect(await deadLettersOf(runId)).toEqual([]);
+  const stats = await queueStats(transport, QUEUE_NAMES);
+  expect(stats.map((q) => ({ queue: q.queue, open: q.waiting + q.active + q.delayed, dead: q.deadLettered }))).toEqual(
+    QUEUE_NAMES.map((queue) => ({ queue, open: 0, dead: 0 })),
+  );
+  expect(baseline, 'the run without faults').not.toBeNull();
+  const expected = await prisma.step.findMany({
+    where: { runId: baseline!.runId },
+    orderBy: { step: 'asc' },
+    select: columns,
+  });
+  expectClose(steps, expected);
+}
+
+/**
+ * Seconds per step of every run, and what each fault cost: the step it hit (the one furthest above the median of
+ * that step over all runs) and by how much.
+ */
+function costTable(): string {
+  const runs = [...(baseline ? [{ fault: 'none', seconds: baseline.seconds }] : []), ...costs];
+  if (runs.length === 0) return 'no run completed';
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const typical = Array.from({ length: STEPS }, (_, k) => median(runs.map((r) => r.seconds[k] ?? 0)));
+  const lines = runs.map(({ fault, seconds }) => {
+    const excess = seconds.map((s, k) => s - typical[k]);
+    const hit = excess.indexOf(Math.max(...excess));
+    const cost = fault === 'none' ? '' : ` -> step ${hit + 1} took ${excess[hit].toFixed(1)} s longer`;
+    return `${fault}: ${seconds.map((s) => s.toFixed(1)).join(' ')}${cost}`;
+  });
+  return [
+    `seconds per step (${B} groups x ${G} episodes); median ${typical.map((s) => s.toFixed(1)).join(' ')}`,
+    ...lines,
+  ].join('\n');
+}
+
+const service = (name: string) => stack.services.find((s) => s.name === name)!;
+
+async function kill(name: string): Promise<void> {
+  const { child } = service(name);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Waits until the run has finished `step` steps (polled every 50 ms, so the fault lands in the next step). */
+async function afterStep(runId: string, step: number): Promise<void> {
+  const deadline = Date.now() + RUN_TIMEOUT_MS;
+  while ((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).step < step) {
+    if (Date.now() > deadline) throw new Error(`run ${runId} never finished step ${step}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Redis, own database)', () => {
+  it('trains the run without faults (the reference of every case)', async () => {
+    const runId = await startRun('chaos-baseline');
+    await completed(runId);
+    baseline = { runId, seconds: await stepSeconds(runId) };
+    await expectRecovered(runId);
+  }, 240_000);
+
+  it('(b) the reward-service killed (SIGKILL) holding a group mid-step, then restarted', async () => {
+    // With its database cut, the reward-service takes a group of step 1 and holds it, waiting out the outage.
+    await rewardPostgres.cut();
+    const killedHolding = startRun('chaos-reward').then(async (runId) => {
+      await until(
+        'the reward-service to hold a group',
+        async () => ((await transport.counts('reward')).active >= 1 ? true : undefined),
+        120_000,
+        stack,
+      );
+      await kill('reward-service');
+      return runId;
+    });
+    const runId = await killedHolding.finally(() => rewardPostgres.restore());
+    await stack.restart('reward-service');
+    await completed(runId);
+    await expectRecovered(runId);
+    costs.push({ fault: 'reward-service SIGKILL mid-step, restarted', seconds: await stepSeconds(runId) });
+  }, 300_000);
+
+  it('(c) the learner killed (SIGKILL) mid-step after its first update, then restarted: resumes from its checkpoint', async () => {
+    const runId = await startRun('chaos-learner');
+    await afterStep(runId, 1);
+    await kill('learner-service');
+    const resumedBefore = learnerResumes;
+    await stack.restart('learner-service');
+    await completed(runId);
+    expect(learnerResumes, 'the restarted learner logs "resuming run"').toBe(resumedBefore + 1);
+    await expectRecovered(runId);
+    costs.push({ fault: 'learner SIGKILL mid-run, restarted', seconds: await stepSeconds(runId) });
+  }, 300_000);
+
+  it('(d) Redis killed (SIGKILL) mid-run and started again on the same port', async () => {
+    const runId = await startRun('chaos-redis');
+    await afterStep(runId, 1);
+    await redis.kill();
+    await new Promise((r) => setTimeout(r, 2000));
+    await redis.start();
+    await completed(runId);
+    await expectRecovered(runId);
+    costs.push({ fault: 'Redis SIGKILL mid-run, 2 s down, restarted', seconds: await stepSeconds(runId) });
+  }, 300_000);
+
+  it('(e) Postgres refusing connections for 15 s mid-run', async () => {
+    const runId = await startRun('chaos-postgres');
+    await afterStep(runId, 1);
+    await postgres.cut();
+    await new Promise((r) => setTimeout(r, 15_000));
+    await postgres.restore();
+    await completed(runId);
+    await expectRecovered(runId);
+    costs.push({ fault: 'Postgres refusing connections 15 s mid-run', seconds: await stepSeconds(runId) });
+  }, 300_000);
+});
