@@ -62,6 +62,11 @@ class OwnRedis {
     });
   }
 
+  /** Deletes the append-only file of a killed server: it starts again empty, as one without persistence does. */
+  async forget(): Promise<void> {
+    await rm(join(this.dir, 'appendonlydir'), { recursive: true, force: true });
+  }
+
   /** SIGKILL: no shutdown, what the append-only file holds is what the restarted server has. */
   async kill(): Promise<void> {
     const child = this.child;
@@ -153,7 +158,7 @@ async function startRun(name: string): Promise<string> {
 }
 
 /** Waits for the run to complete; a run that fails or hangs is stopped, so the learner is free for the next case. */
-async function completed(runId: string): Promise<void> {
+async function completed(runId: string, timeoutMs = RUN_TIMEOUT_MS): Promise<void> {
   try {
     await until(
       `run ${runId} to complete`,
@@ -162,7 +167,7 @@ async function completed(runId: string): Promise<void> {
         if (row.status === 'failed') throw new Error(`run ${runId} failed: ${row.error}`);
         return row.status === 'completed' ? true : undefined;
       },
-      RUN_TIMEOUT_MS,
+      timeoutMs,
       stack,
     );
   } catch (error) {
@@ -199,7 +204,8 @@ async function deadLettersOf(runId: string): Promise<string[]> {
 const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
 
 let baseline: { runId: string; seconds: number[] } | null = null;
-const costs: { fault: string; seconds: number[] }[] = [];
+/** Each faulted run: its seconds per step and the step the fault hit (1-based). */
+const costs: { fault: string; faultedStep: number; seconds: number[] }[] = [];
 
 /**
  * What every case checks once its run is over: completed at the last step; steps 1..N, each with the policy version
@@ -244,22 +250,22 @@ async function expectRecovered(runId: string): Promise<void> {
 }
 
 /**
- * Seconds per step of every run, and what each fault cost: the step it hit (the one furthest above the median of
- * that step over all runs) and by how much.
+ * Seconds per step of every run, and what each fault cost: the time of the step it hit over the typical time of that
+ * step (the median over the runs it did not hit; the first run's first step, which warms the workers up, left out).
  */
 function costTable(): string {
-  const runs = [...(baseline ? [{ fault: 'none', seconds: baseline.seconds }] : []), ...costs];
-  if (runs.length === 0) return 'no run completed';
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const typical = Array.from({ length: STEPS }, (_, k) => median(runs.map((r) => r.seconds[k] ?? 0)));
-  const lines = runs.map(({ fault, seconds }) => {
-    const excess = seconds.map((s, k) => s - typical[k]);
-    const hit = excess.indexOf(Math.max(...excess));
-    const cost = fault === 'none' ? '' : ` -> step ${hit + 1} took ${excess[hit].toFixed(1)} s longer`;
-    return `${fault}: ${seconds.map((s) => s.toFixed(1)).join(' ')}${cost}`;
+  const runs = [...(baseline ? [{ fault: 'none', faultedStep: 0, seconds: baseline.seconds }] : []), ...costs];
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const typical = Array.from({ length: STEPS }, (_, k) =>
+    median(runs.filter((r, i) => r.faultedStep !== k + 1 && !(i === 0 && k === 0)).flatMap((r) => r.seconds[k] ?? [])),
+  );
+  const lines = runs.map(({ fault, faultedStep, seconds }) => {
+    const hit = faultedStep - 1;
+    const cost = hit < 0 ? '' : ` -> step ${faultedStep}: +${(seconds[hit] - typical[hit]).toFixed(1)} s`;
+    return `${fault}: ${seconds.map((x) => x.toFixed(1)).join(' ')}${cost}`;
   });
   return [
-    `seconds per step (${B} groups x ${G} episodes); median ${typical.map((s) => s.toFixed(1)).join(' ')}`,
+    `seconds per step (${B} groups x ${G} episodes); typical ${typical.map((x) => x.toFixed(1)).join(' ')}`,
     ...lines,
   ].join('\n');
 }
@@ -274,10 +280,15 @@ async function kill(name: string): Promise<void> {
   await exited;
 }
 
-/** Waits until the run has finished `step` steps (polled every 50 ms, so the fault lands in the next step). */
-async function afterStep(runId: string, step: number): Promise<void> {
+/**
+ * Waits until the run has finished `step` steps (polled every 50 ms, so a fault now lands in the next step);
+ * returns the step in progress.
+ */
+async function afterStep(runId: string, step: number): Promise<number> {
   const deadline = Date.now() + RUN_TIMEOUT_MS;
-  while ((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).step < step) {
+  for (;;) {
+    const done = (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).step;
+    if (done >= step) return done + 1;
     if (Date.now() > deadline) throw new Error(`run ${runId} never finished step ${step}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -308,40 +319,77 @@ describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Red
     await stack.restart('reward-service');
     await completed(runId);
     await expectRecovered(runId);
-    costs.push({ fault: 'reward-service SIGKILL mid-step, restarted', seconds: await stepSeconds(runId) });
+    costs.push({
+      fault: 'reward-service SIGKILL mid-step, restarted',
+      faultedStep: 1,
+      seconds: await stepSeconds(runId),
+    });
   }, 300_000);
 
   it('(c) the learner killed (SIGKILL) mid-step after its first update, then restarted: resumes from its checkpoint', async () => {
     const runId = await startRun('chaos-learner');
-    await afterStep(runId, 1);
+    const faultedStep = await afterStep(runId, 1);
     await kill('learner-service');
     const resumedBefore = learnerResumes;
     await stack.restart('learner-service');
     await completed(runId);
     expect(learnerResumes, 'the restarted learner logs "resuming run"').toBe(resumedBefore + 1);
     await expectRecovered(runId);
-    costs.push({ fault: 'learner SIGKILL mid-run, restarted', seconds: await stepSeconds(runId) });
+    costs.push({ fault: 'learner SIGKILL mid-run, restarted', faultedStep, seconds: await stepSeconds(runId) });
   }, 300_000);
 
   it('(d) Redis killed (SIGKILL) mid-run and started again on the same port', async () => {
     const runId = await startRun('chaos-redis');
-    await afterStep(runId, 1);
+    const faultedStep = await afterStep(runId, 1);
     await redis.kill();
     await new Promise((r) => setTimeout(r, 2000));
     await redis.start();
     await completed(runId);
     await expectRecovered(runId);
-    costs.push({ fault: 'Redis SIGKILL mid-run, 2 s down, restarted', seconds: await stepSeconds(runId) });
+    costs.push({ fault: 'Redis SIGKILL mid-run, 2 s down, restarted', faultedStep, seconds: await stepSeconds(runId) });
   }, 300_000);
 
   it('(e) Postgres refusing connections for 15 s mid-run', async () => {
     const runId = await startRun('chaos-postgres');
-    await afterStep(runId, 1);
+    const faultedStep = await afterStep(runId, 1);
     await postgres.cut();
     await new Promise((r) => setTimeout(r, 15_000));
     await postgres.restore();
     await completed(runId);
     await expectRecovered(runId);
-    costs.push({ fault: 'Postgres refusing connections 15 s mid-run', seconds: await stepSeconds(runId) });
+    costs.push({ fault: 'Postgres refusing connections 15 s mid-run', faultedStep, seconds: await stepSeconds(runId) });
   }, 300_000);
+
+  // BUG (issue 17, chaos): a Redis that comes back without its data (no persistence, as `--appendonly no`, or a
+  // failover to an empty replica) loses the rollout jobs no worker has taken yet, and nothing enqueues them again:
+  // the learner looks a missing group up only among kept learn jobs and dead letters
+  // (apps/learner-service/src/distributed.collector.ts, lookUpMissing), so the step waits out STEP_TIMEOUT_S (600 s
+  // here, 240 s by default) and the run fails with "groups missing". Jobs a worker was running when Redis went are
+  // not lost: their handlers hand the group on. Fix: a group with no job in any queue, no learn job and no dead
+  // letter is enqueued again (same job id and seed). Then drop `.fails`.
+  it.fails(
+    '(d2) Redis restarted empty (its data lost) while the rollout jobs of a step wait: BUG, the step hangs',
+    async () => {
+      const workers = stack.services.filter((s) => s.name.startsWith('rollout-worker')).map((s) => s.child);
+      for (const worker of workers) worker.kill('SIGSTOP');
+      const wiped = startRun('chaos-redis-empty').then(async (runId) => {
+        await until(
+          'the rollout jobs of step 1',
+          async () => ((await transport.counts('rollout')).waiting >= B ? true : undefined),
+          120_000,
+          stack,
+        );
+        await redis.kill();
+        await redis.forget();
+        await redis.start();
+        return runId;
+      });
+      const runId = await wiped.finally(() => {
+        for (const worker of workers) worker.kill('SIGCONT');
+      });
+      await completed(runId, 30_000);
+      await expectRecovered(runId);
+    },
+    120_000,
+  );
 });
