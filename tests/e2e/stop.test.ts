@@ -2,17 +2,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupJobId, QUEUE_NAMES, type RunConfigInput } from '@fathom/contracts';
-import {
-  applyMigrations,
-  createPrismaClient,
-  dropDatabase,
-  ensureDatabase,
-  type PrismaClient,
-} from '@fathom/persistence';
+import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport, queueStats } from '@fathom/queue';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
+import { freshDatabase, until } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -27,9 +22,7 @@ let fixture: GrpoFixture;
 // The stack starts without rollout workers, so the run's first step waits on its rollout jobs for as long as the
 // test needs: a stop then always lands mid-step.
 beforeAll(async () => {
-  await dropDatabase(databaseUrl);
-  await ensureDatabase(databaseUrl);
-  await applyMigrations(databaseUrl);
+  await freshDatabase(databaseUrl);
   prisma = createPrismaClient(databaseUrl);
   transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
   fixture = await sftWarmStart();
@@ -52,19 +45,6 @@ afterAll(async () => {
 async function api(method: string, path: string): Promise<{ status: number; body: { id: string; status: string } }> {
   const reply = await fetch(`${stack.adminUrl}${path}`, { method });
   return { status: reply.status, body: (await reply.json()) as { id: string; status: string } };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const tails = stack.services.map((s) => `--- ${s.name}\n${s.tail().slice(-8).join('\n')}`).join('\n');
-      throw new Error(`timed out waiting for ${what}\n${tails}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 const runStatus = async (runId: string) => (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status;
@@ -105,7 +85,12 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
     expect(created.status).toBe(201);
     runId = ((await created.json()) as { id: string }).id;
     const firstGroup = groupJobId({ runId, step: 1, groupId: 'g0' });
-    leftover = await until('the rollout jobs of step 1', () => transport.getJobData('rollout', firstGroup), 60_000);
+    leftover = await until(
+      'the rollout jobs of step 1',
+      () => transport.getJobData('rollout', firstGroup),
+      60_000,
+      stack,
+    );
     expect(await outstanding()).toEqual({ open: 2, deadLettered: 0 });
 
     const stopAsked = Date.now();
@@ -114,6 +99,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
       'the run to be stopped',
       async () => ((await runStatus(runId)) === 'stopped' ? true : undefined),
       20_000,
+      stack,
     );
     expect(Date.now() - stopAsked).toBeLessThan(10_000);
     expect(await outstanding()).toEqual({ open: 0, deadLettered: 0 });
@@ -137,6 +123,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
       'the leftover job to be dropped',
       async () => ((await transport.counts('rollout')).completed === 1 ? true : undefined),
       30_000,
+      stack,
     );
     expect(await transport.counts('rollout')).toMatchObject({ failed: 0, delayed: 0, waiting: 0, active: 0 });
     expect(await outstanding()).toEqual({ open: 0, deadLettered: 0 });
@@ -153,6 +140,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
         return status === 'completed' ? true : undefined;
       },
       180_000,
+      stack,
     );
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
     expect(steps.map((s) => s.step)).toEqual([1, 2]);
