@@ -3,3 +3,4 @@ export { startEnvService, type RunningEnvService, type StartOptions } from './bo
 export { ConfigError, EnvServiceConfigSchema, loadConfig, type EnvServiceConfig } from './config';
 export { EnvError, grpcStatusOf, httpStatusOf, jsonRpcCodeOf, wsCodeOf } from './errors';
 export { ScriptedInferenceServer } from './test-support/scripted-inference.server';
+export { mib, processTreeRss, type ProcessTreeRss } from './test-support/process-memory';
