@@ -16,7 +16,7 @@ import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
-import { expectClose, freshDatabase, until } from './support';
+import { childPids, expectClose, freshDatabase, isRunning, until } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -294,7 +294,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(letter.reason).toMatch(/no checkpoint at \/no\/such\/checkpoint/);
   }, 300_000);
 
-  it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled', async () => {
+  it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled, its sandboxes gone', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
     const service = (name: string) => stack.services.find((s) => s.name === name)!.child;
     const [worker1, worker2, learner] = ['rollout-worker-1', 'rollout-worker-2', 'learner-service'].map(service);
@@ -313,6 +313,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     learner.kill('SIGSTOP');
     worker1.kill('SIGCONT');
     worker2.kill('SIGCONT');
+    let sandboxes: number[] = [];
     try {
       await until(
         'both workers to hold a group',
@@ -320,10 +321,19 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         120_000,
         stack,
       );
+      sandboxes = childPids(worker1.pid!);
       worker1.kill('SIGKILL');
     } finally {
       learner.kill('SIGCONT');
     }
+    // The killed worker's sandbox processes exit with it (they hold isolates and memory).
+    expect(sandboxes.length).toBeGreaterThan(0);
+    await until(
+      "the killed worker's sandbox processes to exit",
+      async () => (sandboxes.some(isRunning) ? undefined : true),
+      10_000,
+      stack,
+    );
     await until(
       'the run to complete without the killed worker',
       async () => {
