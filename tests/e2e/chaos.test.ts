@@ -23,7 +23,9 @@ import { expectClose, freshDatabase, until } from './support';
 // their own reached through FaultProxy (so Postgres can be cut without touching the shared server). Each scenario
 // trains the same tiny run with one fault in it and checks it against a run without faults: the run completes with
 // contiguous steps, the same policy version and metrics at every step, every episode recorded once, and no dead
-// letter. A rollout worker killed mid-group is tests/e2e/services.test.ts's last case.
+// letter; afterwards it prints the seconds of every step and what each fault cost (docs/SERVICES.md, "What each fault
+// costs"). A rollout worker killed mid-group is tests/e2e/services.test.ts's last case; a Redis that comes back
+// empty, (d2), is a known bug (it.fails).
 
 const POSTGRES = { host: '127.0.0.1', port: 5432 };
 const database = `fathom_test_chaos_${process.pid}`;
@@ -387,7 +389,7 @@ describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Red
       const runId = await wiped.finally(() => {
         for (const worker of workers) worker.kill('SIGCONT');
       });
-      await completed(runId, 30_000);
+      await completed(runId, 20_000);
       await expectRecovered(runId);
     },
     120_000,
