@@ -347,6 +347,27 @@ describe('pool', () => {
     }
   });
 
+  it('replaces a worker after recycleAfterEpisodes episodes, once its last one closes, losing none', async () => {
+    const pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1, recycleAfterEpisodes: 3 });
+    try {
+      const firstPid = pool.stats().workers[0]!.pid;
+      const episodes = [];
+      for (const ctx of ['a', 'b', 'c', 'd']) episodes.push(await pool.openEpisode({ ctx }));
+      // Past its quota the worker drains, but it is the only one: it still serves, and nothing is cut off.
+      expect(pool.stats().workers[0]).toMatchObject({ pid: firstPid, draining: true, activeEpisodes: 4 });
+      await episodes[0]!.close();
+      expect((await episodes[3]!.run('print(ctx)')).stdout).toBe('d\n');
+      for (const episode of episodes.slice(1)) await episode.close();
+      await expect.poll(() => pool.stats().workers[0]!.ready && pool.stats().workers[0]!.pid !== firstPid).toBe(true);
+      expect(pool.stats().totals).toMatchObject({ recycled: 1, crashedEpisodes: 0 });
+      expect(pool.stats().workers[0]!.draining).toBe(false);
+      const fresh = await pool.openEpisode({ ctx: 'e' });
+      expect((await fresh.run('print(ctx)')).stdout).toBe('e\n');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('closes episodes left idle', async () => {
     const idlePool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1, idleTimeoutMs: 300 });
     try {

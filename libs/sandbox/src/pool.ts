@@ -52,6 +52,10 @@ class WorkerProcess {
    */
   stuckSteps = 0;
   drainTimer: NodeJS.Timeout | undefined;
+  /** Episodes opened on this process since it was spawned (for `recycleAfterEpisodes`). */
+  episodesSinceSpawn = 0;
+  /** Past `recycleAfterEpisodes`: drains, and is replaced once empty (see `SandboxPool.forget`). */
+  retiring = false;
   private nextRid = 1;
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void; failFast: boolean }[] = [];
 
@@ -64,13 +68,15 @@ class WorkerProcess {
   ) {}
 
   get draining(): boolean {
-    return this.stuckSteps > 0;
+    return this.stuckSteps > 0 || this.retiring;
   }
 
   spawn(): void {
     this.ready = false;
     this.docs.clear();
     this.stuckSteps = 0;
+    this.episodesSinceSpawn = 0;
+    this.retiring = false;
     clearTimeout(this.drainTimer);
     this.drainTimer = undefined;
     const child = fork(WORKER_ENTRY, [String(this.warmIsolates), String(this.warmMemoryMb)], {
@@ -315,6 +321,7 @@ export class SandboxPool {
     crashedEpisodes: 0,
     llmCalls: 0,
     idleReaped: 0,
+    recycled: 0,
   };
 
   private constructor(
@@ -331,6 +338,7 @@ export class SandboxPool {
       warmIsolatesPerWorker: options.warmIsolatesPerWorker ?? 4,
       idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
       stuckWorkerGraceMs: options.stuckWorkerGraceMs ?? 10_000,
+      recycleAfterEpisodes: options.recycleAfterEpisodes ?? 256,
     };
     if (!Number.isInteger(resolved.workers) || resolved.workers < 1) {
       throw new SandboxPoolError(`workers must be a positive integer, got ${resolved.workers}`);
@@ -339,6 +347,9 @@ export class SandboxPool {
       throw new SandboxPoolError(
         `warmIsolatesPerWorker must be an integer >= 0, got ${resolved.warmIsolatesPerWorker}`,
       );
+    }
+    if (!Number.isInteger(resolved.recycleAfterEpisodes) || resolved.recycleAfterEpisodes < 0) {
+      throw new SandboxPoolError(`recycleAfterEpisodes must be an integer >= 0, got ${resolved.recycleAfterEpisodes}`);
     }
     if (!(Number.isFinite(resolved.stuckWorkerGraceMs) && resolved.stuckWorkerGraceMs >= 0)) {
       throw new SandboxPoolError(`stuckWorkerGraceMs must be a finite number >= 0, got ${resolved.stuckWorkerGraceMs}`);
@@ -403,6 +414,8 @@ export class SandboxPool {
         this.episodes.set(id, episode);
         worker.episodes.set(id, episode);
         this.totals.episodesOpened++;
+        const recycleAfter = this.options.recycleAfterEpisodes;
+        if (recycleAfter > 0 && ++worker.episodesSinceSpawn >= recycleAfter) worker.retiring = true;
         return episode;
       }
       throw new SandboxPoolError(`episode ${id}: worker died twice while opening the episode`);
@@ -443,7 +456,14 @@ export class SandboxPool {
     this.episodes.delete(episode.id);
     for (const worker of this.workers) {
       worker.episodes.delete(episode.id);
-      if (worker.draining && worker.episodes.size === 0) worker.abort();
+      if (!worker.draining || worker.episodes.size > 0 || worker.opening > 0) continue;
+      if (worker.stuckSteps === 0) {
+        // Retired: replaced by a fresh process (its exit respawns it); no episode is lost.
+        worker.retiring = false;
+        worker.ready = false;
+        this.totals.recycled++;
+      }
+      worker.abort();
     }
     if (crashed) this.totals.crashedEpisodes++;
   }

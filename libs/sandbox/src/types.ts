@@ -104,6 +104,12 @@ export interface SandboxPoolOptions {
    * by ~60 MB/s). Default: 10 s.
    */
   stuckWorkerGraceMs?: number;
+  /**
+   * A worker that has hosted this many episodes stops taking new ones (when another worker can) and is replaced by
+   * a fresh process once its last episode closes: V8 does not give disposed isolates' memory back to the OS, so a
+   * long-lived worker keeps about half of its peak (laverdet/isolated-vm#281). 0 = never. Default: 256.
+   */
+  recycleAfterEpisodes?: number;
 }
 
 export interface WorkerStats {
@@ -138,6 +144,8 @@ export interface SandboxPoolStats {
     crashedEpisodes: number;
     llmCalls: number;
     idleReaped: number;
+    /** Workers replaced after `recycleAfterEpisodes` episodes (also counted in `restarts`). */
+    recycled: number;
   };
 }
 
