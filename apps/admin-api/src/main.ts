@@ -1,3 +1,4 @@
+import { onParentGone } from '@fathom/runtime';
 import { startAdminApi } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
 import { DatabaseNotReadyError } from './ops/schema-check';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const stop = () => void api.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  onParentGone(stop);
 }
 
 void main();

@@ -1,3 +1,4 @@
+import { onParentGone } from '@fathom/runtime';
 import { startEnvService } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
 
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   const stop = () => void service.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  onParentGone(stop);
 }
 
 void main();

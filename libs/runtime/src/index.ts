@@ -14,6 +14,6 @@ export {
   serviceEnvShape,
 } from './env-config';
 export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
-export { onTerminationSignal, runServiceMain } from './shutdown';
+export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
 export { launchService, type LaunchOptions, type ServiceProcess } from './service.process';
 export { createServiceInfra, type ServiceInfra } from './service.infra';

@@ -18,7 +18,8 @@ export interface LaunchOptions {
   onLine?: (line: string) => void;
   /**
    * Runs the service in a process group of its own, so a Ctrl-C in the terminal reaches only the parent, which
-   * then stops the services in its own order (the demo stops its run first). The parent must stop it on every exit.
+   * then stops the services in its own order (the demo stops its run first). If the parent dies without stopping
+   * it (SIGKILL), the service notices its IPC channel close and shuts down.
    */
   ownProcessGroup?: boolean;
 }
@@ -42,7 +43,9 @@ export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', options.entry], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The IPC channel closes when this process dies, however it dies: the service then shuts itself down
+    // (onTerminationSignal), so no service outlives the process that launched it.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: options.ownProcessGroup === true,
   });
   const lines: string[] = [];

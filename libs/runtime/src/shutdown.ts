@@ -2,12 +2,24 @@ import { createLogger, type Logger, type LogLevel } from '@fathom/observability'
 import { ConfigError } from './env-config';
 
 /**
- * Runs `shutdown` once on the first SIGTERM or SIGINT (Kubernetes and docker stop send SIGTERM), then exits 0, or 1
- * if shutdown threw. A second signal while shutting down exits at once with 130.
+ * Calls `stop` once when the process that launched this one with an IPC channel (`launchService`) is gone, however
+ * it died. A process started without one (Kubernetes, docker, a shell) is unaffected.
+ */
+export function onParentGone(stop: () => void): void {
+  if (process.channel === undefined) return;
+  // The channel must not keep the service alive by itself, only tell it when the parent is gone.
+  process.channel.unref();
+  process.once('disconnect', stop);
+}
+
+/**
+ * Runs `shutdown` once on the first SIGTERM or SIGINT (Kubernetes and docker stop send SIGTERM), or when the
+ * launching process is gone (`onParentGone`), then exits 0, or 1 if shutdown threw. A second signal while shutting
+ * down exits at once with 130.
  */
 export function onTerminationSignal(logger: Logger, shutdown: () => Promise<void>): void {
   let stopping = false;
-  const handle = (signal: NodeJS.Signals) => {
+  const handle = (signal: NodeJS.Signals | 'parent gone') => {
     if (stopping) {
       logger.warn('second signal: exiting without waiting', { signal });
       process.exit(130);
@@ -24,6 +36,7 @@ export function onTerminationSignal(logger: Logger, shutdown: () => Promise<void
   };
   process.once('SIGTERM', handle);
   process.once('SIGINT', handle);
+  onParentGone(() => handle('parent gone'));
 }
 
 /**
