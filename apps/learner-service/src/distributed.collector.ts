@@ -33,7 +33,25 @@ export interface DistributedCollectorOptions {
   shouldStop?: () => Promise<boolean>;
   /** How often missing groups are looked up in the dead-letter queues (and in kept learn jobs), and shouldStop asked. */
   checkEveryMs?: number;
+  /**
+   * When this learner took up a run that had started before (a resume, or a restart of the learner): a dead letter
+   * of a step's group written before then is set aside (removed, and logged) and the group is run again, instead of
+   * failing the step. Absent for a fresh run.
+   */
+  resumedAt?: Date;
+  /** Told of each group this collector enqueued again by itself: a lost one, or one dead-lettered before the resume. */
+  onRecreated?: (reason: RecreatedReason) => void;
 }
+
+/** Why a group was enqueued again: its jobs vanished from every queue, or it was dead-lettered before the resume. */
+export type RecreatedReason = 'lost' | 'dead_lettered_before_resume';
+
+/**
+ * How many consecutive checks a group must be found in no queue at all (no rollout, reward or learn job, no dead
+ * letter) before its rollout job is enqueued again: one check can fall between a job finishing and the next queue's
+ * job being added.
+ */
+export const ABSENT_CHECKS_BEFORE_RECREATE = 2;
 
 /** The queues a group's jobs pass through, in order; one job id per group in each. */
 const GROUP_QUEUES: readonly QueueName[] = ['rollout', 'reward', 'learn'];
@@ -52,11 +70,18 @@ export class GroupFailedError extends Error {
  * learn queue. Recovery after a learner restart: a rollout job that already existed is not enqueued again, and a
  * learn job that already completed is read back from the queue, and a group with no kept result (its jobs were
  * dropped while the run was stopped) is rolled out again. A group dead-lettered anywhere fails the step with the dead
- * letter's reason. When `shouldStop` turns true mid-step, the step's jobs that no worker is running are removed
- * from the queues and collect throws StepStoppedError (jobs still running finish, and the services drop what they
- * hand on, since the run is no longer running).
+ * letter's reason, unless the letter was written before the run was resumed (`resumedAt`): then the letter and the
+ * failed job are removed and the group is rolled out again. A group found in no queue at all (a Redis that came back
+ * without its data) on `ABSENT_CHECKS_BEFORE_RECREATE` consecutive checks is rolled out again with the same job id
+ * and seed (its reward job and Episode rows are keyed by the group, so a group that was only slow is not doubled).
+ * When `shouldStop` turns true mid-step, the step's jobs that no worker is running are removed from the queues and
+ * collect throws StepStoppedError (jobs still running finish, and the services drop what they hand on, since the run
+ * is no longer running).
  */
 export class DistributedCollector implements StepCollector {
+  /** Per group job id: on how many consecutive checks the group was found in no queue. */
+  private readonly absent = new Map<string, number>();
+
   constructor(private readonly o: DistributedCollectorOptions) {}
 
   async collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }> {
@@ -70,6 +95,8 @@ export class DistributedCollector implements StepCollector {
       G: request.G,
       seed: groupSeed(request.seed, request.step, i),
     }));
+    this.absent.clear();
+    await this.setAsideLettersBeforeResume(jobs);
     const results = await this.o.producer.enqueueMany('rollout.group', jobs);
     const repeated = jobs.filter((_, i) => !results[i].added);
     if (repeated.length > 0) {
@@ -123,6 +150,38 @@ export class DistributedCollector implements StepCollector {
     return results.filter((r) => r.added).length;
   }
 
+  /**
+   * Dead letters of `jobs`' groups written before the run was resumed: each is removed with the job it failed (so
+   * the group's id is free in that queue), and logged; the enqueue that follows rolls the group out again (a group
+   * with a kept rollout job goes through restartLostGroups).
+   */
+  private async setAsideLettersBeforeResume(jobs: readonly RolloutGroupJob[]): Promise<void> {
+    const { resumedAt } = this.o;
+    if (resumedAt === undefined) return;
+    for (const job of jobs) {
+      const id = groupJobId(job);
+      for (const queue of GROUP_QUEUES) {
+        const letterId = deadLetterIdOf(id);
+        const letter = DeadLetterSchema.safeParse(
+          await this.o.transport.getJobData(deadLetterQueueOf(queue), letterId),
+        );
+        if (!letter.success || Date.parse(letter.data.failedAt) >= resumedAt.getTime()) continue;
+        if (!(await this.o.transport.remove(deadLetterQueueOf(queue), letterId))) continue;
+        await this.o.transport.remove(queue, id);
+        this.o.onRecreated?.('dead_lettered_before_resume');
+        this.o.logger.warn('dead letter from before the resume set aside: the group runs again', {
+          step: job.step,
+          group_id: job.groupId,
+          task_id: job.taskId,
+          queue,
+          kind: letter.data.kind,
+          reason: letter.data.reason,
+          failed_at: letter.data.failedAt,
+        });
+      }
+    }
+  }
+
   /** Removes the jobs of `jobs`' groups that no worker is running from every group queue; returns how many. */
   private async removeGroupJobs(jobs: readonly RolloutGroupJob[]): Promise<number> {
     let removed = 0;
@@ -139,11 +198,19 @@ export class DistributedCollector implements StepCollector {
       this.o.stepTimeoutMs,
     );
     let failure = null as Error | null;
+    let checking = false;
     const watch = setInterval(() => {
-      this.check(jobs).catch((error: unknown) => {
-        failure = error as Error;
-        controller.abort(failure.message);
-      });
+      // A check slower than the interval (Redis reconnecting) is not overlapped, so absences count whole checks.
+      if (checking) return;
+      checking = true;
+      this.check(jobs)
+        .catch((error: unknown) => {
+          failure = error as Error;
+          controller.abort(failure.message);
+        })
+        .finally(() => {
+          checking = false;
+        });
     }, this.o.checkEveryMs ?? 2000);
     try {
       await this.lookUpMissing(jobs);
@@ -176,14 +243,18 @@ export class DistributedCollector implements StepCollector {
     await this.lookUpMissing(jobs);
   }
 
-  /** Missing groups: delivers kept learn jobs (a restart) and throws GroupFailedError for a dead-lettered one. */
+  /**
+   * Missing groups: delivers kept learn jobs (a restart), throws GroupFailedError for a dead-lettered one, and
+   * enqueues again the rollout job of one found in no queue on ABSENT_CHECKS_BEFORE_RECREATE consecutive checks.
+   */
   private async lookUpMissing(jobs: readonly RolloutGroupJob[]): Promise<void> {
     const { runId, step } = jobs[0];
     const missing = new Set(this.o.inbox.pending(runId, step));
     const candidates = missing.size > 0 ? jobs.filter((j) => missing.has(j.groupId)) : jobs;
     for (const job of candidates) {
       const id = groupJobId(job);
-      const kept = LearnGroupJobSchema.safeParse(await this.o.transport.getJobData('learn', id));
+      const learn = await this.o.transport.getJobData('learn', id);
+      const kept = LearnGroupJobSchema.safeParse(learn);
       if (kept.success) {
         this.o.inbox.deliver(kept.data);
         continue;
@@ -197,6 +268,37 @@ export class DistributedCollector implements StepCollector {
             `group ${job.groupId} of step ${step} (task ${job.taskId}) failed in the ${queue} queue: ${letter.data.reason}`,
           );
       }
+      await this.recreateIfLost(job, learn === undefined);
     }
+  }
+
+  /**
+   * A group with no learn job (`noLearnJob`), no dead letter and no rollout or reward job is counted absent; once
+   * absent on ABSENT_CHECKS_BEFORE_RECREATE consecutive checks its rollout job is enqueued again (same id and seed).
+   */
+  private async recreateIfLost(job: RolloutGroupJob, noLearnJob: boolean): Promise<void> {
+    const id = groupJobId(job);
+    let found = !noLearnJob;
+    for (const queue of ['rollout', 'reward'] as const)
+      found ||= (await this.o.transport.getJobData(queue, id)) !== undefined;
+    if (found) {
+      this.absent.delete(id);
+      return;
+    }
+    const checks = (this.absent.get(id) ?? 0) + 1;
+    if (checks < ABSENT_CHECKS_BEFORE_RECREATE) {
+      this.absent.set(id, checks);
+      return;
+    }
+    this.absent.delete(id);
+    const [result] = await this.o.producer.enqueueMany('rollout.group', [job]);
+    if (!result.added) return;
+    this.o.onRecreated?.('lost');
+    this.o.logger.warn('group found in no queue (its jobs lost): rollout enqueued again', {
+      step: job.step,
+      group_id: job.groupId,
+      task_id: job.taskId,
+      absent_checks: checks,
+    });
   }
 }

@@ -80,6 +80,9 @@ export class LearnerService {
   private async train(row: Run): Promise<void> {
     const { runs, logger: root } = this.deps;
     const logger = root.child({ run_id: row.id });
+    // A run that had started before is resumed (POST /runs/:id/resume, or a restart of the learner): its dead letters
+    // from before now are set aside and their groups run again.
+    const resumedAt = row.startedAt === null ? undefined : new Date();
     try {
       const parsed = RunConfigSchema.safeParse(row.config);
       if (!parsed.success) throw new Error(`stored config is invalid: ${parsed.error.message}`);
@@ -104,6 +107,8 @@ export class LearnerService {
           logger,
           stepTimeoutMs: this.deps.stepTimeoutMs,
           shouldStop: isStopping,
+          resumedAt,
+          onRecreated: (reason) => this.deps.metrics.recreatedGroups.inc({ reason }),
         }),
         shouldStop: isStopping,
         observer: {

@@ -18,6 +18,7 @@ export class LearnerMetrics {
   readonly groupsTrainable: Gauge;
   readonly logprobDiffMax: Gauge;
   readonly skippedGroups: Counter;
+  readonly recreatedGroups: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -50,6 +51,12 @@ export class LearnerMetrics {
     this.skippedGroups = new Counter({
       name: 'fathom_skipped_groups_total',
       help: 'Groups not trained on, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.recreatedGroups = new Counter({
+      name: 'fathom_learner_groups_recreated_total',
+      help: 'Groups whose rollout the learner enqueued again: lost (in no queue), dead_lettered_before_resume',
       labelNames: ['reason'],
       registers,
     });

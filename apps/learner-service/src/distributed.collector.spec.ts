@@ -1,0 +1,185 @@
+import {
+  deadLetterIdOf,
+  deadLetterQueueOf,
+  groupJobId,
+  JOB_OPTIONS,
+  type DeadLetter,
+  type LearnGroupJob,
+  type RolloutGroupJob,
+} from '@fathom/contracts';
+import { createLogger } from '@fathom/observability';
+import { InProcessTransport, JobProducer, PermanentJobError, type JobTransport } from '@fathom/queue';
+import type { StepCollectRequest } from '@fathom/training';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DistributedCollector, GroupFailedError, type RecreatedReason } from './distributed.collector';
+import { GroupInbox } from './group.inbox';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+const RUN = 'run-1';
+
+const request = (step: number, groups: number): StepCollectRequest => ({
+  step,
+  tasks: Array.from({ length: groups }, (_, i) => ({ id: `t${i}` })) as unknown as StepCollectRequest['tasks'],
+  taskIndexes: Array.from({ length: groups }, (_, i) => i),
+  policyVersion: 0,
+  seed: 7,
+  G: 2,
+});
+
+/** The scored group a rollout job would end as (the reward stage skipped). */
+const learnOf = (job: RolloutGroupJob) =>
+  ({
+    ...job,
+    trajectories: [],
+    excluded: 0,
+    infraFailures: 0,
+    weightSyncMs: 0,
+    reward: null,
+    scoringMs: 0,
+  }) as unknown as LearnGroupJob;
+
+let transport: InProcessTransport;
+
+afterEach(async () => {
+  await transport?.close();
+});
+
+/** A collector over an in-process transport; `rollouts` lists every rollout job the pipeline worker ran. */
+function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJobData' | 'remove'> } = {}) {
+  transport = new InProcessTransport();
+  const inbox = new GroupInbox();
+  const recreated: RecreatedReason[] = [];
+  const rollouts: RolloutGroupJob[] = [];
+  const collector = new DistributedCollector({
+    runId: RUN,
+    producer: new JobProducer(transport),
+    transport: options.lookups ?? transport,
+    inbox,
+    logger,
+    stepTimeoutMs: 5000,
+    checkEveryMs: 20,
+    resumedAt: options.resumedAt,
+    onRecreated: (reason) => recreated.push(reason),
+  });
+  /** Runs the rollout queue: each job is delivered to the inbox as its scored group after `delayMs`. */
+  const pipeline = (delayMs = 0) =>
+    transport.work(
+      'rollout',
+      async (job) => {
+        rollouts.push(job.data as RolloutGroupJob);
+        await new Promise((r) => setTimeout(r, delayMs));
+        inbox.deliver(learnOf(job.data as RolloutGroupJob));
+      },
+      { concurrency: 4 },
+    );
+  return { collector, recreated, rollouts, pipeline };
+}
+
+const jobId = (step: number, g: number) => groupJobId({ runId: RUN, step, groupId: `g${g}` });
+
+async function writeDeadLetter(step: number, g: number, failedAt: Date): Promise<void> {
+  const id = jobId(step, g);
+  const letter: DeadLetter = {
+    queue: 'rollout',
+    jobId: id,
+    name: 'rollout.group',
+    data: {},
+    reason: 'job stalled more than allowable limit',
+    kind: 'stalled',
+    attemptsMade: 2,
+    failedAt: failedAt.toISOString(),
+  };
+  await transport.add(
+    deadLetterQueueOf('rollout'),
+    { id: deadLetterIdOf(id), name: 'rollout.group', data: letter },
+    JOB_OPTIONS.rollout,
+  );
+}
+
+/** Leaves the group's rollout job kept as failed, as a dead-lettered job is. */
+async function failRolloutJob(step: number, g: number): Promise<void> {
+  const job: RolloutGroupJob = { runId: RUN, step, groupId: `g${g}`, taskId: `t${g}`, policyVersion: 0, G: 2, seed: 1 };
+  await new JobProducer(transport).enqueue('rollout.group', job);
+  const worker = transport.work(
+    'rollout',
+    async () => {
+      throw new PermanentJobError('gave up');
+    },
+    { concurrency: 1 },
+  );
+  await expect.poll(async () => (await transport.counts('rollout')).failed).toBe(1);
+  await worker.close(0);
+}
+
+describe('DistributedCollector: groups lost from the queues (a Redis that came back empty)', () => {
+  it('enqueues the rollout of a group found in no queue again, with the same id and seed, and completes the step', async () => {
+    const { collector, recreated, rollouts, pipeline } = setUp();
+    const collecting = collector.collect(request(1, 2));
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
+    const enqueued = await Promise.all([0, 1].map((g) => transport.getJobData('rollout', jobId(1, g))));
+    for (const g of [0, 1]) expect(await transport.remove('rollout', jobId(1, g))).toBe(true);
+    pipeline();
+    const step = await collecting;
+    expect(step.groups.map((g) => g.taskId)).toEqual(['t0', 't1']);
+    expect(recreated).toEqual(['lost', 'lost']);
+    expect(rollouts.sort((a, b) => a.groupId.localeCompare(b.groupId))).toEqual(enqueued);
+  });
+
+  it('never enqueues again a group whose job a worker holds, however long', async () => {
+    const { collector, recreated, rollouts, pipeline } = setUp();
+    pipeline(300);
+    await collector.collect(request(1, 2));
+    expect(recreated).toEqual([]);
+    expect(rollouts).toHaveLength(2);
+  });
+
+  it('needs the group absent on two consecutive checks: one missed look-up (a job between queues) is not enough', async () => {
+    let lookups = 0;
+    // Every other look-up of a rollout job finds nothing, as when a check falls between a job and the next one.
+    const flaky: Pick<JobTransport, 'getJobData' | 'remove'> = {
+      getJobData: async (queue, id) => {
+        if (queue === 'rollout' && lookups++ % 2 === 0) return undefined;
+        return transport.getJobData(queue, id);
+      },
+      remove: (queue, id) => transport.remove(queue, id),
+    };
+    const { collector, recreated, pipeline } = setUp({ lookups: flaky });
+    const collecting = collector.collect(request(1, 1));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(recreated).toEqual([]);
+    pipeline();
+    await collecting;
+    expect(recreated).toEqual([]);
+  });
+});
+
+describe('DistributedCollector: dead letters of a resumed run', () => {
+  it('sets a dead letter from before the resume aside with its failed job, and runs the group again', async () => {
+    const resumedAt = new Date();
+    const { collector, recreated, rollouts, pipeline } = setUp({ resumedAt });
+    await failRolloutJob(1, 0);
+    await writeDeadLetter(1, 0, new Date(resumedAt.getTime() - 60_000));
+    pipeline();
+    const step = await collector.collect(request(1, 2));
+    expect(step.groups).toHaveLength(2);
+    expect(recreated).toEqual(['dead_lettered_before_resume']);
+    expect(await transport.getJobData(deadLetterQueueOf('rollout'), deadLetterIdOf(jobId(1, 0)))).toBeUndefined();
+    expect(rollouts.map((r) => r.groupId).sort()).toEqual(['g0', 'g1']);
+  });
+
+  it('still fails the step on a dead letter written after the resume', async () => {
+    const resumedAt = new Date(Date.now() - 60_000);
+    const { collector, recreated } = setUp({ resumedAt });
+    const collecting = collector.collect(request(1, 2));
+    await writeDeadLetter(1, 1, new Date());
+    await expect(collecting).rejects.toThrow(GroupFailedError);
+    await expect(collecting).rejects.toThrow(/group g1 of step 1 \(task t1\) failed in the rollout queue: .*stalled/);
+    expect(recreated).toEqual([]);
+  });
+
+  it('fails the step on an old dead letter when the run was not resumed', async () => {
+    const { collector } = setUp();
+    await writeDeadLetter(1, 0, new Date(Date.now() - 60_000));
+    await expect(collector.collect(request(1, 1))).rejects.toThrow(GroupFailedError);
+  });
+});
