@@ -79,17 +79,28 @@ function turnIndexes(mask: readonly number[]): number[] {
   return out;
 }
 
-function entropyOf(logits: Float32Array, packed: PackedBatch, vocab: number): { sum: number; n: number } {
+/**
+ * Log-probs of the targets at every position, (B, T), and the entropy summed over trained positions, from one
+ * forward's logits (B, T, V): the update's learner log-probs and its entropy metric share that forward.
+ */
+export function logprobsAndEntropy(
+  logits: Float32Array,
+  packed: PackedBatch,
+  vocab: number,
+): { logprobs: Float32Array; entropy: { sum: number; n: number } } {
+  const { targets } = packed.batch;
+  const logprobs = new Float32Array(packed.targetMask.length);
   let sum = 0;
   let n = 0;
-  for (let p = 0; p < packed.targetMask.length; p++) {
-    if (packed.targetMask[p] === 0) continue;
+  for (let p = 0; p < logprobs.length; p++) {
     const row = logits.subarray(p * vocab, (p + 1) * vocab);
     let max = -Infinity;
     for (const x of row) max = Math.max(max, x);
     let z = 0;
     for (const x of row) z += Math.exp(x - max);
     const logZ = Math.log(z) + max;
+    logprobs[p] = row[targets[p]] - logZ;
+    if (packed.targetMask[p] === 0) continue;
     let h = 0;
     for (const x of row) {
       const lp = x - logZ;
@@ -98,7 +109,7 @@ function entropyOf(logits: Float32Array, packed: PackedBatch, vocab: number): { 
     sum += h;
     n++;
   }
-  return { sum, n };
+  return { logprobs, entropy: { sum, n } };
 }
 
 /**
@@ -136,14 +147,17 @@ export async function applyUpdate(
   const entropy = { sum: 0, n: 0 };
   for (const { rows: chunk, packed } of batches) {
     const T = packed.batch.length;
-    const logpNew = await graphs.logprobs(params, packed.batch); // (B, T)
-    const logpRef = learner.reference ? await graphs.logprobs(learner.reference, packed.batch) : null; // (B, T)
-    if (options.entropy) {
-      const logits = await graphs.logits(params, packed.batch.ids, packed.batch.batch, T); // (B, T, V)
-      const e = entropyOf(logits, packed, vocab);
-      entropy.sum += e.sum;
-      entropy.n += e.n;
-    }
+    // One forward per policy: full logits when the entropy is wanted (log-probs taken from them), else log-probs.
+    // The reference goes the same way, so an unchanged policy's KL to it is exactly 0.
+    const forward = async (weights: typeof params) =>
+      options.entropy
+        ? logprobsAndEntropy(await graphs.logits(weights, packed.batch.ids, packed.batch.batch, T), packed, vocab)
+        : { logprobs: await graphs.logprobs(weights, packed.batch), entropy: { sum: 0, n: 0 } };
+    const learnerPass = await forward(params);
+    const logpNew = learnerPass.logprobs; // (B, T)
+    entropy.sum += learnerPass.entropy.sum;
+    entropy.n += learnerPass.entropy.n;
+    const logpRef = learner.reference ? (await forward(learner.reference)).logprobs : null; // (B, T)
     chunk.forEach((row, b) => {
       const n = packed.rowLengths[b];
       const at = (a: Float32Array) => a.subarray(b * T, b * T + n);
