@@ -360,8 +360,10 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
         stepMs: clock() - stepStarted,
       });
       await metrics.write(last);
-      await observer?.onStep?.(last, collected.groups);
+      // Checkpointed before the step is announced: a learner killed in between finds the step it recorded
+      // (Run.step) on disk and resumes after it, instead of starting the run over.
       if (step === config.steps || step % config.checkpointEvery === 0) checkpointDir = await checkpoint(step);
+      await observer?.onStep?.(last, collected.groups);
       if (update) await observer?.onPolicy?.({ version: policyVersion, step, model });
     }
   } finally {
