@@ -87,6 +87,7 @@ interface EvalFlags {
   episodes?: string;
   readers: number;
   readersMaxChunk: number;
+  readersEvidenceOnly: boolean;
   record: boolean;
   databaseUrl?: string;
   progress: boolean;
@@ -112,6 +113,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       n: flags.readers,
       seed: flags.dataSeed,
       maxChunkChars: flags.readersMaxChunk,
+      evidenceOnly: flags.readersEvidenceOnly,
     }),
   ];
   const reports: ReaderEvalReport[] = [];
@@ -301,6 +303,7 @@ export function evalCommand(): Command {
       0,
     )
     .option('--readers-max-chunk <chars>', 'longest reader chunk', integer('--readers-max-chunk', 400), 1000)
+    .option('--readers-evidence-only', 'reader chunks of the evidence alone, no distractors or filler', false)
     .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
     .addOption(
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),

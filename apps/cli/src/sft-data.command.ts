@@ -45,6 +45,7 @@ interface SftDataFlags {
   readersSplit: Split;
   readersSeed: number;
   readersMaxChunk: number;
+  readersEvidenceOnly: boolean;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -77,6 +78,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       n: flags.readers,
       seed: flags.readersSeed,
       readerWindowChars: flags.readersMaxChunk,
+      evidenceOnly: flags.readersEvidenceOnly,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -185,6 +187,7 @@ export function sftDataCommand(): Command {
       integer('--readers-max-chunk', 400),
       DEFAULT_READER_WINDOW_CHARS,
     )
+    .option('--readers-evidence-only', 'reader chunks of the evidence alone (a first curriculum stage)', false)
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
     .option('--concurrency <n>', 'tasks in flight at once', integer('--concurrency', 1), 4)

@@ -24,6 +24,11 @@ export interface ReaderExampleOptions {
   seed?: number;
   /** Longest chunk, in characters; default 1000. At least 400. */
   maxChunkChars?: number;
+  /**
+   * The chunk is the evidence alone, no distractors and no filler (an "unknown" example gets one distractor
+   * sentence): the first stage of a reader curriculum that then grows the chunk. Default false.
+   */
+  evidenceOnly?: boolean;
 }
 
 /** Types whose facts a leaf reader is asked about (a count has no evidence sentence, so counting has none). */
@@ -42,7 +47,13 @@ function subKey(type: TaskType, index: number, keys: readonly string[]): string 
 }
 
 /** Builds one example from `rng`, or undefined when the drawn task cannot fit a chunk (the caller draws again). */
-function drawExample(rng: Rng, split: Split, family: Family, maxChars: number): ReaderExample | undefined {
+function drawExample(
+  rng: Rng,
+  split: Split,
+  family: Family,
+  maxChars: number,
+  evidenceOnly: boolean,
+): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
   const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type] });
   const index = rng.int(0, draft.meta.subquestions.length - 1);
@@ -54,6 +65,11 @@ function drawExample(rng: Rng, split: Split, family: Family, maxChars: number): 
 
   const pool = draft.inserts.map((i) => i.text).filter((text) => !sub.evidence.includes(text));
   if (pool.length === 0) return undefined;
+  const answer = unknown ? ORACLE_UNKNOWN : sub.answer;
+  if (evidenceOnly) {
+    const chunk = (unknown ? [rng.pick(pool)] : sub.evidence).join(' ');
+    return chunk.length > maxChars ? undefined : { question, chunk, answer, type, family };
+  }
   const distractors = rng.sample(pool, rng.int(1, Math.min(4, pool.length)));
   // Evidence stays in its order; distractors go anywhere between.
   const sentences = unknown ? [] : [...sub.evidence];
@@ -67,7 +83,7 @@ function drawExample(rng: Rng, split: Split, family: Family, maxChars: number): 
     sentences.splice(rng.int(0, sentences.length), 0, filler);
     length += filler.length + 1;
   }
-  return { question, chunk: sentences.join(' '), answer: unknown ? ORACLE_UNKNOWN : sub.answer, type, family };
+  return { question, chunk: sentences.join(' '), answer, type, family };
 }
 
 /**
@@ -92,7 +108,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
-      while (example === undefined) example = drawExample(rng, split, family, maxChars);
+      while (example === undefined) example = drawExample(rng, split, family, maxChars, options.evidenceOnly === true);
       yield example;
     }
   })();

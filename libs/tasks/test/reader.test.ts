@@ -95,6 +95,20 @@ describe('generateReaderExamples', () => {
     expect(Math.abs(unknown - 0.1)).toBeLessThan(0.025);
   });
 
+  it('with evidenceOnly, makes the chunk the evidence alone: the answer and at most a few sentences', () => {
+    const plain = [
+      ...generateReaderExamples({ split: 'heldout', n: 1000, seed: 2, maxChunkChars: 800, evidenceOnly: true }),
+    ];
+    const withCommas = (answer: string) => answer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    for (const e of plain) {
+      if (e.answer !== ORACLE_UNKNOWN) expect(e.chunk.includes(withCommas(e.answer)), e.chunk).toBe(true);
+      else expect(e.chunk.split(/(?<=\.) /)).toHaveLength(1);
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
+    expect(median(plain.map((e) => e.chunk.length))).toBeLessThan(median(examples.map((e) => e.chunk.length)) / 4);
+    expect(Math.abs(plain.filter((e) => e.answer === ORACLE_UNKNOWN).length / plain.length - 0.1)).toBeLessThan(0.03);
+  });
+
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {
     expect(new Set(examples.map((e) => e.type))).toEqual(
       new Set(['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop']),

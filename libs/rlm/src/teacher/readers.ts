@@ -10,6 +10,8 @@ export interface ReaderCurriculumOptions {
   seed: number;
   /** Largest chunk; every example must be a leaf call under it. Default DEFAULT_READER_WINDOW_CHARS. */
   readerWindowChars?: number;
+  /** Chunks of the evidence alone (`generateReaderExamples`' `evidenceOnly`). */
+  evidenceOnly?: boolean;
 }
 
 /**
@@ -25,6 +27,7 @@ export function* buildReaderExamples(options: ReaderCurriculumOptions): Generato
     n: options.n,
     seed: options.seed,
     maxChunkChars: window,
+    evidenceOnly: options.evidenceOnly,
   })) {
     const example = SftReaderExampleSchema.parse(raw);
     if (planSubcall(example.chunk.length, window) !== 'leaf')
