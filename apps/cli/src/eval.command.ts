@@ -140,6 +140,8 @@ function formatReaderTable(report: ReaderEvalReport): string {
     '| group | accuracy |',
     '| --- | ---: |',
     ...rows.map(([name, s]) => `| ${name} | ${pct(s)} |`),
+    `copying (stated golds): character similarity ${report.copy.charSimilarity.toFixed(3)}, ` +
+      `first character right ${(100 * report.copy.firstCharMatch).toFixed(1)}%`,
   ].join('\n');
 }
 

@@ -33,4 +33,10 @@ export {
   type Spread,
 } from './suite';
 export { formatEvalTable } from './table';
-export { evaluateReader, type ReaderEvalOptions, type ReaderEvalReport, type ReaderStats } from './reader';
+export {
+  charSimilarity,
+  evaluateReader,
+  type ReaderEvalOptions,
+  type ReaderEvalReport,
+  type ReaderStats,
+} from './reader';

@@ -3,7 +3,7 @@ import { SandboxPool } from '@fathom/sandbox';
 import { generateReaderExamples } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedTestPolicy } from '../episode/scripted-policy.test-double';
-import { evaluateReader } from './reader';
+import { charSimilarity, evaluateReader } from './reader';
 
 let pool: SandboxPool;
 beforeAll(async () => {
@@ -34,5 +34,21 @@ describe('evaluateReader', () => {
     expect(Object.keys(report.byFamily).sort()).toEqual(['heldout', 'train']);
     expect(report.mistakes.length).toBe(Math.min(20, 40 - expected));
     expect(report.mistakes[0].answer).toBe('unknown');
+    // Stated golds read right copy fully; those read "unknown" share little with the gold.
+    const stated = examples.filter((e) => e.answer !== 'unknown');
+    const copied = stated.filter((e) => known.has(e.chunk));
+    const expectedSimilarity =
+      stated.reduce((sum, e) => sum + (known.has(e.chunk) ? 1 : charSimilarity('unknown', e.answer)), 0) /
+      stated.length;
+    expect(report.copy.charSimilarity).toBeCloseTo(expectedSimilarity, 10);
+    expect(report.copy.firstCharMatch).toBeGreaterThanOrEqual(copied.length / stated.length);
+  });
+
+  it('charSimilarity is 1 − Levenshtein distance over the longer length', () => {
+    expect(charSimilarity('X8-ZS3', 'X8-ZS3')).toBe(1);
+    expect(charSimilarity('X3-ZS3', 'X8-ZS3')).toBeCloseTo(5 / 6);
+    expect(charSimilarity('Bandtha', 'Bantha')).toBeCloseTo(6 / 7);
+    expect(charSimilarity('', '')).toBe(1);
+    expect(charSimilarity('abc', '')).toBe(0);
   });
 });

@@ -19,6 +19,12 @@ export interface ReaderEvalReport {
   byGold: Record<'unknown' | 'stated', ReaderStats>;
   byType: Record<string, ReaderStats>;
   byFamily: Record<string, ReaderStats>;
+  /**
+   * How close the reads of stated golds come to copying the value, right or wrong: the mean character similarity
+   * (1 − Levenshtein distance / longer length) and the share whose first character is the gold's. A reader that
+   * is learning to copy moves these before it gets whole values right.
+   */
+  copy: { charSimilarity: number; firstCharMatch: number };
   /** The first few wrong reads, for reading what the policy wrote. */
   mistakes: { question: string; chunkChars: number; answer: string; gold: string }[];
 }
@@ -40,6 +46,20 @@ function add(stats: Record<string, ReaderStats>, key: string, correct: boolean):
   s.n++;
   if (correct) s.correct++;
   s.accuracy = s.correct / s.n;
+}
+
+/** 1 − (Levenshtein distance / the longer length): 1 for equal strings, 0 for nothing in common. */
+export function charSimilarity(a: string, b: string): number {
+  const longer = Math.max(a.length, b.length);
+  if (longer === 0) return 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row.push(Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    previous = row;
+  }
+  return 1 - previous[b.length] / longer;
 }
 
 /**
@@ -66,6 +86,7 @@ export async function evaluateReader(
   const byType: Record<string, ReaderStats> = {};
   const byFamily: Record<string, ReaderStats> = {};
   const mistakes: ReaderEvalReport['mistakes'] = [];
+  const copy = { similarity: 0, firstChar: 0, n: 0 };
   for (const [i, example] of examples.entries()) {
     const { response } = await runner.serveCall(
       `reader-${i}`,
@@ -84,6 +105,12 @@ export async function evaluateReader(
     add(byGold, example.answer === 'unknown' ? 'unknown' : 'stated', correct);
     add(byType, example.type, correct);
     add(byFamily, example.family, correct);
+    if (example.answer !== 'unknown') {
+      const read = response.text.trim();
+      copy.similarity += charSimilarity(read, example.answer);
+      if (read[0] === example.answer[0]) copy.firstChar++;
+      copy.n++;
+    }
     if (!correct && mistakes.length < MISTAKES_KEPT)
       mistakes.push({
         question: example.question,
@@ -101,6 +128,10 @@ export async function evaluateReader(
     byGold: { unknown: byGold.unknown ?? empty, stated: byGold.stated ?? empty },
     byType,
     byFamily,
+    copy: {
+      charSimilarity: copy.n === 0 ? 0 : copy.similarity / copy.n,
+      firstCharMatch: copy.n === 0 ? 0 : copy.firstChar / copy.n,
+    },
     mistakes,
   };
 }
