@@ -1,9 +1,9 @@
 import { createDefaultModel, ModelGraphs } from '@fathom/model';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packBatch } from '../tokens';
-import { logprobsAndEntropy } from './learner';
+import { logprobsOfLogits } from './learner';
 
-describe('logprobsAndEntropy', () => {
+describe('logprobsOfLogits', () => {
   let graphs: ModelGraphs | undefined;
   afterAll(async () => graphs?.release());
 
@@ -17,7 +17,9 @@ describe('logprobsAndEntropy', () => {
     const packed = packBatch(sequences, { padId: 259, padMultiple: 8, maxLength: 64 });
     const T = packed.batch.length;
     const logits = await graphs.logits(model.params, packed.batch.ids, packed.batch.batch, T);
-    const { logprobs, entropy } = logprobsAndEntropy(logits, packed, model.config.vocabSize);
+    const entropy = { sum: 0, n: 0 };
+    const logprobs = logprobsOfLogits(logits, packed, model.config.vocabSize, entropy);
+    expect(logprobsOfLogits(logits, packed, model.config.vocabSize)).toEqual(logprobs);
     const expected = await graphs.logprobs(model.params, packed.batch);
     for (let p = 0; p < expected.length; p++) expect(logprobs[p]).toBeCloseTo(expected[p], 4);
     expect(entropy.n).toBe(packed.trainedTokens);

@@ -80,18 +80,18 @@ function turnIndexes(mask: readonly number[]): number[] {
 }
 
 /**
- * Log-probs of the targets at every position, (B, T), and the entropy summed over trained positions, from one
- * forward's logits (B, T, V): the update's learner log-probs and its entropy metric share that forward.
+ * Log-probs of the targets at every position, (B, T), from one forward's logits (B, T, V); with `entropy`, also adds
+ * the entropy of every trained position to it, so the update's learner log-probs and its entropy metric share that
+ * forward.
  */
-export function logprobsAndEntropy(
+export function logprobsOfLogits(
   logits: Float32Array,
   packed: PackedBatch,
   vocab: number,
-): { logprobs: Float32Array; entropy: { sum: number; n: number } } {
+  entropy?: { sum: number; n: number },
+): Float32Array {
   const { targets } = packed.batch;
   const logprobs = new Float32Array(packed.targetMask.length);
-  let sum = 0;
-  let n = 0;
   for (let p = 0; p < logprobs.length; p++) {
     const row = logits.subarray(p * vocab, (p + 1) * vocab);
     let max = -Infinity;
@@ -100,16 +100,16 @@ export function logprobsAndEntropy(
     for (const x of row) z += Math.exp(x - max);
     const logZ = Math.log(z) + max;
     logprobs[p] = row[targets[p]] - logZ;
-    if (packed.targetMask[p] === 0) continue;
+    if (entropy === undefined || packed.targetMask[p] === 0) continue;
     let h = 0;
     for (const x of row) {
       const lp = x - logZ;
       h -= Math.exp(lp) * lp;
     }
-    sum += h;
-    n++;
+    entropy.sum += h;
+    entropy.n++;
   }
-  return { logprobs, entropy: { sum, n } };
+  return logprobs;
 }
 
 /**
@@ -149,15 +149,12 @@ export async function applyUpdate(
     const T = packed.batch.length;
     // One forward per policy: full logits when the entropy is wanted (log-probs taken from them), else log-probs.
     // The reference goes the same way, so an unchanged policy's KL to it is exactly 0.
-    const forward = async (weights: typeof params) =>
+    const forward = async (weights: typeof params, into?: typeof entropy) =>
       options.entropy
-        ? logprobsAndEntropy(await graphs.logits(weights, packed.batch.ids, packed.batch.batch, T), packed, vocab)
-        : { logprobs: await graphs.logprobs(weights, packed.batch), entropy: { sum: 0, n: 0 } };
-    const learnerPass = await forward(params);
-    const logpNew = learnerPass.logprobs; // (B, T)
-    entropy.sum += learnerPass.entropy.sum;
-    entropy.n += learnerPass.entropy.n;
-    const logpRef = learner.reference ? (await forward(learner.reference)).logprobs : null; // (B, T)
+        ? logprobsOfLogits(await graphs.logits(weights, packed.batch.ids, packed.batch.batch, T), packed, vocab, into)
+        : graphs.logprobs(weights, packed.batch);
+    const logpNew = await forward(params, entropy); // (B, T)
+    const logpRef = learner.reference ? await forward(learner.reference) : null; // (B, T)
     chunk.forEach((row, b) => {
       const n = packed.rowLengths[b];
       const at = (a: Float32Array) => a.subarray(b * T, b * T + n);
