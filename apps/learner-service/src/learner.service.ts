@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { RunConfigSchema } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { PolicyVersionRepository, Run, RunRepository, StepRepository } from '@fathom/persistence';
-import type { JobProducer, JobTransport } from '@fathom/queue';
+import { waitOutOutages, type JobProducer, type JobTransport } from '@fathom/queue';
 import type { RuntimeConfig } from '@fathom/tensor';
 import { CheckpointStore, grpoTrainConfigOfRun, runGrpo, runTasks } from '@fathom/training';
 import { DistributedCollector } from './distributed.collector';
@@ -24,6 +24,8 @@ export interface LearnerServiceDeps {
   /** Run folders go to `${runsDir}/<runId>`. */
   runsDir: string;
   stepTimeoutMs: number;
+  /** How long the run's own writes (Step, PolicyVersion, Run rows, events) wait out Postgres or Redis being down. */
+  infraRetryMs: number;
   runtime?: RuntimeConfig;
 }
 
@@ -80,6 +82,11 @@ export class LearnerService {
   private async train(row: Run): Promise<void> {
     const { runs, logger: root } = this.deps;
     const logger = root.child({ run_id: row.id });
+    const durable = <T>(write: () => Promise<T>) =>
+      waitOutOutages(write, {
+        budgetMs: this.deps.infraRetryMs,
+        onWait: (wait) => logger.warn('infrastructure unreachable; retrying a write of the run', wait),
+      });
     // A run that had started before is resumed (POST /runs/:id/resume, or a restart of the learner): its dead letters
     // from before now are set aside and their groups run again.
     const resumedAt = row.startedAt === null ? undefined : new Date();
@@ -112,25 +119,30 @@ export class LearnerService {
         }),
         shouldStop: isStopping,
         observer: {
+          // A write the step depends on waits out a short outage instead of failing the run (all are idempotent).
           onPolicy: async ({ version, step, model }) => {
             const checkpointPath = lastCheckpoint?.step === step ? lastCheckpoint.dir : null;
             this.deps.policies.publish(row.id, version, step, model, checkpointPath, run.grpo.maxStaleness + 1);
-            await this.deps.policyVersions.record({
-              runId: row.id,
-              version,
-              step,
-              checkpointPath: checkpointPath ?? undefined,
-            });
-            await this.deps.producer.publish('policy.updated', {
-              runId: row.id,
-              policyVersion: version,
-              step,
-              checkpointPath,
-            });
+            await durable(() =>
+              this.deps.policyVersions.record({
+                runId: row.id,
+                version,
+                step,
+                checkpointPath: checkpointPath ?? undefined,
+              }),
+            );
+            await durable(() =>
+              this.deps.producer.publish('policy.updated', {
+                runId: row.id,
+                policyVersion: version,
+                step,
+                checkpointPath,
+              }),
+            );
           },
           onStep: async (record, groups) => {
-            await this.deps.steps.record(stepRowOf(row.id, record, groups));
-            await runs.advance(row.id, record.step, record.policy_version);
+            await durable(() => this.deps.steps.record(stepRowOf(row.id, record, groups)));
+            await durable(() => runs.advance(row.id, record.step, record.policy_version));
             this.deps.metrics.observeStep(row.id, record);
             logger.info('step done', {
               step: record.step,

@@ -45,6 +45,7 @@ export async function startLearnerService(
     logger,
     runsDir: resolve(REPO_ROOT, config.RUNS_DIR),
     stepTimeoutMs: config.STEP_TIMEOUT_S * 1000,
+    infraRetryMs: config.INFRA_RETRY_S * 1000,
     runtime: { executionProvider: config.EXECUTION_PROVIDER },
   });
   const consumer = new JobConsumer({

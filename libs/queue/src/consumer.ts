@@ -8,7 +8,6 @@ import {
   type JobName,
   type QueueName,
 } from '@fathom/contracts';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@fathom/observability';
 import { checkHandlers, type HandlerRegistration } from './handlers';
 import type { QueueMetrics } from './metrics';
@@ -19,7 +18,7 @@ import {
   type LostJob,
   type TransportWorker,
 } from './transport';
-import { isTransientInfraError, transientBackoffMs } from './transient';
+import { waitOutOutages } from './transient';
 import { formatIssues } from './validate';
 
 /** How long one attempt waits out unreachable infrastructure by default (`transientRetryMs`). */
@@ -113,11 +112,17 @@ export class JobConsumer {
       logger: jobLogger,
     };
     try {
-      await this.handleWaitingOutOutages(
-        queue,
-        job,
+      // Handlers are already safe to re-run: BullMQ retries them.
+      await waitOutOutages(
         () => (registration.handle as (p: unknown, c: unknown) => Promise<void>)(parsed.data, context),
-        jobLogger,
+        {
+          budgetMs: this.options.transientRetryMs ?? DEFAULT_TRANSIENT_RETRY_MS,
+          signal: job.signal,
+          onWait: (wait) => {
+            jobLogger.warn('infrastructure unreachable; retrying the job', wait);
+            this.options.metrics?.processed.inc({ queue, name: job.name, outcome: 'outage_wait' });
+          },
+        },
       );
       this.observe(queue, job, 'completed', started);
     } catch (error) {
@@ -133,40 +138,6 @@ export class JobConsumer {
         this.observe(queue, job, 'retrying', started);
       }
       throw error;
-    }
-  }
-
-  /**
-   * Runs the handler; while it fails because infrastructure is unreachable, waits (500 ms doubling to 10 s) and
-   * runs it again, for at most `transientRetryMs`. Handlers are already safe to re-run: BullMQ retries them.
-   */
-  private async handleWaitingOutOutages(
-    queue: QueueName,
-    job: DeliveredJob,
-    run: () => Promise<void>,
-    logger: Logger,
-  ): Promise<void> {
-    const { signal } = job;
-    const budgetMs = this.options.transientRetryMs ?? DEFAULT_TRANSIENT_RETRY_MS;
-    const started = performance.now();
-    for (let tries = 1; ; tries++) {
-      try {
-        return await run();
-      } catch (error) {
-        const waitMs = transientBackoffMs(tries);
-        const waited = performance.now() - started;
-        if (signal.aborted || !isTransientInfraError(error) || waited + waitMs > budgetMs) throw error;
-        logger.warn('infrastructure unreachable; retrying the job', {
-          reason: error instanceof Error ? error.message : String(error),
-          try: tries,
-          wait_ms: waitMs,
-          waited_ms: Math.round(waited),
-          budget_ms: budgetMs,
-        });
-        this.options.metrics?.processed.inc({ queue, name: job.name, outcome: 'outage_wait' });
-        await sleep(waitMs, undefined, { signal }).catch(() => undefined);
-        if (signal.aborted) throw error;
-      }
     }
   }
 

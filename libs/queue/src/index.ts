@@ -22,7 +22,7 @@ export {
 } from './bullmq.transport';
 export { JobProducer, type EnqueueResult } from './producer';
 export { DEFAULT_TRANSIENT_RETRY_MS, JobConsumer, type JobConsumerOptions } from './consumer';
-export { isTransientInfraError } from './transient';
+export { isTransientInfraError, waitOutOutages, type OutageWait } from './transient';
 export {
   checkHandlers,
   handlerFor,

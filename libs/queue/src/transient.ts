@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /**
  * Infrastructure that is unreachable for a moment (Postgres restarting, Redis failing over, a dropped socket) is
  * not a failure of the job: the consumer waits it out, within a bounded time, instead of spending the job's
@@ -58,4 +60,40 @@ export function isTransientInfraError(error: unknown, depth = 0): boolean {
 /** Waits between tries: 500 ms doubling to 10 s. */
 export function transientBackoffMs(tries: number): number {
   return Math.min(10_000, 500 * 2 ** Math.max(0, tries - 1));
+}
+
+export interface OutageWait {
+  /** The longest total wait; past it the outage's error is thrown. */
+  budgetMs: number;
+  /** Stops the waiting (the error is thrown at once). */
+  signal?: AbortSignal;
+  /** Called before each wait, e.g. to log and count it. */
+  onWait?: (wait: { reason: string; try: number; wait_ms: number; waited_ms: number; budget_ms: number }) => void;
+}
+
+/**
+ * Runs `run`; while it fails because infrastructure is unreachable (`isTransientInfraError`), waits (500 ms doubling
+ * to 10 s) and runs it again, for at most `budgetMs`. Any other error is thrown at once. `run` must be safe to repeat.
+ */
+export async function waitOutOutages<T>(run: () => Promise<T>, options: OutageWait): Promise<T> {
+  const { budgetMs, signal } = options;
+  const started = performance.now();
+  for (let tries = 1; ; tries++) {
+    try {
+      return await run();
+    } catch (error) {
+      const waitMs = transientBackoffMs(tries);
+      const waited = performance.now() - started;
+      if (signal?.aborted || !isTransientInfraError(error) || waited + waitMs > budgetMs) throw error;
+      options.onWait?.({
+        reason: error instanceof Error ? error.message : String(error),
+        try: tries,
+        wait_ms: waitMs,
+        waited_ms: Math.round(waited),
+        budget_ms: budgetMs,
+      });
+      await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+      if (signal?.aborted) throw error;
+    }
+  }
 }
