@@ -22,6 +22,7 @@ import {
   neg,
   pad,
   pow,
+  reduceSum,
   reshape,
   reshapeLike,
   scatterElementsAdd,
@@ -60,6 +61,12 @@ function constInts(t: Tensor): number[] {
   return Array.from(init.data as ArrayLike<number | bigint>, Number);
 }
 
+/** The value of a one-element float constant (a literal exponent), or undefined when `t` is computed. */
+function constScalar(t: Tensor): number | undefined {
+  const init = t.graph.initializers.get(t.name);
+  return init && init.data.length === 1 ? Number((init.data as ArrayLike<number>)[0]) : undefined;
+}
+
 const lastTwoSwapped = (t: Tensor): Tensor => transpose(t, [...Array(t.rank - 2).keys(), t.rank - 1, t.rank - 2]);
 
 const intsAttr = (node: Node, name: string): readonly number[] => (node.attrs[name] as { ints: number[] }).ints;
@@ -80,16 +87,23 @@ export const gradientRules: Readonly<Record<string, GradRule>> = {
   Sub: ({ x: [a, b], g }) => [sumToShape(g, a.shape), sumToShape(neg(g), b.shape)],
   Mul: ({ x: [a, b], g }) => [sumToShape(mul(g, b), a.shape), sumToShape(mul(g, a), b.shape)],
   Div: ({ x: [a, b], y: [y], g }) => [sumToShape(div(g, b), a.shape), sumToShape(neg(div(mul(g, y), b)), b.shape)],
-  Pow: ({ x: [a, b], y: [y], g }) => [
-    sumToShape(mul(g, mul(b, pow(a, sub(b, 1)))), a.shape),
-    sumToShape(mul(g, mul(y, log(a))), b.shape),
-  ],
+  Pow: ({ x: [a, b], y: [y], g }) => {
+    // A literal exponent (x² in RMSNorm) folds into the rule: 2·x·g takes no Pow in the backward pass. The
+    // exponent's own gradient is built either way and pruned when nothing asks for it.
+    const e = constScalar(b);
+    const slope = e === undefined ? mul(b, pow(a, sub(b, 1))) : e === 2 ? mul(a, 2) : mul(pow(a, e - 1), e);
+    return [sumToShape(mul(g, slope), a.shape), sumToShape(mul(g, mul(y, log(a))), b.shape)];
+  },
   Max: ({ x: [a, b], g }) => {
     const aWins = greaterOrEqual(a, b);
     return [sumToShape(where(aWins, g, 0), a.shape), sumToShape(where(aWins, 0, g), b.shape)];
   },
   Neg: ({ g }) => [neg(g)],
   Exp: ({ y: [y], g }) => [mul(g, y)],
+  // dx = y ⊙ (g − Σ g⊙y): two passes over the scores and only the output kept from the forward pass.
+  Softmax: ({ node, y: [y], g }) => [mul(y, sub(g, reduceSum(mul(g, y), intAttr(node, 'axis'), true)))],
+  // dx = g − softmax(x) · Σ g, with softmax(x) = exp(y).
+  LogSoftmax: ({ node, y: [y], g }) => [sub(g, mul(exp(y), reduceSum(g, intAttr(node, 'axis'), true)))],
   Log: ({ x: [a], g }) => [div(g, a)],
   Sqrt: ({ y: [y], g }) => [div(mul(g, 0.5), y)],
   Reciprocal: ({ y: [y], g }) => [neg(mul(g, mul(y, y)))],

@@ -10,25 +10,23 @@ import {
   cast,
   concat,
   constantOfShape,
-  detach,
   div,
   erf,
-  exp,
   expand,
   gather,
   gatherElements,
-  log,
+  logSoftmax,
   logicalAnd,
   matmul,
   maximum,
   mul,
   reciprocal,
-  reduceMax,
   reduceMean,
   reduceSum,
   reshape,
   shapeOf,
   sigmoid,
+  softmax,
   sqrt,
   squeeze,
   sub,
@@ -37,18 +35,6 @@ import {
   unsqueeze,
   where,
 } from './ops';
-
-/** softmax along `axis`; the max subtracted for stability is detached (softmax does not depend on it). */
-export function softmax(x: Tensor, axis = -1): Tensor {
-  const e = exp(sub(x, detach(reduceMax(x, axis, true))));
-  return div(e, reduceSum(e, axis, true));
-}
-
-/** log(softmax(x)) along `axis`, computed as x - max - log(sum(exp(x - max))). */
-export function logSoftmax(x: Tensor, axis = -1): Tensor {
-  const shifted = sub(x, detach(reduceMax(x, axis, true)));
-  return sub(shifted, log(reduceSum(exp(shifted), axis, true)));
-}
 
 /** RMSNorm over the last axis: x / sqrt(mean(x²) + eps) * weight. x (..., D), weight (D). */
 export function rmsNorm(x: Tensor, weight: Tensor, eps = 1e-6): Tensor {

@@ -61,6 +61,12 @@ const cases: Case[] = [
   { name: 'div', inputs: [f(2, 3), pos(1, 3)], build: op.div, ref: (a, b) => R.map((x, y) => x / y, a, b) },
   { name: 'pow', inputs: [pos(2, 3), f(2, 3)], build: op.pow, ref: (a, b) => R.map((x, y) => x ** y, a, b) },
   { name: 'pow by number', inputs: [pos(4)], build: (a) => op.pow(a, 3), ref: (a) => R.map((x) => x ** 3, a) },
+  {
+    name: 'pow squared, signed base',
+    inputs: [f(2, 3)],
+    build: (a) => op.pow(a, 2),
+    ref: (a) => R.map((x) => x * x, a),
+  },
   { name: 'maximum broadcast', inputs: [f(2, 3), f(3)], build: op.maximum, ref: (a, b) => R.map(Math.max, a, b) },
   { name: 'neg', inputs: [f(2, 3)], build: op.neg, ref: (a) => R.map((x) => -x, a) },
   { name: 'exp', inputs: [f(2, 3)], build: op.exp, ref: (a) => R.map(Math.exp, a) },
@@ -269,15 +275,21 @@ const cases: Case[] = [
     },
     ref: (a) => R.map((x) => Math.exp(2 * x) / (x + 3), a),
   },
-  // composed ops
-  { name: 'softmax', inputs: [f(2, 5)], build: (a) => nn.softmax(a), ref: R.softmax },
+  // normalisation ops with their own gradient rules, then composed ops
+  { name: 'softmax', inputs: [f(2, 5)], build: (a) => op.softmax(a), ref: R.softmax },
   {
     name: 'softmax axis 0',
     inputs: [f(3, 2)],
-    build: (a) => nn.softmax(a, 0),
+    build: (a) => op.softmax(a, 0),
     ref: (a) => R.transpose(R.softmax(R.transpose(a, [1, 0])), [1, 0]),
   },
-  { name: 'logSoftmax', inputs: [f(2, 5)], build: (a) => nn.logSoftmax(a), ref: (a) => R.map(Math.log, R.softmax(a)) },
+  { name: 'logSoftmax', inputs: [f(2, 5)], build: (a) => op.logSoftmax(a), ref: (a) => R.map(Math.log, R.softmax(a)) },
+  {
+    name: 'logSoftmax axis 0',
+    inputs: [f(3, 2)],
+    build: (a) => op.logSoftmax(a, 0),
+    ref: (a) => R.map(Math.log, R.transpose(R.softmax(R.transpose(a, [1, 0])), [1, 0])),
+  },
   {
     name: 'rmsNorm',
     inputs: [f(2, 3, 4), f(4)],

@@ -163,6 +163,21 @@ export const reduceMean = (x: Tensor, axes: number | readonly number[], keepdims
 export const reduceMax = (x: Tensor, axes: number | readonly number[], keepdims = false): Tensor =>
   reduce('ReduceMax', x, axes, keepdims);
 
+// ---------------------------------------------------------------- normalisation
+
+function normalise(op: string, x: Tensor, axis: number): Tensor {
+  needFloat(op, x);
+  return one(x.graph, op, [x], x.dtype, x.shape, { axis: { int: normAxis(op, axis, x.rank) } });
+}
+
+/**
+ * softmax along `axis` as one ONNX Softmax: one pass forward and, through its own gradient rule, two backward,
+ * where the composed max/exp/sum/div form takes five and keeps its intermediates alive for the backward pass.
+ */
+export const softmax = (x: Tensor, axis = -1): Tensor => normalise('Softmax', x, axis);
+/** log(softmax(x)) along `axis` as one ONNX LogSoftmax (numerically stable, one pass). */
+export const logSoftmax = (x: Tensor, axis = -1): Tensor => normalise('LogSoftmax', x, axis);
+
 // ---------------------------------------------------------------- shape ops
 
 /** ONNX Shape of x, optionally only axes [start, end): int64 [n]. */

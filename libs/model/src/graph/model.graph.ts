@@ -6,7 +6,6 @@ import {
   add,
   causalMask,
   concat,
-  detach,
   div,
   embedding,
   exp,
@@ -19,6 +18,7 @@ import {
   reduceSum,
   reshape,
   pow,
+  softmax,
   sqrt,
   slice,
   sub,
@@ -211,10 +211,7 @@ function attention(q: Tensor, k: Tensor, v: Tensor, d: number, past?: PastKv): T
   const raw = matmul(qs, transpose(k, [0, 1, 2, 4, 3])); // (B, K, R, T, T)
   // A single new position sees itself: no mask to build.
   const scores = k.shape[3] === 1 ? raw : add(raw, where(causalMask(q, k), q.graph.scalar(0, 'float32'), -1e9));
-  if (!past) {
-    const e = exp(sub(scores, detach(reduceMax(scores, -1, true))));
-    return matmul(div(e, reduceSum(e, -1, true)), v);
-  }
+  if (!past) return matmul(softmax(scores, -1), v);
   // The cache is read in place: no concatenation with the new keys, no re-layout (the transpose fuses into the GEMM).
   const pastKt = transpose(unsqueeze(past.keys, [2]), [0, 1, 2, 4, 3]); // (B, K, 1, D, C)
   const pastV = unsqueeze(past.values, [2]); // (B, K, 1, C, D)
