@@ -141,6 +141,8 @@ async function train(b: number, t: number, peak: number) {
     best_gflops: round(bestGflops),
     // Best step against best GEMM, so the two were measured under comparable contention.
     fraction_of_gemm_peak: round(bestGflops / peak, 3),
+    // The process's peak resident set so far: with `--only train`, the training step's peak memory.
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   });
 }
 
