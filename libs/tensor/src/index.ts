@@ -64,6 +64,7 @@ export {
   rmsNorm,
   silu,
   swiglu,
+  tokenEntropy,
   tokenLogProbs,
 } from './nn';
 export { grad, gradientRules } from './autodiff';

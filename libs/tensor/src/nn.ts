@@ -12,6 +12,7 @@ import {
   constantOfShape,
   div,
   erf,
+  exp,
   expand,
   gather,
   gatherElements,
@@ -67,6 +68,15 @@ export const embedding = (table: Tensor, ids: Tensor): Tensor => gather(table, i
 export function tokenLogProbs(logits: Tensor, targets: Tensor): Tensor {
   const picked = gatherElements(logSoftmax(logits, -1), unsqueeze(targets, [-1]), -1); // (..., 1)
   return squeeze(picked, [-1]);
+}
+
+/**
+ * Entropy of softmax(logits) at every position, −Σ p·log p over the last axis: logits (..., V) float -> (...).
+ * Built on the same LogSoftmax as `tokenLogProbs`, which onnxruntime computes once when a graph holds both.
+ */
+export function tokenEntropy(logits: Tensor): Tensor {
+  const lsm = logSoftmax(logits, -1);
+  return mul(reduceSum(mul(exp(lsm), lsm), [-1]), -1);
 }
 
 /**

@@ -324,6 +324,18 @@ const cases: Case[] = [
     ref: (x, w, b) => R.map((u, v) => u + v, R.matmul(x, w), b),
   },
   {
+    name: 'tokenEntropy',
+    inputs: [f(2, 3, 5)],
+    build: nn.tokenEntropy,
+    ref: (l) =>
+      R.reduce(
+        R.map((p) => -p * Math.log(p), R.softmax(l)),
+        [-1],
+        false,
+        'sum',
+      ),
+  },
+  {
     name: 'tokenLogProbs',
     inputs: [f(2, 3, 5), ints([2, 3], [0, 4, 2, 2, 1, 3])],
     build: nn.tokenLogProbs,

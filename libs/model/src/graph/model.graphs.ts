@@ -8,6 +8,7 @@ import {
   type RuntimeConfig,
   slice,
   type Tensor,
+  tokenEntropy,
   tokenLogProbs,
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
@@ -40,6 +41,8 @@ export interface TrainResult {
   loss: number;
   /** log p(targets[b, t] | ids[b, ≤t]) at temperature 1, (B, T). */
   logprobs: Float32Array;
+  /** Entropy (nats) of the next-token distribution at every position, (B, T): from the same forward. */
+  entropy: Float32Array;
   /** d loss / d weight for every trainable tensor (all parameters, or only the LoRA adapters), by name. */
   grads: Map<string, Float32Array>;
 }
@@ -92,7 +95,12 @@ export class ModelGraphs {
     });
     const grads = new Map<string, Float32Array>();
     for (const spec of this.trainableSpecs) grads.set(spec.name, out[`grad:${spec.name}`].data as Float32Array);
-    return { loss: (out.loss.data as Float32Array)[0], logprobs: out.logprobs.data as Float32Array, grads };
+    return {
+      loss: (out.loss.data as Float32Array)[0],
+      logprobs: out.logprobs.data as Float32Array,
+      entropy: out.entropy.data as Float32Array,
+      grads,
+    };
   }
 
   /** log p(targets | prefix) per position (B, T), at `temperature` (logits divided by it). */
@@ -216,7 +224,7 @@ export class ModelGraphs {
     const logprobs = tokenLogProbs(logits, targets); // (B, T)
     const loss = reduceSum(mul(logprobs, tokenWeights), [0, 1]);
     const grads = grad(loss, w.trainable);
-    const outputs: Record<string, Tensor> = { loss, logprobs };
+    const outputs: Record<string, Tensor> = { loss, logprobs, entropy: tokenEntropy(logits) };
     w.trainable.forEach((t, i) => (outputs[`grad:${t.name}`] = grads[i]));
     return this.runtime.compile(g, outputs);
   }

@@ -29,6 +29,20 @@ function referenceObjective(config: typeof llama, params: ParamMap, batch: Token
   return total;
 }
 
+/** −Σ p·log p of every position's next-token distribution under the float64 reference, (B, T). */
+function referenceEntropy(config: typeof llama, params: ParamMap, batch: TokenBatch): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < batch.batch; b++) {
+    const ids = Array.from(batch.ids).slice(b * batch.length, (b + 1) * batch.length);
+    for (const logits of referenceForward(config, params, ids)) {
+      const max = Math.max(...logits);
+      const lse = max + Math.log(logits.reduce((s, v) => s + Math.exp(v - max), 0));
+      out.push(logits.reduce((h, v) => h - Math.exp(v - lse) * (v - lse), 0));
+    }
+  }
+  return out;
+}
+
 const batch: TokenBatch = {
   batch: 2,
   length: 6,
@@ -46,6 +60,7 @@ describe('training graph', () => {
       expect(out.loss).toBeCloseTo(referenceObjective(config, params, batch, tokenWeights), 4);
       const lp = await graphs.logprobs(params, batch);
       expect(maxAbsDiff(lp, out.logprobs)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(out.entropy, referenceEntropy(config, params, batch))).toBeLessThan(1e-4);
       expect(out.grads.size).toBe(graphs.trainableSpecs.length);
       const probes: [string, number][] = [
         ['model.embed_tokens.weight', 9 * config.hiddenSize + 2],
