@@ -57,17 +57,23 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
       groups: { submitted: 2 },
       status: { infra_error: 0 },
       loss: expect.any(Number),
-      kl: 0,
       entropy: expect.any(Number),
       'clip_ratio/low_mean': 0,
       'rewards/token_budget/mean': expect.any(Number),
       frac_reward_zero_std: expect.any(Number),
-      time: { generation_s: expect.any(Number), update_s: expect.any(Number), weight_sync_s: expect.any(Number) },
+      time: {
+        generation_s: expect.any(Number),
+        update_s: expect.any(Number),
+        update_train_s: expect.any(Number),
+        weight_sync_s: expect.any(Number),
+      },
     });
     expect(record.groups).toMatchObject({ trainable: expect.any(Number) });
     expect((record.groups as { trainable: number }).trainable).toBeGreaterThan(0);
-    // On-policy: the learner recomputes the sampler's log-probs from the stored ids up to float noise.
+    // On-policy: the learner's log-probs are the sampler's up to float noise, and the reference is the policy, so
+    // the KL to it is 0 up to the same noise.
     expect(record.logprob_diff_max as number).toBeLessThan(1e-4);
+    expect(record.kl as number).toBeLessThan(1e-9);
     expect(Object.keys(record.logprob_diff_per_turn as object)).toContain('1');
     const stored = await new RolloutStore(config.out).read(1);
     expect(stored?.groups).toHaveLength(2);

@@ -23,7 +23,7 @@ import { EpochSampler } from '../sampler';
 import { collectGroups, type CollectedStep } from './collect';
 import type { GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
-import { applyUpdate, type Learner, type LearnerOptions } from './learner';
+import { applyUpdate, type Learner, type LearnerOptions, type UpdateTimings } from './learner';
 import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
@@ -348,7 +348,8 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
       const selection = selectStepGroups(collected.groups, policyVersion, config.grpo, config.minOkSamples);
       await rollouts.write({ step, learnerVersion: policyVersion, taskIndexes, groups: collected.groups });
       const updateStarted = clock();
-      const update = await applyUpdate(learner, selection.trainable, learnerOptions(config), step);
+      const updatePhases: UpdateTimings = { logprobsMs: 0, trainMs: 0, optimizerMs: 0 };
+      const update = await applyUpdate(learner, selection.trainable, learnerOptions(config), step, updatePhases);
       const updateMs = clock() - updateStarted;
       const sampledVersion = policyVersion;
       if (update) policyVersion++;
@@ -356,6 +357,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
         generationMs: collected.generationMs,
         scoringMs: collected.scoringMs,
         updateMs,
+        updatePhases,
         weightSyncMs: collected.weightSyncMs,
         stepMs: clock() - stepStarted,
       });

@@ -9,7 +9,14 @@ export {
 } from './config';
 export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 export { collectGroups, groupSeed, stepGroupId, type CollectedStep } from './collect';
-export { applyUpdate, type Learner, type LearnerOptions, type LogprobDiff, type UpdateMetrics } from './learner';
+export {
+  applyUpdate,
+  type Learner,
+  type LearnerOptions,
+  type LogprobDiff,
+  type UpdateMetrics,
+  type UpdateTimings,
+} from './learner';
 export { preflightGrpo, resolveSftPromptStyle } from './preflight';
 export { RolloutStore, type StoredStep } from './rollout.store';
 export {

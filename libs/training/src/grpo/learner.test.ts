@@ -1,30 +1,77 @@
-import { createDefaultModel, ModelGraphs } from '@fathom/model';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { EpisodeTrajectory } from '@fathom/contracts';
+import { grpoConfig } from '@fathom/grpo';
+import { createDefaultModel, ModelGraphs, type ParamMap } from '@fathom/model';
+import { AdamW } from '@fathom/tensor';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { packBatch } from '../tokens';
-import { logprobsOfLogits } from './learner';
+import { applyUpdate, type UpdateMetrics } from './learner';
+import type { TrainableGroup } from './step-groups';
 
-describe('logprobsOfLogits', () => {
+const PAD = 259;
+const sequences = [
+  { ids: [10, 20, 30, 40, 50, 60, 70], mask: [0, 0, 0, 1, 1, 1, 1] },
+  { ids: [5, 6, 7, 8], mask: [0, 1, 1, 1] },
+  { ids: [9, 8, 7, 6, 5], mask: [0, 0, 1, 1, 1] },
+];
+
+describe('applyUpdate', () => {
   let graphs: ModelGraphs | undefined;
   afterAll(async () => graphs?.release());
 
-  it("takes the learner's log-probs from the entropy forward's logits, equal to the log-prob graph's", async () => {
+  it('on-policy, takes the loss weights from the behaviour log-probs and runs no forward of its own', async () => {
     const model = await createDefaultModel(undefined, 3);
     graphs = new ModelGraphs(model.config);
-    const sequences = [
-      { ids: [10, 20, 30, 40, 50, 60, 70], mask: [0, 0, 0, 1, 1, 1, 1] },
-      { ids: [5, 6, 7, 8], mask: [0, 1, 1, 1] },
-    ];
-    const packed = packBatch(sequences, { padId: 259, padMultiple: 8, maxLength: 64 });
+    // Behaviour log-probs from the learner's own weights: exactly what an on-policy sampler reports.
+    const packed = packBatch(sequences, { padId: PAD, padMultiple: 8, maxLength: 64 });
     const T = packed.batch.length;
-    const logits = await graphs.logits(model.params, packed.batch.ids, packed.batch.batch, T);
-    const entropy = { sum: 0, n: 0 };
-    const logprobs = logprobsOfLogits(logits, packed, model.config.vocabSize, entropy);
-    expect(logprobsOfLogits(logits, packed, model.config.vocabSize)).toEqual(logprobs);
-    const expected = await graphs.logprobs(model.params, packed.batch);
-    for (let p = 0; p < expected.length; p++) expect(logprobs[p]).toBeCloseTo(expected[p], 4);
-    expect(entropy.n).toBe(packed.trainedTokens);
+    const lp = await graphs.logprobs(model.params, packed.batch);
+    const trajectories = sequences.map(
+      (s, b) =>
+        ({
+          taskId: 't',
+          sampleIndex: b,
+          status: 'answered',
+          trainSubcalls: false,
+          ids: s.ids,
+          mask: s.mask,
+          // A prompt token has no behaviour log-prob (0); a model token's is the learner's.
+          logprobs: s.mask.map((m, i) => (m && i > 0 ? lp[b * T + i - 1] : 0)),
+        }) as unknown as EpisodeTrajectory,
+    );
+    const group = (staleness: number): TrainableGroup[] => [
+      { group: { trajectories } as TrainableGroup['group'], advantages: [1, -0.5, -0.5], staleness },
+    ];
+    const update = async (staleness: number) => {
+      const params: ParamMap = new Map([...model.params].map(([k, v]) => [k, Float32Array.from(v)]));
+      const optimizer = new AdamW(Object.fromEntries(params), { lr: 1e-3 });
+      const spy = vi.spyOn(graphs!, 'logprobs');
+      const learner = { graphs: graphs!, params, reference: null, optimizer, padId: PAD };
+      const options = { grpo: grpoConfig({ beta: 0 }), microBatchSize: 2, padMultiple: 8, entropy: true };
+      const metrics = (await applyUpdate(learner, group(staleness), options, 1)) as UpdateMetrics;
+      const forwards = spy.mock.calls.length;
+      spy.mockRestore();
+      return { metrics, forwards, params };
+    };
+
+    const onPolicy = await update(0);
+    const stale = await update(1);
+    expect(onPolicy.forwards).toBe(0);
+    expect(stale.forwards).toBe(2); // one per micro-batch of 2
+    // Same loss, gradient and metrics on both paths: the behaviour log-probs are the learner's.
+    expect(onPolicy.metrics.loss).toBeCloseTo(stale.metrics.loss, 5);
+    expect(onPolicy.metrics.grad_norm).toBeCloseTo(stale.metrics.grad_norm, 4);
+    expect(onPolicy.metrics.grad_norm).toBeGreaterThan(0);
+    expect(onPolicy.metrics.entropy).toBeCloseTo(stale.metrics.entropy!, 5);
     // An untrained model is close to uniform over the 260 ids: entropy near ln 260.
-    expect(entropy.sum / entropy.n).toBeGreaterThan(0.9 * Math.log(model.config.vocabSize));
-    expect(entropy.sum / entropy.n).toBeLessThanOrEqual(Math.log(model.config.vocabSize) + 1e-6);
+    expect(onPolicy.metrics.entropy).toBeGreaterThan(0.9 * Math.log(260));
+    // Measured from the train step's own forward on either path.
+    expect(onPolicy.metrics.logprob_diff_max).toBeLessThan(1e-4);
+    expect(onPolicy.metrics.trained_tokens).toBe(packed.trainedTokens);
+    let maxDiff = 0;
+    for (const [name, p] of onPolicy.params) {
+      const q = stale.params.get(name)!;
+      for (let i = 0; i < p.length; i++) maxDiff = Math.max(maxDiff, Math.abs(p[i] - q[i]));
+    }
+    expect(maxDiff).toBeLessThan(1e-5);
   });
 });

@@ -51,6 +51,16 @@ export interface UpdateMetrics {
   trained_tokens: number;
 }
 
+/** Where an update's wall-clock time went (ms): filled by `applyUpdate` when the caller passes one. */
+export interface UpdateTimings {
+  /** Forward-only passes: the learner's log-probs for stale groups, the reference's when β > 0. */
+  logprobsMs: number;
+  /** The train steps: forward and backward of every micro-batch, gradients accumulated. */
+  trainMs: number;
+  /** Clipping and AdamW. */
+  optimizerMs: number;
+}
+
 interface Row {
   seq: TokenSequence;
   advantage: number;
@@ -80,39 +90,6 @@ function turnIndexes(mask: readonly number[]): number[] {
 }
 
 /**
- * Log-probs of the targets at every position, (B, T), from one forward's logits (B, T, V); with `entropy`, also adds
- * the entropy of every trained position to it, so the update's learner log-probs and its entropy metric share that
- * forward.
- */
-export function logprobsOfLogits(
-  logits: Float32Array,
-  packed: PackedBatch,
-  vocab: number,
-  entropy?: { sum: number; n: number },
-): Float32Array {
-  const { targets } = packed.batch;
-  const logprobs = new Float32Array(packed.targetMask.length);
-  for (let p = 0; p < logprobs.length; p++) {
-    const row = logits.subarray(p * vocab, (p + 1) * vocab);
-    let max = -Infinity;
-    for (const x of row) max = Math.max(max, x);
-    let z = 0;
-    for (const x of row) z += Math.exp(x - max);
-    const logZ = Math.log(z) + max;
-    logprobs[p] = row[targets[p]] - logZ;
-    if (entropy === undefined || packed.targetMask[p] === 0) continue;
-    let h = 0;
-    for (const x of row) {
-      const lp = x - logZ;
-      h -= Math.exp(lp) * lp;
-    }
-    entropy.sum += h;
-    entropy.n++;
-  }
-  return logprobs;
-}
-
-/**
  * One GRPO update from scored groups: learner (and reference) log-probs of the stored ids — never re-encoded
  * text — in micro-batches, the GRPO loss over the whole step (so token-level aggregation spans every group), then
  * the graph's gradient of Σ w·logp with w = dLoss/dlogp, accumulated over micro-batches, clipped and applied by
@@ -124,11 +101,11 @@ export async function applyUpdate(
   trainable: readonly TrainableGroup[],
   options: LearnerOptions,
   step: number,
+  timings: UpdateTimings = { logprobsMs: 0, trainMs: 0, optimizerMs: 0 },
 ): Promise<UpdateMetrics | null> {
   const rows = rowsOf(trainable);
   if (rows.length === 0) return null;
   const { graphs, params } = learner;
-  const vocab = graphs.config.vocabSize;
   const pack = { padId: learner.padId, padMultiple: options.padMultiple, maxLength: graphs.config.maxPositions };
   const batches: { rows: Row[]; packed: PackedBatch }[] = [];
   for (let i = 0; i < rows.length; i += options.microBatchSize) {
@@ -142,26 +119,27 @@ export async function applyUpdate(
     });
   }
 
+  // On-policy — every group sampled with these very weights, at the temperature 1 without truncation that the run
+  // config enforces — the learner's log-probs equal the behaviour log-probs up to float rounding, so the loss
+  // weights are computed from the behaviour log-probs and the train step's forward is the only one. Stale groups
+  // need the learner's own log-probs for the importance ratio: one forward more per micro-batch.
+  const onPolicy = trainable.every((t) => t.staleness === 0);
   const samples: PolicySample[] = [];
   const turnOf: number[][] = [];
-  const entropy = { sum: 0, n: 0 };
   for (const { rows: chunk, packed } of batches) {
     const T = packed.batch.length;
-    // One forward per policy: full logits when the entropy is wanted (log-probs taken from them), else log-probs.
-    // The reference goes the same way, so an unchanged policy's KL to it is exactly 0.
-    const forward = async (weights: typeof params, into?: typeof entropy) =>
-      options.entropy
-        ? logprobsOfLogits(await graphs.logits(weights, packed.batch.ids, packed.batch.batch, T), packed, vocab, into)
-        : graphs.logprobs(weights, packed.batch);
-    const logpNew = await forward(params, entropy); // (B, T)
-    const logpRef = learner.reference ? await forward(learner.reference) : null; // (B, T)
+    const started = performance.now();
+    const logpNew = onPolicy ? null : await graphs.logprobs(params, packed.batch); // (B, T)
+    const logpRef = learner.reference ? await graphs.logprobs(learner.reference, packed.batch) : null; // (B, T)
+    timings.logprobsMs += performance.now() - started;
     chunk.forEach((row, b) => {
       const n = packed.rowLengths[b];
       const at = (a: Float32Array) => a.subarray(b * T, b * T + n);
+      const logpOld = row.seq.logprobs.slice(1);
       samples.push({
         advantage: row.advantage,
-        logpNew: at(logpNew),
-        logpOld: row.seq.logprobs.slice(1),
+        logpNew: logpNew ? at(logpNew) : logpOld,
+        logpOld,
         mask: row.seq.mask.slice(1),
         ...(logpRef ? { logpRef: at(logpRef) } : {}),
       });
@@ -173,34 +151,55 @@ export async function applyUpdate(
   if (!Number.isFinite(result.loss))
     throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: GRPO loss ${result.loss}`);
 
+  // The train step's forward gives, besides the gradients, the learner's log-probs and entropy at every position:
+  // the sampler/learner agreement and the entropy metrics come from it, so they are measured on either path.
   const grads = new Map<string, Float32Array>();
+  const learnerLogp: Float32Array[] = [];
+  const entropy = { sum: 0, n: 0 };
   let sampleIndex = 0;
   for (const { packed } of batches) {
     const T = packed.batch.length;
     const tokenWeights = new Float32Array(packed.batch.batch * T); // (B, T)
+    const first = sampleIndex;
     for (let b = 0; b < packed.batch.batch; b++) tokenWeights.set(result.weights[sampleIndex++], b * T);
+    const started = performance.now();
     const out = await graphs.trainStep(params, packed.batch, tokenWeights);
+    timings.trainMs += performance.now() - started;
     for (const [name, g] of out.grads) {
       const acc = grads.get(name);
       if (acc === undefined) grads.set(name, Float32Array.from(g));
       else for (let i = 0; i < g.length; i++) acc[i] += g[i];
     }
+    for (let b = 0; b < packed.batch.batch; b++) {
+      const n = packed.rowLengths[b];
+      learnerLogp.push(out.logprobs.slice(b * T, b * T + n));
+      const mask = samples[first + b].mask;
+      for (let t = 0; t < n; t++) {
+        if (!mask[t]) continue;
+        entropy.sum += out.entropy[b * T + t];
+        entropy.n++;
+      }
+    }
   }
+  const optimizerStarted = performance.now();
   const info = learner.optimizer.update(Object.fromEntries(grads));
+  timings.optimizerMs += performance.now() - optimizerStarted;
   if (!Number.isFinite(info.gradNorm))
     throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: gradient norm ${info.gradNorm}`);
 
   const perTurn = new Map<string, { sum: number; max: number; tokens: number }>();
+  const overall = { sum: 0, max: 0, tokens: 0 };
   samples.forEach((s, i) => {
     for (let t = 0; t < s.mask.length; t++) {
       if (!s.mask[t]) continue;
       const key = turnOf[i].length === 0 ? 'subcall' : String(turnOf[i][t]);
-      const d = Math.abs(s.logpNew[t] - s.logpOld[t]);
-      const acc = perTurn.get(key) ?? { sum: 0, max: 0, tokens: 0 };
-      acc.sum += d;
-      acc.max = Math.max(acc.max, d);
-      acc.tokens++;
-      perTurn.set(key, acc);
+      const d = Math.abs(learnerLogp[i][t] - s.logpOld[t]);
+      for (const acc of [perTurn.get(key) ?? { sum: 0, max: 0, tokens: 0 }, overall]) {
+        acc.sum += d;
+        acc.max = Math.max(acc.max, d);
+        acc.tokens++;
+        if (acc !== overall) perTurn.set(key, acc);
+      }
     }
   });
   return {
@@ -213,8 +212,8 @@ export async function applyUpdate(
     ...(options.entropy ? { entropy: entropy.n === 0 ? 0 : entropy.sum / entropy.n } : {}),
     grad_norm: info.gradNorm,
     learning_rate: info.lr,
-    logprob_diff_mean: result.logprobDiffMean,
-    logprob_diff_max: result.logprobDiffMax,
+    logprob_diff_mean: overall.tokens === 0 ? 0 : overall.sum / overall.tokens,
+    logprob_diff_max: overall.max,
     logprob_diff_per_turn: Object.fromEntries(
       [...perTurn].map(([k, v]) => [k, { mean: v.sum / v.tokens, max: v.max, tokens: v.tokens }]),
     ),

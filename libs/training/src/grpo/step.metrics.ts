@@ -1,6 +1,6 @@
 import { REWARD_COMPONENTS } from '@fathom/contracts';
 import { rolloutMetrics } from '@fathom/rlm';
-import type { UpdateMetrics } from './learner';
+import type { UpdateMetrics, UpdateTimings } from './learner';
 import { STEP_SKIP_REASONS, type StepGroup, type StepSelection } from './step-groups';
 
 /** Wall-clock figures of a step: the only part of a record that differs between two runs of the same seed. */
@@ -8,6 +8,8 @@ export interface StepTimings {
   generationMs: number;
   scoringMs: number;
   updateMs: number;
+  /** The update's parts; absent where the caller did not time them. */
+  updatePhases?: UpdateTimings;
   /** Building the decoder from the updated weights (in-process weight sync). */
   weightSyncMs: number;
   stepMs: number;
@@ -105,6 +107,13 @@ export function stepRecord(
       generation_s: timings.generationMs / 1000,
       scoring_s: timings.scoringMs / 1000,
       update_s: timings.updateMs / 1000,
+      ...(timings.updatePhases
+        ? {
+            update_logprobs_s: timings.updatePhases.logprobsMs / 1000,
+            update_train_s: timings.updatePhases.trainMs / 1000,
+            update_optimizer_s: timings.updatePhases.optimizerMs / 1000,
+          }
+        : {}),
       weight_sync_s: timings.weightSyncMs / 1000,
       step_s: timings.stepMs / 1000,
       tokens_per_s: timings.generationMs > 0 ? sampledTokens / (timings.generationMs / 1000) : 0,
