@@ -49,6 +49,9 @@ export interface UpdateMetrics {
   logprob_diff_per_turn: Record<string, LogprobDiff>;
   trained_sequences: number;
   trained_tokens: number;
+  /** Tokens of the packed sequences the update ran on, and the same with each micro-batch's padding. */
+  learner_tokens: number;
+  learner_padded_tokens: number;
 }
 
 /** Where an update's wall-clock time went (ms): filled by `applyUpdate` when the caller passes one. */
@@ -219,5 +222,7 @@ export async function applyUpdate(
     ),
     trained_sequences: samples.length,
     trained_tokens: result.tokens,
+    learner_tokens: batches.reduce((n, { packed }) => n + packed.rowLengths.reduce((a, b) => a + b, 0), 0),
+    learner_padded_tokens: batches.reduce((n, { packed }) => n + packed.batch.batch * packed.batch.length, 0),
   };
 }
