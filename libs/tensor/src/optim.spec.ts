@@ -53,7 +53,10 @@ describe('AdamW', () => {
     const opt = new AdamW(p, { lr: 0.1, weightDecay: 1, decays: (n) => n !== 'b', maxGradNorm: 0.5 });
     const grads = { w: new Float32Array([0]), b: new Float32Array([2]) };
     expect(opt.update(grads).gradNorm).toBe(2);
-    expect(grads.b[0]).toBe(0.5);
+    // The moments see the clipped gradient (norm 2 → 0.5); the caller's gradients are left as they were.
+    expect(opt.state().m.b[0]).toBeCloseTo((1 - 0.9) * 0.5, 6);
+    expect(opt.state().v.b[0]).toBeCloseTo((1 - 0.999) * 0.25, 6);
+    expect(grads.b[0]).toBe(2);
     expect(p.w[0]).toBeCloseTo(0.9, 6);
     expect(p.b[0]).toBeCloseTo(0.9, 6);
   });

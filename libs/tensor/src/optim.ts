@@ -118,7 +118,7 @@ export class AdamW {
     return typeof this.o.lr === 'number' ? this.o.lr : this.o.lr(step);
   }
 
-  /** One update from gradients named like the parameters (every parameter needs one). Clips grads in place. */
+  /** One update from gradients named like the parameters (every parameter needs one); the gradients are not modified. */
   update(grads: Readonly<Record<string, Float32Array>>): AdamWStepInfo {
     for (const name of Object.keys(this.params)) {
       const g = grads[name];
@@ -126,22 +126,29 @@ export class AdamW {
         throw new TensorError(TensorErrorCode.InvalidState, `gradient '${name}' is missing or has the wrong length`);
     }
     const { beta1, beta2, eps, weightDecay, decays, maxGradNorm } = this.o;
-    const gradNorm = maxGradNorm === undefined ? globalGradNorm(grads) : clipGradNorm(grads, maxGradNorm);
+    const gradNorm = globalGradNorm(grads);
+    // Clipping is folded into the update's one pass over the gradients instead of rewriting them first.
+    const scale = maxGradNorm !== undefined && gradNorm > maxGradNorm && gradNorm > 0 ? maxGradNorm / gradNorm : 1;
     const t = ++this.stepCount;
     const lr = this.lrAt(t);
+    // Per element: p ← p·shrink − step·m / (√v + eps·√c2), the bias corrections hoisted out of the loop.
     const c1 = 1 - beta1 ** t;
-    const c2 = 1 - beta2 ** t;
+    const sqrtC2 = Math.sqrt(1 - beta2 ** t);
+    const step = (lr * sqrtC2) / c1;
+    const epsScaled = eps * sqrtC2;
+    const [a1, a2] = [1 - beta1, 1 - beta2];
     for (const [name, p] of Object.entries(this.params)) {
       const g = grads[name];
       const m = this.m[name];
       const v = this.v[name];
       const shrink = decays(name) ? 1 - lr * weightDecay : 1;
       for (let i = 0; i < p.length; i++) {
-        const mi = beta1 * m[i] + (1 - beta1) * g[i];
-        const vi = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
+        const gi = g[i] * scale;
+        const mi = beta1 * m[i] + a1 * gi;
+        const vi = beta2 * v[i] + a2 * gi * gi;
         m[i] = mi;
         v[i] = vi;
-        p[i] = p[i] * shrink - (lr * (mi / c1)) / (Math.sqrt(vi / c2) + eps);
+        p[i] = p[i] * shrink - (step * mi) / (Math.sqrt(vi) + epsScaled);
       }
     }
     return { step: t, lr, gradNorm };
