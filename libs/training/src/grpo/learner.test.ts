@@ -46,7 +46,7 @@ describe('applyUpdate', () => {
       const optimizer = new AdamW(Object.fromEntries(params), { lr: 1e-3 });
       const spy = vi.spyOn(graphs!, 'logprobs');
       const learner = { graphs: graphs!, params, reference: null, optimizer, padId: PAD };
-      const options = { grpo: grpoConfig({ beta: 0 }), microBatchSize: 2, padMultiple: 8, entropy: true };
+      const options = { grpo: grpoConfig({ beta: 0 }), microBatchSize: 2, padMultiple: 1, entropy: true };
       const metrics = (await applyUpdate(learner, group(staleness), options, 1)) as UpdateMetrics;
       const forwards = spy.mock.calls.length;
       spy.mockRestore();
@@ -67,6 +67,9 @@ describe('applyUpdate', () => {
     // Measured from the train step's own forward on either path.
     expect(onPolicy.metrics.logprob_diff_max).toBeLessThan(1e-4);
     expect(onPolicy.metrics.trained_tokens).toBe(packed.trainedTokens);
+    // Longest first: micro-batches of 6 + 4 and of 3 positions pad to 2×6 + 3, not 2×6 + 4 in the given order.
+    expect(onPolicy.metrics.learner_tokens).toBe(13);
+    expect(onPolicy.metrics.learner_padded_tokens).toBe(15);
     let maxDiff = 0;
     for (const [name, p] of onPolicy.params) {
       const q = stale.params.get(name)!;
