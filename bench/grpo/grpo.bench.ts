@@ -4,7 +4,7 @@
  * from kernel speeds measured first, in the same process, on the same weights.
  *
  *   node --no-node-snapshot --import tsx bench/grpo/grpo.bench.ts [--config configs/grpo/default.json] [--steps 3]
- *        [--tasks 64] [--seed 1]
+ *        [--tasks 64] [--seed 1] [--threads 0]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -19,8 +19,15 @@ const opts = new Command()
   .option('--steps <n>', 'steps to run', (v) => Number(v), 3)
   .option('--tasks <n>', 'train tasks generated for the run', (v) => Number(v), 64)
   .option('--seed <n>', 'task seed', (v) => Number(v), 1)
+  .option(
+    '--threads <n>',
+    "onnxruntime intra-op threads (0 = onnxruntime's default, one per core)",
+    (v) => Number(v),
+    0,
+  )
   .parse()
-  .opts<{ config: string; steps: number; tasks: number; seed: number }>();
+  .opts<{ config: string; steps: number; tasks: number; seed: number; threads: number }>();
+const runtime = { intraOpThreads: opts.threads };
 
 const round = (x: number, d = 2) => Number(x.toFixed(d));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -44,7 +51,7 @@ try {
   const { config: model, params } = await loadCheckpoint(runCheckpointDir({ model: config.model }));
 
   // Kernel speeds, each the rate the step's work could run at if nothing but that kernel ran.
-  const graphs = new ModelGraphs(model);
+  const graphs = new ModelGraphs(model, { kind: 'full' }, runtime);
   const decoder = graphs.decoder(params);
   const rows = config.batchSize * config.grpo.groupSize; // every live episode of a step in one batch
   const decodeMs = await timed(3, async () => {
@@ -72,7 +79,7 @@ try {
 
   const tasks = [...generateTasks({ split: 'train', n: opts.tasks, seed: opts.seed })];
   const records: GrpoStepRecord[] = [];
-  await runGrpo(config, { tasks, observer: { onStep: (r) => void records.push(r) } });
+  await runGrpo(config, { tasks, runtime, observer: { onStep: (r) => void records.push(r) } });
   for (const r of records) {
     const t = r.time as Record<string, number>;
     const sampled = r.sampled_tokens as number;
