@@ -108,6 +108,7 @@ try {
       sampled_tokens: sampled,
       learner_tokens: learned,
       learner_padded_tokens: r.learner_padded_tokens ?? 0,
+      learner_rss_mb: t.learner_rss_mb,
       floor_sampling_s: round(floor.sampling_s),
       floor_update_s: round(floor.update_s),
       floor_s: round(floorS),

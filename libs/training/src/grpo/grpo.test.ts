@@ -66,6 +66,7 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
         update_s: expect.any(Number),
         update_train_s: expect.any(Number),
         weight_sync_s: expect.any(Number),
+        learner_rss_mb: expect.any(Number),
       },
     });
     expect(record.groups).toMatchObject({ trainable: expect.any(Number) });
@@ -74,6 +75,7 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
     // the KL to it is 0 up to the same noise.
     expect(record.logprob_diff_max as number).toBeLessThan(1e-4);
     expect(record.kl as number).toBeLessThan(1e-9);
+    expect((record.time as { learner_rss_mb: number }).learner_rss_mb).toBeGreaterThan(100);
     expect(Object.keys(record.logprob_diff_per_turn as object)).toContain('1');
     const stored = await new RolloutStore(config.out).read(1);
     expect(stored?.groups).toHaveLength(2);

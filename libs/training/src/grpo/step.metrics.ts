@@ -19,8 +19,8 @@ export interface StepTimings {
  * One line of metrics.jsonl (`kind: "train"`). Names follow TRL where it has one (`loss`, `kl`,
  * `clip_ratio/low_mean`, `reward`, `reward_std`, `frac_reward_zero_std`, `rewards/<component>/mean`,
  * `completions/mean_length`, `entropy`, `grad_norm`, `learning_rate`); the rest answer "why did this step learn
- * what it learned". The update fields are absent when no group was trainable. `time` holds every wall-clock
- * figure; everything else is a function of the seed, config and data.
+ * what it learned". The update fields are absent when no group was trainable. `time` holds every figure of the
+ * machine (wall clock, resident memory); everything else is a function of the seed, config and data.
  */
 export type GrpoStepRecord = {
   kind: 'train';
@@ -116,6 +116,8 @@ export function stepRecord(
         : {}),
       weight_sync_s: timings.weightSyncMs / 1000,
       step_s: timings.stepMs / 1000,
+      // The process's resident memory as the step is recorded: a machine figure like the times, not a seeded one.
+      learner_rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
       tokens_per_s: timings.generationMs > 0 ? sampledTokens / (timings.generationMs / 1000) : 0,
       env_step_ms_mean,
       env_step_ms_p50,
