@@ -21,6 +21,11 @@ export interface StackOptions {
   ownProcessGroups?: boolean;
   /** The admin API's port (default 0: a free one). */
   adminPort?: number;
+  /**
+   * Where runs and evals may name checkpoints and task files (the admin API's DATA_ROOTS; default: data and out
+   * of the working directory). Tests add their fixture's folder.
+   */
+  dataRoots?: string[];
   /** Forwarded log lines (default: kept only for failure messages). */
   onLine?: (service: string, line: string) => void;
   /** Aborting it stops the start before the next service: the ones started are stopped, and startStack rejects. */
@@ -135,7 +140,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     const admin = await launch(
       'admin-api',
       'admin-api',
-      { HTTP_PORT: String(o.adminPort ?? 0) },
+      {
+        HTTP_PORT: String(o.adminPort ?? 0),
+        ...(o.dataRoots ? { DATA_ROOTS: ['data', 'out', ...o.dataRoots].join(',') } : {}),
+      },
       'admin-api listening',
     );
     return {

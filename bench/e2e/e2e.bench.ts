@@ -103,6 +103,8 @@ async function distributed(run: RunConfigInput, workers: number): Promise<Timed>
   await applyMigrations(databaseUrl);
   const runsDir = await mkdtemp(join(tmpdir(), 'fathom-bench-e2e-runs-'));
   const stack = await startStack({
+    // The fixture's checkpoint and tasks live in a temporary folder, outside the default data roots.
+    dataRoots: [tmpdir()],
     databaseUrl,
     redisUrl: 'redis://127.0.0.1:6379',
     queuePrefix: `fathom-bench-${process.pid}-${workers}`,

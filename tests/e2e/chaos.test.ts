@@ -116,6 +116,8 @@ beforeAll(async () => {
   fixture = await sftWarmStart();
   runsDir = await mkdtemp(join(tmpdir(), 'fathom-chaos-runs-'));
   stack = await startStack({
+    // The fixture's checkpoint and tasks live in a temporary folder, outside the default data roots.
+    dataRoots: [fixture.dir],
     databaseUrl: through(postgres),
     redisUrl: redis.url,
     queuePrefix,

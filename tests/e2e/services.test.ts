@@ -36,6 +36,8 @@ beforeAll(async () => {
   fixture = await sftWarmStart();
   runsDir = await mkdtemp(join(tmpdir(), 'fathom-e2e-runs-'));
   stack = await startStack({
+    // The fixture's checkpoint and tasks live in a temporary folder, outside the default data roots.
+    dataRoots: [fixture.dir],
     databaseUrl,
     redisUrl: REDIS,
     queuePrefix,
@@ -280,7 +282,11 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(overall).toMatchObject({ n: 2, split: 'eval', checkpoint: fixture.sftFinal });
     expect(overall!.accuracy).toBeGreaterThanOrEqual(0);
     expect(rows.filter((r) => r.lengthBucket !== 'all').reduce((n, r) => n + r.n, 0)).toBe(2);
-    const missing = await api('POST', '/evals', { checkpoint: '/no/such/checkpoint', limit: 1 });
+    const outside = await api('POST', '/evals', { checkpoint: '/no/such/checkpoint', limit: 1 });
+    expect(outside.status).toBe(422);
+    const absent = join(fixture.dir, 'no-such-checkpoint');
+    const missing = await api('POST', '/evals', { checkpoint: absent, limit: 1 });
+    expect(missing.status).toBe(202);
     const letter = await until(
       'the dead letter of the bad eval',
       async () => {
@@ -291,7 +297,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       stack,
     );
     expect(letter).toMatchObject({ kind: 'rejected' });
-    expect(letter.reason).toMatch(/no checkpoint at \/no\/such\/checkpoint/);
+    expect(letter.reason).toContain(`no checkpoint at ${absent}`);
   }, 300_000);
 
   it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled, its sandboxes gone', async () => {

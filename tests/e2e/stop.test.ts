@@ -27,6 +27,8 @@ beforeAll(async () => {
   transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
   fixture = await sftWarmStart();
   stack = await startStack({
+    // The fixture's checkpoint and tasks live in a temporary folder, outside the default data roots.
+    dataRoots: [fixture.dir],
     databaseUrl,
     redisUrl: REDIS,
     queuePrefix,

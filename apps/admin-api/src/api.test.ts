@@ -145,12 +145,37 @@ describe('POST /runs', () => {
     ],
     ['group size below 2', { name: 'x', grpo: { groupSize: 1 } }, ['body', 'grpo', 'groupSize']],
     ['an array body', [1, 2], ['body']],
+    [
+      'a checkpoint outside the data roots',
+      { name: 'x', model: { checkpoint: '/etc' } },
+      ['body', 'model', 'checkpoint'],
+    ],
+    [
+      'a checkpoint that climbs out of them',
+      { name: 'x', model: { checkpoint: 'out/../../etc' } },
+      ['body', 'model', 'checkpoint'],
+    ],
+    ['a task file outside them', { name: 'x', data: { trainFile: '/etc/passwd' } }, ['body', 'data', 'trainFile']],
   ])('rejects %s with 422 and the zod issue path', async (_label, body, path) => {
     const reply = await call('POST', '/runs', body);
     expect(reply.status).toBe(422);
     expect(reply.body.code).toBe('VALIDATION_ERROR');
     expect(reply.body.message).toMatch(/^invalid body: /);
     expect(reply.body.details.map((d: Json) => d.path)).toContainEqual(path);
+  });
+
+  it('accepts a checkpoint and a task file under the data roots (data/, out/), and writes no run for one outside', async () => {
+    const inside = await call('POST', '/runs', {
+      name: 'rooted',
+      model: { checkpoint: 'out/runs/r/final' },
+      data: { trainFile: 'data/tasks.jsonl' },
+    });
+    expect(inside.status).toBe(201);
+    const before = (await call('GET', '/runs?limit=200')).body.length;
+    const outside = await call('POST', '/runs', { name: 'escape', data: { trainFile: '/etc/passwd' } });
+    expect(outside.status).toBe(422);
+    expect(outside.body.message).toMatch(/trainFile: "\/etc\/passwd" is outside the data roots .*DATA_ROOTS/);
+    expect((await call('GET', '/runs?limit=200')).body.length).toBe(before);
   });
 
   it('rejects malformed JSON with 400, and an oversized body with 413', async () => {
@@ -338,11 +363,11 @@ describe('POST /evals and GET /queues', () => {
     const before = await call('GET', '/queues');
     expect(before.status).toBe(200);
     expect(before.body.queues.map((q: Json) => q.queue)).toEqual(['rollout', 'reward', 'learn', 'eval']);
-    const accepted = await call('POST', '/evals', { checkpoint: '/ck/1', runId: SEEDED_RUN, limit: 10 });
+    const accepted = await call('POST', '/evals', { checkpoint: 'out/ck/1', runId: SEEDED_RUN, limit: 10 });
     expect(accepted.status).toBe(202);
     expect(accepted.body).toMatchObject({
       status: 'queued',
-      job: { checkpoint: '/ck/1', split: 'eval', runId: SEEDED_RUN, limit: 10, seed: 0 },
+      job: { checkpoint: 'out/ck/1', split: 'eval', runId: SEEDED_RUN, limit: 10, seed: 0 },
     });
     expect(accepted.body.jobId).toBe(`eval-${accepted.body.evalId}`);
     const transport = new BullMqTransport({ redisUrl: TEST_REDIS_URL, prefix: h.queuePrefix });
@@ -399,7 +424,13 @@ describe('POST /evals and GET /queues', () => {
   });
 
   it('rejects a bad eval request with 422 and an unknown run with 404', async () => {
-    for (const body of [{ split: 'train' }, { limit: 0 }, { checkpoint: 7 }, { extra: true }]) {
+    for (const body of [
+      { split: 'train' },
+      { limit: 0 },
+      { checkpoint: 7 },
+      { extra: true },
+      { checkpoint: '/root' },
+    ]) {
       const reply = await call('POST', '/evals', body);
       expect(reply.status, JSON.stringify(body)).toBe(422);
     }

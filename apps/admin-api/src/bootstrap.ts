@@ -17,6 +17,7 @@ import { resolveAdminToken } from './admin-token';
 import { listenHost, type AdminApiConfig } from './config';
 import { mountDashboard } from './dashboard/dashboard.assets';
 import { EvalResultsReader } from './evals/eval-results.reader';
+import { parseDataRoots } from './data-roots';
 import { EvalService } from './evals/eval.service';
 import { bearerAuth, bodyParserErrors, jsonBodiesOnly, requestLog, sameOriginWithoutToken } from './http/middleware';
 import { AdminMetrics } from './metrics';
@@ -66,6 +67,7 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     });
   const metrics = new AdminMetrics(transport, config.DEPENDENCY_TIMEOUT_MS);
   const runRepository = new RunRepository(prisma);
+  const dataRoots = parseDataRoots(config.DATA_ROOTS);
   const runs = new RunService({
     runs: runRepository,
     steps: new StepRepository(prisma),
@@ -74,12 +76,14 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     latestSteps: new LatestStepReader(prisma),
     stepSeries: new StepSeriesReader(prisma),
     newRunId: () => `run-${randomUUID()}`,
+    dataRoots,
   });
   const evals = new EvalService(
     runRepository,
     new JobProducer(transport),
     () => randomUUID(),
     new EvalResultsReader(prisma),
+    dataRoots,
   );
   const queues = new QueueService(transport, config.DEPENDENCY_TIMEOUT_MS);
   const health = new HealthService(

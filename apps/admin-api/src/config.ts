@@ -60,6 +60,11 @@ export const AdminApiConfigSchema = z
      * not exist a random token is written there (mode 0600) and the log says where; docker-compose.yml uses this.
      */
     ADMIN_TOKEN_FILE: z.string().min(1).optional(),
+    /**
+     * Directories (comma-separated, relative to the working directory) that a run's `model.checkpoint` and
+     * `data.trainFile`, and an eval's `checkpoint`, must lie in; "default" (the shipped model) is always allowed.
+     */
+    DATA_ROOTS: z.string().default('data,out'),
     /** Largest accepted request body. */
     MAX_BODY_BYTES: int(1024).default(1024 * 1024),
     /** How long /health and GET /queues wait for Postgres or Redis before answering 503. */

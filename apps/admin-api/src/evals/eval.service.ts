@@ -1,6 +1,7 @@
 import type { EvalRunJob } from '@fathom/contracts';
 import type { EvalResult, RunRepository } from '@fathom/persistence';
 import type { JobProducer } from '@fathom/queue';
+import { checkDataPath } from '../data-roots';
 import { AdminError } from '../errors';
 import type { EvalRequest } from './eval.schemas';
 import type { EvalResultsReader, EvalSummary } from './eval-results.reader';
@@ -29,6 +30,8 @@ export class EvalService {
     private readonly producer: Pick<JobProducer, 'enqueue'>,
     private readonly newEvalId: () => string,
     private readonly results: Pick<EvalResultsReader, 'summaries' | 'rows'>,
+    /** Where an evaluated checkpoint may be (`parseDataRoots`). */
+    private readonly dataRoots: readonly string[],
   ) {}
 
   list(): Promise<EvalSummary[]> {
@@ -53,6 +56,7 @@ export class EvalService {
   }
 
   async request(request: EvalRequest): Promise<EvalAccepted> {
+    checkDataPath(this.dataRoots, ['checkpoint'], request.checkpoint);
     if (request.runId !== undefined && !(await this.runs.get(request.runId))) {
       throw new AdminError('RUN_NOT_FOUND', `run ${request.runId} does not exist`);
     }

@@ -32,6 +32,7 @@ function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus, startedAt: D
       series: async (runId) => ({ runId, steps: [], series: {} as StepSeries['series'], components: {} }),
     },
     newRunId: () => 'r1',
+    dataRoots: ['/data'],
   });
   return { service, asked };
 }

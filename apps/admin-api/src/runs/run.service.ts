@@ -9,6 +9,7 @@ import type {
   RunStatus,
   StepRepository,
 } from '@fathom/persistence';
+import { checkDataPath } from '../data-roots';
 import { AdminError } from '../errors';
 import type { LatestStep, LatestStepReader } from './latest-step.reader';
 import type { StepSeries, StepSeriesReader } from './step-series.reader';
@@ -40,14 +41,22 @@ export interface RunServiceDeps {
   stepSeries: Pick<StepSeriesReader, 'series'>;
   /** A new run id (matching EntityIdSchema). */
   newRunId: () => string;
+  /** Where a run's checkpoint and task file may be (`parseDataRoots`). */
+  dataRoots: readonly string[];
 }
 
 /** Runs as the admin API exposes them: creation from a validated config, reads, and the stop/resume machine. */
 export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
-  /** Records a run as pending, under a new id, with its parsed config (every default filled in). */
+  /**
+   * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint or
+   * task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
+   */
   create(config: RunConfig): Promise<Run> {
+    checkDataPath(this.deps.dataRoots, ['model', 'checkpoint'], config.model.checkpoint);
+    if (config.data.trainFile !== undefined)
+      checkDataPath(this.deps.dataRoots, ['data', 'trainFile'], config.data.trainFile);
     return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });
   }
 
