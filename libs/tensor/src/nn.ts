@@ -72,7 +72,7 @@ export function tokenLogProbs(logits: Tensor, targets: Tensor): Tensor {
 
 /**
  * Entropy of softmax(logits) at every position, −Σ p·log p over the last axis: logits (..., V) float -> (...).
- * Built on the same LogSoftmax as `tokenLogProbs`, which onnxruntime computes once when a graph holds both.
+ * Built on a LogSoftmax of the same logits as `tokenLogProbs` (an extra pass over (..., V) where a graph holds both).
  */
 export function tokenEntropy(logits: Tensor): Tensor {
   const lsm = logSoftmax(logits, -1);
