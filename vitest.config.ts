@@ -15,6 +15,10 @@ export default defineConfig({
         find: /^@fathom\/queue\/testing$/,
         replacement: fileURLToPath(new URL('./libs/queue/src/testing.ts', import.meta.url)),
       },
+      {
+        find: /^@fathom\/runtime\/testing$/,
+        replacement: fileURLToPath(new URL('./libs/runtime/src/testing.ts', import.meta.url)),
+      },
       ...libs.map((name) => ({
         find: new RegExp(`^@fathom/${name}$`),
         replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),

@@ -11,12 +11,13 @@ import {
 } from '@fathom/contracts';
 import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport } from '@fathom/queue';
+import { isRunning } from '@fathom/runtime/testing';
 import { SandboxPool } from '@fathom/sandbox';
 import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
-import { childPids, expectClose, freshDatabase, isRunning, until } from './support';
+import { childPids, expectClose, freshDatabase, until } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';

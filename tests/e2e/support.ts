@@ -55,14 +55,3 @@ export function childPids(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return children === '' ? [] : children.split(/\s+/).map(Number);
 }
-
-/** Whether a process exists and has not exited (a zombie waiting to be reaped counts as exited). */
-export function isRunning(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-}

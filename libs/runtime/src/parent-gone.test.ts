@@ -3,17 +3,9 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { isRunning } from './testing';
 
 const FIXTURE = fileURLToPath(new URL('./parent-gone.fixture.ts', import.meta.url));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('a service whose launcher is killed with SIGKILL', () => {
   it('shuts itself down, even in a process group of its own', async () => {
@@ -24,15 +16,15 @@ describe('a service whose launcher is killed with SIGKILL', () => {
     try {
       const [line] = (await once(createInterface({ input: parent.stdout! }), 'line')) as [string];
       servicePid = Number(line);
-      expect(alive(servicePid)).toBe(true);
+      expect(isRunning(servicePid)).toBe(true);
       parent.kill('SIGKILL');
       await once(parent, 'exit');
       const deadline = Date.now() + 5_000;
-      while (alive(servicePid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(alive(servicePid)).toBe(false);
+      while (isRunning(servicePid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(isRunning(servicePid)).toBe(false);
     } finally {
       parent.kill('SIGKILL');
-      if (servicePid > 0 && alive(servicePid)) process.kill(servicePid, 'SIGKILL');
+      if (servicePid > 0 && isRunning(servicePid)) process.kill(servicePid, 'SIGKILL');
     }
   }, 60_000);
 });
