@@ -18,7 +18,7 @@ import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/tes
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
-import { expectClose, freshDatabase, until } from './support';
+import { expectClose, freshDatabase, until, untilRunStatus } from './support';
 
 // Chaos: the services as processes on a Redis of their own (started here, so it can be killed) and a database of
 // their own reached through FaultProxy (so Postgres can be cut without touching the shared server). Each scenario
@@ -168,16 +168,7 @@ async function startRun(name: string, batchSize = B): Promise<string> {
 /** Waits for the run to complete; a run that fails or hangs is stopped, so the learner is free for the next case. */
 async function completed(runId: string, timeoutMs = RUN_TIMEOUT_MS): Promise<void> {
   try {
-    await until(
-      `run ${runId} to complete`,
-      async () => {
-        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
-        if (row.status === 'failed') throw new Error(`run ${runId} failed: ${row.error}`);
-        return row.status === 'completed' ? true : undefined;
-      },
-      timeoutMs,
-      stack,
-    );
+    await untilRunStatus(prisma, runId, 'completed', timeoutMs, stack);
   } catch (error) {
     await fetch(`${stack.adminUrl}/runs/${runId}/stop`, { method: 'POST' }).catch(() => undefined);
     throw error;
@@ -417,15 +408,7 @@ describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Red
       await rollout.close();
     }
     const failedAt = Date.now();
-    const run = await until(
-      'the run to fail',
-      async () => {
-        const row = await prisma.run.findUniqueOrThrow({ where: { id: stalledRunId } });
-        return row.status === 'failed' ? row : undefined;
-      },
-      30_000,
-      stack,
-    );
+    const run = await untilRunStatus(prisma, stalledRunId, 'failed', 30_000, stack);
     expect(Date.now() - failedAt).toBeLessThan(10_000);
     expect(run.error).toMatch(/group g0 of step 1 .*failed in the rollout queue: .*stalled more than allowable limit/);
   }, 240_000);

@@ -17,7 +17,7 @@ import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
-import { childPids, expectClose, freshDatabase, until } from './support';
+import { childPids, expectClose, freshDatabase, until, untilRunStatus } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -133,16 +133,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     const created = await api('POST', '/runs', runConfig('e2e'));
     expect(created.status).toBe(201);
     const runId: string = created.body.id;
-    const run = await until(
-      'the run to complete',
-      async () => {
-        const row = await prisma.run.findUnique({ where: { id: runId } });
-        if (row?.status === 'failed') throw new Error(`run failed: ${row.error}`);
-        return row?.status === 'completed' ? row : undefined;
-      },
-      240_000,
-      stack,
-    );
+    const run = await untilRunStatus(prisma, runId, 'completed', 240_000, stack);
     expect(run).toMatchObject({ step: 3, error: null });
 
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
@@ -218,29 +209,12 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     }
     expect(stop.status).toBe(200);
     expect(stop.body.status).toBe('stopping');
-    const stopped = await until(
-      'the run to stop',
-      async () => {
-        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
-        return row.status === 'stopped' ? row : undefined;
-      },
-      120_000,
-      stack,
-    );
+    const stopped = await untilRunStatus(prisma, runId, 'stopped', 120_000, stack);
     expect(stopped.step).toBe(1);
     expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopped');
     const resume = await api('POST', `/runs/${runId}/resume`);
     expect(resume.body.status).toBe('running');
-    await until(
-      'the resumed run to complete',
-      async () => {
-        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
-        if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
-        return row.status === 'completed' ? row : undefined;
-      },
-      240_000,
-      stack,
-    );
+    await untilRunStatus(prisma, runId, 'completed', 240_000, stack);
     const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
     const resumedSteps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
     const expected = await prisma.step.findMany({
@@ -341,16 +315,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       10_000,
       stack,
     );
-    await until(
-      'the run to complete without the killed worker',
-      async () => {
-        const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
-        if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
-        return row.status === 'completed' ? row : undefined;
-      },
-      300_000,
-      stack,
-    );
+    await untilRunStatus(prisma, runId, 'completed', 300_000, stack);
     const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
     const expected = await prisma.step.findMany({

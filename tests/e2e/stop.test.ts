@@ -7,7 +7,7 @@ import { BullMqTransport, queueStats } from '@fathom/queue';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/stack';
-import { freshDatabase, until } from './support';
+import { freshDatabase, until, untilRunStatus } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -48,8 +48,6 @@ async function api(method: string, path: string): Promise<{ status: number; body
   const reply = await fetch(`${stack.adminUrl}${path}`, { method });
   return { status: reply.status, body: (await reply.json()) as { id: string; status: string } };
 }
-
-const runStatus = async (runId: string) => (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status;
 
 /** Jobs not finished (waiting, delayed, active) and dead letters, summed over the group queues. */
 async function outstanding(): Promise<{ open: number; deadLettered: number }> {
@@ -97,12 +95,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
 
     const stopAsked = Date.now();
     expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopping');
-    await until(
-      'the run to be stopped',
-      async () => ((await runStatus(runId)) === 'stopped' ? true : undefined),
-      20_000,
-      stack,
-    );
+    await untilRunStatus(prisma, runId, 'stopped', 20_000, stack);
     expect(Date.now() - stopAsked).toBeLessThan(10_000);
     expect(await outstanding()).toEqual({ open: 0, deadLettered: 0 });
     expect(await transport.getJobData('rollout', firstGroup)).toBeUndefined();
@@ -133,17 +126,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
 
   it('resumes and completes, rolling the abandoned step out again although its job id was kept', async () => {
     expect((await api('POST', `/runs/${runId}/resume`)).status).toBe(200);
-    await until(
-      'the resumed run to complete',
-      async () => {
-        const status = await runStatus(runId);
-        if (status === 'failed')
-          throw new Error(`run failed: ${(await prisma.run.findUnique({ where: { id: runId } }))?.error}`);
-        return status === 'completed' ? true : undefined;
-      },
-      180_000,
-      stack,
-    );
+    await untilRunStatus(prisma, runId, 'completed', 180_000, stack);
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
     expect(steps.map((s) => s.step)).toEqual([1, 2]);
     expect((await outstanding()).deadLettered).toBe(0);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { applyMigrations, dropDatabase, ensureDatabase } from '@fathom/persistence';
+import { applyMigrations, dropDatabase, ensureDatabase, type PrismaClient, type RunStatus } from '@fathom/persistence';
 import { expect } from 'vitest';
 import type { Stack } from '../../scripts/stack';
 
@@ -54,4 +54,27 @@ export function expectClose(actual: unknown, expected: unknown, path = '$'): voi
 export function childPids(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return children === '' ? [] : children.split(/\s+/).map(Number);
+}
+
+/**
+ * Waits until the run's row has `status` and returns the row. While another status is awaited, a run that fails
+ * throws at once with its error instead of waiting out the timeout.
+ */
+export function untilRunStatus(
+  prisma: PrismaClient,
+  runId: string,
+  status: RunStatus,
+  timeoutMs: number,
+  stack?: Stack,
+) {
+  return until(
+    `run ${runId} to be ${status}`,
+    async () => {
+      const row = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+      if (status !== 'failed' && row.status === 'failed') throw new Error(`run ${runId} failed: ${row.error}`);
+      return row.status === status ? row : undefined;
+    },
+    timeoutMs,
+    stack,
+  );
 }
