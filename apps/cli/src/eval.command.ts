@@ -88,6 +88,7 @@ interface EvalFlags {
   readers: number;
   readersMaxChunk: number;
   readersEvidenceOnly: boolean;
+  extractiveReads: boolean;
   record: boolean;
   databaseUrl?: string;
   progress: boolean;
@@ -118,7 +119,12 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
   ];
   const reports: ReaderEvalReport[] = [];
   for (const seed of flags.mode === 'greedy' ? [0] : flags.seeds) {
-    const report = await evaluateReader(policy, examples, { sandbox, mode: flags.mode, seed });
+    const report = await evaluateReader(policy, examples, {
+      sandbox,
+      mode: flags.mode,
+      seed,
+      extractive: flags.extractiveReads,
+    });
     reports.push(report);
     console.log(formatReaderTable(report));
   }
@@ -199,7 +205,10 @@ async function runEval(flags: EvalFlags): Promise<void> {
     maxTurns: flags.maxTurns,
     maxTurnTokens: flags.maxTurnTokens,
     maxEpisodeTokens: flags.maxEpisodeTokens,
-    ...(flags.readerWindow !== undefined && { subcalls: { readerWindowChars: flags.readerWindow } }),
+    subcalls: {
+      extractive: flags.extractiveReads,
+      ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
+    },
   };
   const sandbox = await SandboxPool.start({ workers: flags.workers });
   const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);
@@ -306,6 +315,11 @@ export function evalCommand(): Command {
     )
     .option('--readers-max-chunk <chars>', 'longest reader chunk', integer('--readers-max-chunk', 400), 1000)
     .option('--readers-evidence-only', 'reader chunks of the evidence alone, no distractors or filler', false)
+    .option(
+      '--extractive-reads',
+      'leaf llm() reads answer with a span of their chunk or "unknown" (span-constrained decoding; docs/EVAL.md)',
+      false,
+    )
     .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
     .addOption(
       new Option('--mode <mode>', 'greedy (temperature 0) or sampled').choices(['greedy', 'sampled']).default('greedy'),

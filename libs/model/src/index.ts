@@ -37,6 +37,7 @@ export { HfTokenizer } from './tokenizer/hf.tokenizer';
 export { referenceForward, ReferenceDecodeBackend } from './reference';
 export type { DecodeBackend, DecodeSession } from './decode';
 export { generate, sampleToken, type Completion, type FinishReason, type SamplingOptions } from './sampler';
+export { SpanConstraint } from './span';
 export { loadCheckpoint, loadTokenizer, saveCheckpoint, type Checkpoint } from './checkpoint';
 export {
   LoraConfigSchema,

@@ -104,6 +104,51 @@ describe('generate', () => {
     expect(bytes[0].text?.endsWith(stopString)).toBe(true);
   });
 
+  it('copies a span of a source token by token under spanOf, sampled or greedy, and stops only after one token', async () => {
+    const stop = 0;
+    const sources = [
+      [7, 3, 9, 3, 11, 5],
+      [2, 8],
+    ];
+    const isSpan = (tokens: number[]) => sources.some((s) => s.some((_, j) => tokens.every((t, i) => s[j + i] === t)));
+    for (const temperature of [0, 1]) {
+      const out = await generate(backend, [4, 1], {
+        n: 6,
+        maxNewTokens: 8,
+        temperature,
+        seed: 5,
+        stopTokens: [stop],
+        spanOf: sources,
+      });
+      for (const c of out) {
+        const body = c.finishReason === 'stop_token' ? c.tokens.slice(0, -1) : c.tokens;
+        expect(body.length).toBeGreaterThan(0);
+        expect(isSpan(body)).toBe(true);
+        // Within a source of 6 tokens a span ends by a stop token or by running out of source: never 'length' at 8.
+        expect(c.tokens.length).toBeLessThanOrEqual(7);
+      }
+    }
+    // The unconstrained model writes something that is not a span of the sources.
+    const free = await generate(backend, [4, 1], { n: 6, maxNewTokens: 8, seed: 5, stopTokens: [stop] });
+    expect(free.some((c) => !isSpan(c.tokens.filter((t) => t !== stop)))).toBe(true);
+  });
+
+  it('renormalises the log-prob of a constrained pick over the allowed tokens', async () => {
+    const prompt = [4, 1];
+    const [c] = await generate(backend, prompt, { maxNewTokens: 1, temperature: 1, seed: 2, spanOf: [[6, 6], [13]] });
+    const ls = logSoftmax(referenceForward(config, params, prompt)[prompt.length - 1]);
+    const lse = Math.log(Math.exp(ls[6]) + Math.exp(ls[13]));
+    expect([6, 13]).toContain(c.tokens[0]);
+    expect(c.logprobs[0]).toBeCloseTo(ls[c.tokens[0]] - lse, 5);
+  });
+
+  it('rejects spanOf with nothing to copy or with an id outside the vocabulary', async () => {
+    await expect(generate(backend, [4], { maxNewTokens: 2, spanOf: [[], []] })).rejects.toThrow(/no token to copy/);
+    await expect(generate(backend, [4], { maxNewTokens: 2, spanOf: [[backend.vocabSize]] })).rejects.toThrow(
+      /outside the vocabulary/,
+    );
+  });
+
   it('rejects a prompt that fills the context', async () => {
     await expect(generate(backend, new Array(64).fill(1), { maxNewTokens: 1 })).rejects.toThrow(/fills the context/);
   });

@@ -1,6 +1,7 @@
 import type { DecodeBackend } from './decode';
 import { ModelError, ModelErrorCode } from './errors';
 import { Rng } from './rng';
+import { SpanConstraint } from './span';
 import type { Tokenizer } from './tokenizer/tokenizer';
 
 export interface SamplingOptions {
@@ -20,6 +21,11 @@ export interface SamplingOptions {
   stopStrings?: readonly string[];
   /** PRNG seed; the same seed, prompt, options and weights give the same completions. Default 0. */
   seed?: number;
+  /**
+   * Extractive decoding (`SpanConstraint`): each completion is a non-empty run of consecutive tokens of one of these
+   * sequences, then a stop token; logprobs are under the constrained, renormalised distribution.
+   */
+  spanOf?: readonly (readonly number[])[];
 }
 
 export type FinishReason = 'stop_token' | 'stop_string' | 'length';
@@ -91,6 +97,25 @@ export function sampleToken(logits: ArrayLike<number>, opts: Resolved, rng: Rng)
   return { token: chosen, logprob: z[chosen] - logTotal };
 }
 
+/** One `SpanConstraint` per completion, after checking that the sources hold a span of valid token ids. */
+function spanConstraints(
+  sources: readonly (readonly number[])[],
+  n: number,
+  stopTokens: ReadonlySet<number>,
+  vocab: number,
+): SpanConstraint[] {
+  if (!sources.some((source) => source.length > 0))
+    throw new ModelError(ModelErrorCode.InvalidArgument, 'spanOf holds no token to copy: every source is empty');
+  for (const source of sources)
+    for (const id of source)
+      if (!Number.isInteger(id) || id < 0 || id >= vocab)
+        throw new ModelError(
+          ModelErrorCode.InvalidArgument,
+          `spanOf token id ${id} is outside the vocabulary of ${vocab}`,
+        );
+  return Array.from({ length: n }, () => new SpanConstraint(sources, stopTokens));
+}
+
 /**
  * Samples `options.n` completions of one prompt. The prompt is prefilled once and its cache shared by all
  * completions; every step extends all unfinished completions together (finished rows are fed their last
@@ -130,6 +155,7 @@ export async function generate(
   const stopTokens = new Set(options.stopTokens ?? []);
   // A stop string of c characters spans at most 4c + 1 byte-level tokens, so the tail decode is enough.
   const tail = 4 * Math.max(0, ...stopStrings.map((s) => s.length)) + 4;
+  const spans = options.spanOf === undefined ? null : spanConstraints(options.spanOf, n, stopTokens, backend.vocabSize);
   const rng = new Rng(options.seed ?? 0);
   const out: Completion[] = Array.from({ length: n }, () => ({ tokens: [], logprobs: [], finishReason: 'length' }));
   const done = new Array<boolean>(n).fill(false);
@@ -142,11 +168,21 @@ export async function generate(
     for (let step = 0; step < steps; step++) {
       for (let r = 0; r < n; r++) {
         if (done[r]) continue;
-        const row = shared ? logits : logits.subarray(r * vocab, (r + 1) * vocab);
+        let row: ArrayLike<number> = shared ? logits : logits.subarray(r * vocab, (r + 1) * vocab);
+        if (spans !== null) {
+          const allowed = spans[r].allowed();
+          // Every matching span reached its source's end and no stop token is set: the completion is whole.
+          if (allowed.size === 0) {
+            done[r] = true;
+            continue;
+          }
+          row = SpanConstraint.mask(row, allowed);
+        }
         const { token, logprob } = sampleToken(row, resolved, rng);
         const c = out[r];
         c.tokens.push(token);
         c.logprobs.push(logprob);
+        spans?.[r].advance(token);
         if (stopTokens.has(token)) {
           c.finishReason = 'stop_token';
           done[r] = true;

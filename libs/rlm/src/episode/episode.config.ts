@@ -38,6 +38,12 @@ export const EpisodeConfigSchema = z.strictObject({
       maxCompletionTokens: positiveInt.default(128),
       /** Turns of a child episode. */
       maxTurns: positiveInt.default(4),
+      /**
+       * Extractive leaf reads: the answer is decoded as a span of the chunk's tokens or as "unknown"
+       * (`SampleRequest.spanOf`), so the reader chooses where a value starts and ends and copies it by construction.
+       * Needs a local model policy; not with `trainSubcalls` (the learner scores sub-call tokens unconstrained).
+       */
+      extractive: z.boolean().default(false),
     })
     .prefault({}),
   /**
@@ -69,6 +75,12 @@ export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>
 export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeConfig {
   const parsed = EpisodeConfigSchema.safeParse(input);
   if (!parsed.success) throw new RolloutError(RolloutErrorCode.InvalidConfig, z.prettifyError(parsed.error));
+  if (parsed.data.subcalls.extractive && parsed.data.trainSubcalls)
+    throw new RolloutError(
+      RolloutErrorCode.InvalidConfig,
+      'subcalls.extractive with trainSubcalls: the learner would score constrained sub-call tokens under the ' +
+        'unconstrained policy; train sub-calls without extractive reads',
+    );
   try {
     resolveLimits(DEFAULT_LIMITS, parsed.data.sandboxLimits);
   } catch (error) {

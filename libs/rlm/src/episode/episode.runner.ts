@@ -18,6 +18,7 @@ import { applyTurn } from '../turn';
 import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
 import { RolloutError, RolloutErrorCode } from './errors';
 import { observationText } from '../teacher/observation';
+import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
 import { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
@@ -643,10 +644,14 @@ export class EpisodeRunner {
     // The guest sees this as an LlmError it can handle: its own chunk was too large, not an infra failure.
     if (room < 1)
       throw new Error(`llm() prompt of ${prompt.ids.length} tokens leaves no room (token budget ${req.tokenBudget})`);
+    const spanOf =
+      this.config.subcalls.extractive && req.chunk
+        ? [policy.tokenizer.encode(req.chunk), policy.tokenizer.encode(SUBCALL_UNKNOWN)]
+        : undefined;
     let sampled: SampledContinuation;
     try {
       const results = await policy.sample(
-        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]) }],
+        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]), spanOf }],
         params,
       );
       const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);

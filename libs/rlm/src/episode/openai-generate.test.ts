@@ -230,4 +230,18 @@ describe('an endpoint as the reader policy of the episode loop', () => {
     expect(client.usage.requests).toBe(1);
     expect(leaf.completionTokens).toBeGreaterThan(0);
   });
+
+  it('refuses an extractive read: an endpoint cannot constrain its tokens, and nothing is sent', async () => {
+    const before = server.requests.length;
+    const reader = new TextEndpointPolicy(clientOf().generate, tokenizer, 1 << 20);
+    await expect(
+      reader.sample([{ prompt: tokenizer.encode('Where?'), n: 1, maxNewTokens: 4, seed: 0, spanOf: [[65]] }], {
+        temperature: 0,
+        topP: 1,
+        topK: 0,
+        stopTokens: [],
+      }),
+    ).rejects.toThrow(/extractive \(span-constrained\) reads need a local model policy/);
+    expect(server.requests).toHaveLength(before);
+  });
 });

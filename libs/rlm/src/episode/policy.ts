@@ -22,6 +22,11 @@ export interface SampleRequest {
   maxNewTokens: number;
   /** PRNG seed of this request; the same seed, prompt, options and weights give the same continuations. */
   seed: number;
+  /**
+   * Extractive decoding: each continuation is a non-empty run of consecutive ids of one of these sequences, then a
+   * stop id (`SpanConstraint` of `@fathom/model`). A policy that cannot constrain its tokens rejects the request.
+   */
+  spanOf?: readonly (readonly number[])[];
 }
 
 export interface SamplingParams {

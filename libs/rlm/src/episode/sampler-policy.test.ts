@@ -71,4 +71,42 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
       expect(direct[i].logprobs.every((l) => l < 0)).toBe(true);
     }
   });
+
+  it('answers an extractive leaf read with a span of its chunk or "unknown", where a free read does not', async () => {
+    const policy = new SamplerPolicy(backend, tokenizer, 0);
+    const chunk = 'The Pelmor Accord of 1911 was signed in Dunvask.';
+    const read = async (extractive: boolean, seed: number) => {
+      const runner = new EpisodeRunner(
+        { sandbox: pool, policy },
+        { subcalls: { extractive, maxCompletionTokens: 16 } },
+      );
+      const { response } = await runner.serveCall(
+        'reader',
+        { prompt: 'Where was it signed?', chunk, depth: 1, episodeId: 'reader', tokenBudget: 1024 },
+        seed,
+      );
+      return response.text;
+    };
+    const seeds = [0, 1, 2, 3, 4, 5];
+    const extractive = await Promise.all(seeds.map((seed) => read(true, seed)));
+    for (const text of extractive) {
+      expect(text.length).toBeGreaterThan(0);
+      expect(chunk.includes(text) || 'unknown'.includes(text)).toBe(true);
+    }
+    const free = await Promise.all(seeds.map((seed) => read(false, seed)));
+    expect(free.some((text) => !chunk.includes(text) && !'unknown'.includes(text))).toBe(true);
+  });
+
+  it('rejects an episode config that trains constrained sub-call tokens', () => {
+    expect(
+      () =>
+        new EpisodeRunner(
+          { sandbox: pool, policy: new SamplerPolicy(backend, tokenizer, 0) },
+          {
+            trainSubcalls: true,
+            subcalls: { extractive: true },
+          },
+        ),
+    ).toThrow(/subcalls.extractive with trainSubcalls/);
+  });
 });

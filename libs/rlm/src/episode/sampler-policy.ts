@@ -27,6 +27,7 @@ export class SamplerPolicy implements Policy {
         topK: params.topK,
         stopTokens: params.stopTokens,
         seed: request.seed,
+        spanOf: request.spanOf,
       });
       results.push(completions.map((c) => ({ tokens: c.tokens, logprobs: c.logprobs, finishReason: c.finishReason })));
     }

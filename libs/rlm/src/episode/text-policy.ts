@@ -43,6 +43,11 @@ export class TextEndpointPolicy implements Policy {
   async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
     const results: SampledContinuation[][] = [];
     for (const request of requests) {
+      if (request.spanOf !== undefined)
+        throw new RolloutError(
+          RolloutErrorCode.InvalidArgument,
+          'extractive (span-constrained) reads need a local model policy: a text endpoint cannot constrain its tokens',
+        );
       const prompt = this.tokenizer.decode(request.prompt);
       const continuations: SampledContinuation[] = [];
       for (let j = 0; j < request.n; j++) {

@@ -36,6 +36,8 @@ export interface ReaderEvalOptions {
   seed?: number;
   /** New tokens of one read; default the episode config's. */
   maxCompletionTokens?: number;
+  /** Extractive reads (`subcalls.extractive` of the episode config): each answer is a span of its chunk or "unknown". */
+  extractive?: boolean;
   onExample?: (done: number, total: number) => void;
 }
 
@@ -78,7 +80,10 @@ export async function evaluateReader(
     { sandbox: options.sandbox, policy },
     {
       sampling: { temperature: mode === 'greedy' ? 0 : 1 },
-      subcalls: options.maxCompletionTokens === undefined ? {} : { maxCompletionTokens: options.maxCompletionTokens },
+      subcalls: {
+        extractive: options.extractive === true,
+        ...(options.maxCompletionTokens !== undefined && { maxCompletionTokens: options.maxCompletionTokens }),
+      },
     },
   );
   const overall: Record<string, ReaderStats> = {};

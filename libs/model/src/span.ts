@@ -1,0 +1,42 @@
+/**
+ * Span-constrained (extractive) decoding: a completion must be a non-empty run of consecutive tokens of one of
+ * the `sources`, then a stop token. At each step only the tokens that continue a still-matching span are allowed,
+ * and the stop tokens once the span is non-empty; the sampler masks every other logit. Copying is then by
+ * construction: the model chooses where a span starts and where it ends, not how to spell it.
+ */
+export class SpanConstraint {
+  /** Per source, the start offsets whose span still matches every token emitted so far. */
+  private starts: number[][];
+  private emitted = 0;
+
+  constructor(
+    private readonly sources: readonly (readonly number[])[],
+    private readonly stopTokens: ReadonlySet<number>,
+  ) {
+    this.starts = sources.map((source) => source.map((_, j) => j));
+  }
+
+  /** The tokens that may come next; empty when every matching span has reached its source's end and no stop is set. */
+  allowed(): Set<number> {
+    const next = new Set<number>();
+    this.sources.forEach((source, k) => {
+      for (const j of this.starts[k]) if (j + this.emitted < source.length) next.add(source[j + this.emitted]);
+    });
+    if (this.emitted > 0) for (const t of this.stopTokens) next.add(t);
+    return next;
+  }
+
+  /** Records the token just emitted (a stop token ends the completion and is never advanced over). */
+  advance(token: number): void {
+    const at = this.emitted;
+    this.starts = this.starts.map((starts, k) => starts.filter((j) => this.sources[k][j + at] === token));
+    this.emitted++;
+  }
+
+  /** `logits` with every token outside `allowed` set to −∞ (a new array; `logits` is left as it is). */
+  static mask(logits: ArrayLike<number>, allowed: ReadonlySet<number>): Float32Array {
+    const masked = new Float32Array(logits.length).fill(-Infinity);
+    for (const t of allowed) masked[t] = logits[t];
+    return masked;
+  }
+}
