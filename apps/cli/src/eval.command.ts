@@ -114,7 +114,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       n: flags.readers,
       seed: flags.dataSeed,
       maxChunkChars: flags.readersMaxChunk,
-      evidenceOnly: flags.readersEvidenceOnly,
+      evidenceShare: flags.readersEvidenceOnly ? 1 : 0,
     }),
   ];
   const reports: ReaderEvalReport[] = [];
@@ -205,10 +205,12 @@ async function runEval(flags: EvalFlags): Promise<void> {
     maxTurns: flags.maxTurns,
     maxTurnTokens: flags.maxTurnTokens,
     maxEpisodeTokens: flags.maxEpisodeTokens,
-    subcalls: {
-      extractive: flags.extractiveReads,
-      ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
-    },
+    ...((flags.readerWindow !== undefined || flags.extractiveReads) && {
+      subcalls: {
+        ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
+        ...(flags.extractiveReads && { extractive: true }),
+      },
+    }),
   };
   const sandbox = await SandboxPool.start({ workers: flags.workers });
   const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);

@@ -46,6 +46,8 @@ interface SftDataFlags {
   readersSeed: number;
   readersMaxChunk: number;
   readersEvidenceOnly: boolean;
+  readersEvidenceShare?: number;
+  readersCopyShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -78,7 +80,8 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       n: flags.readers,
       seed: flags.readersSeed,
       readerWindowChars: flags.readersMaxChunk,
-      evidenceOnly: flags.readersEvidenceOnly,
+      evidenceShare: flags.readersEvidenceOnly ? 1 : (flags.readersEvidenceShare ?? 0),
+      copyShare: flags.readersCopyShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -101,6 +104,8 @@ async function sftData(flags: SftDataFlags): Promise<void> {
   const readersOut = flags.readersOut;
   if (flags.readers > 0 !== (readersOut !== undefined))
     throw new InvalidArgumentError('--readers <n> and --readers-out <file> go together');
+  if (flags.readersEvidenceOnly && flags.readersEvidenceShare !== undefined)
+    throw new InvalidArgumentError('give --readers-evidence-only or --readers-evidence-share, not both');
   if (flags.readersMaxChunk > DEFAULT_READER_WINDOW_CHARS)
     throw new InvalidArgumentError(
       `--readers-max-chunk must be at most the reader window (${DEFAULT_READER_WINDOW_CHARS}), got ${flags.readersMaxChunk}`,
@@ -188,6 +193,17 @@ export function sftDataCommand(): Command {
       DEFAULT_READER_WINDOW_CHARS,
     )
     .option('--readers-evidence-only', 'reader chunks of the evidence alone (a first curriculum stage)', false)
+    .option(
+      '--readers-evidence-share <share>',
+      'share of reader chunks of the evidence alone (instead of --readers-evidence-only, which is share 1)',
+      share('--readers-evidence-share'),
+    )
+    .option(
+      '--readers-copy-share <share>',
+      'share of copy drills among the readers: random words and codes, answered by copying the whole chunk',
+      share('--readers-copy-share'),
+      0,
+    )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
     .option('--concurrency <n>', 'tasks in flight at once', integer('--concurrency', 1), 4)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FamilySchema, TaskTypeSchema } from './task';
+import { FamilySchema, ReaderKindSchema, TaskTypeSchema } from './task';
 
 /**
  * One SFT example written by the teacher (`libs/rlm/src/teacher`, `fathom sft-data`): one line of an SFT
@@ -64,11 +64,12 @@ export type SftExample = z.infer<typeof SftExampleSchema>;
  * One leaf reading example of the reader curriculum (`fathom sft-data --readers`): a sub-call `question` about a
  * `chunk` of at most the reader window, and the gold `answer` ("unknown" when the chunk lacks the evidence). Trained
  * on as `renderSftSubcall` — exactly the prompt a rollout's leaf `llm()` call is sampled from. `type` and `family`
- * (the phrasing and frame family, train or heldout) are for reporting. Documented in docs/TEACHER.md.
+ * (the phrasing and frame family, train or heldout) are for reporting; `type` `copy` marks a copy drill (the answer is
+the whole chunk). Documented in docs/TEACHER.md.
  */
 export const SftReaderExampleSchema = SftSubcallSchema.extend({
   chunk: z.string(),
-  type: TaskTypeSchema,
+  type: ReaderKindSchema,
   family: FamilySchema,
 });
 export type SftReaderExample = z.infer<typeof SftReaderExampleSchema>;

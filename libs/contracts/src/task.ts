@@ -5,6 +5,11 @@ export const TASK_TYPES = ['niah', 'extractive', 'multi_needle', 'counting', 'tr
 export const TaskTypeSchema = z.enum(TASK_TYPES);
 export type TaskType = z.infer<typeof TaskTypeSchema>;
 
+/** What a reader-curriculum example teaches: reading a fact of a task type, or `copy` (a copy drill). */
+export const READER_KINDS = [...TASK_TYPES, 'copy'] as const;
+export const ReaderKindSchema = z.enum(READER_KINDS);
+export type ReaderKind = z.infer<typeof ReaderKindSchema>;
+
 export const SPLITS = ['train', 'eval', 'heldout'] as const;
 export const SplitSchema = z.enum(SPLITS);
 export type Split = z.infer<typeof SplitSchema>;

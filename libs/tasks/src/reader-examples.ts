@@ -1,4 +1,4 @@
-import type { Family, Split, TaskType } from '@fathom/contracts';
+import type { Family, ReaderKind, Split, TaskType } from '@fathom/contracts';
 import { fillerSentence } from './filler';
 import { QUESTIONS, SUB_QUESTIONS, phrasingsOf, type Phrasing } from './frames';
 import { DEFAULT_VARIANT_RATES } from './generator';
@@ -13,7 +13,7 @@ export interface ReaderExample {
   chunk: string;
   /** The gold value, or "unknown" when the chunk does not hold the fact. */
   answer: string;
-  type: TaskType;
+  type: ReaderKind;
   /** The family of the question phrasing and of every frame in the chunk. */
   family: Family;
 }
@@ -25,10 +25,42 @@ export interface ReaderExampleOptions {
   /** Longest chunk, in characters; default 1000. At least 400. */
   maxChunkChars?: number;
   /**
-   * The chunk is the evidence alone, no distractors and no filler (an "unknown" example gets one distractor
-   * sentence): the first stage of a reader curriculum that then grows the chunk. Default false.
+   * Share of examples whose chunk is the evidence alone, no distractors and no filler (an "unknown" example gets one
+   * distractor sentence): the first stage of a reader curriculum that then grows the chunk. Default 0.
    */
-  evidenceOnly?: boolean;
+  evidenceShare?: number;
+  /**
+   * Share of copy drills (`copyDrill`): the chunk is 1–4 random words, codes and numbers, and the answer is the
+   * whole chunk, so no prior can supply it and only copying scores. Default 0.
+   */
+  copyShare?: number;
+}
+
+const DRILL_QUESTIONS = [
+  'Copy the text exactly.',
+  'Repeat the text word for word.',
+  'Write the text out exactly.',
+  'Quote the text.',
+] as const;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+const CODE_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** One random drill word: a letter string (half capitalised), a code like `F5M-NXY`, or a number. */
+function drillWord(rng: Rng): string {
+  const draw = (chars: string, n: number) => Array.from({ length: n }, () => rng.pick([...chars])).join('');
+  const kind = rng.float();
+  if (kind < 0.4) {
+    const word = draw(LETTERS, rng.int(3, 9));
+    return rng.chance(0.5) ? word[0].toUpperCase() + word.slice(1) : word;
+  }
+  if (kind < 0.7) return `${draw(CODE_CHARS, rng.int(1, 3))}-${draw(CODE_CHARS, rng.int(2, 4))}`;
+  return String(rng.int(0, 10 ** rng.int(1, 5)));
+}
+
+/** A copy drill: "Copy the text exactly." over 1–4 random drill words; the answer is the chunk itself. */
+export function copyDrill(rng: Rng): ReaderExample {
+  const chunk = Array.from({ length: rng.int(1, 4) }, () => drillWord(rng)).join(' ');
+  return { question: rng.pick(DRILL_QUESTIONS), chunk, answer: chunk, type: 'copy', family: 'train' };
 }
 
 /** Types whose facts a leaf reader is asked about (a count has no evidence sentence, so counting has none). */
@@ -86,14 +118,22 @@ function drawExample(
   return { question, chunk: sentences.join(' '), answer, type, family };
 }
 
+function share(name: string, value: number | undefined): number {
+  const p = value ?? 0;
+  if (!(p >= 0 && p <= 1))
+    throw new TasksError(TasksErrorCode.InvalidOptions, `${name} must be in [0, 1], got ${value}`);
+  return p;
+}
+
 /**
  * The reader curriculum: leaf sub-call examples written with the task generator's own frames and phrasings. Each
  * chunk (at most `maxChunkChars`) holds the evidence of one sub-question among 1–4 distractor sentences of the same
  * task (other values for the same key, near-duplicate entities, other items or people) and filler; the question is a
  * phrasing of that sub-question's family. About 10% of chunks lack the evidence and are answered "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
- * split's partition. Deterministic in (split, n, seed, maxChunkChars); lazy, one example at a time; about 6,000
- * examples per second on the 2-core development machine.
+ * split's partition. A share of examples can be evidence-only chunks (`evidenceShare`) or copy drills (`copyShare`).
+ * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
+ * development machine.
  */
 export function generateReaderExamples(options: ReaderExampleOptions): Generator<ReaderExample> {
   const { split, n } = options;
@@ -103,12 +143,21 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
     throw new TasksError(TasksErrorCode.InvalidOptions, `n must be a non-negative integer, got ${n}`);
   if (!Number.isInteger(maxChars) || maxChars < 400)
     throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
+  const evidenceShare = share('evidenceShare', options.evidenceShare);
+  const copyShare = share('copyShare', options.copyShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
+      // The kind comes from its own stream, so shares of 0 leave every other example as it was.
+      const kind = new Rng(deriveSeed('reader-kind', seed, split, index));
+      if (kind.chance(copyShare)) {
+        yield copyDrill(rng);
+        continue;
+      }
+      const evidenceOnly = kind.chance(evidenceShare);
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
-      while (example === undefined) example = drawExample(rng, split, family, maxChars, options.evidenceOnly === true);
+      while (example === undefined) example = drawExample(rng, split, family, maxChars, evidenceOnly);
       yield example;
     }
   })();

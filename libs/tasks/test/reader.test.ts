@@ -95,9 +95,9 @@ describe('generateReaderExamples', () => {
     expect(Math.abs(unknown - 0.1)).toBeLessThan(0.025);
   });
 
-  it('with evidenceOnly, makes the chunk the evidence alone: the answer and at most a few sentences', () => {
+  it('with evidenceShare 1, makes the chunk the evidence alone: the answer and at most a few sentences', () => {
     const plain = [
-      ...generateReaderExamples({ split: 'heldout', n: 1000, seed: 2, maxChunkChars: 800, evidenceOnly: true }),
+      ...generateReaderExamples({ split: 'heldout', n: 1000, seed: 2, maxChunkChars: 800, evidenceShare: 1 }),
     ];
     const withCommas = (answer: string) => answer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
     for (const e of plain) {
@@ -107,6 +107,37 @@ describe('generateReaderExamples', () => {
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
     expect(median(plain.map((e) => e.chunk.length))).toBeLessThan(median(examples.map((e) => e.chunk.length)) / 4);
     expect(Math.abs(plain.filter((e) => e.answer === ORACLE_UNKNOWN).length / plain.length - 0.1)).toBeLessThan(0.03);
+  });
+
+  it('mixes evidence-only chunks and copy drills at their shares, leaving the other examples as they were', () => {
+    const mixed = [
+      ...generateReaderExamples({
+        split: 'heldout',
+        n: 3000,
+        seed: 2,
+        maxChunkChars: 800,
+        evidenceShare: 0.5,
+        copyShare: 0.25,
+      }),
+    ];
+    const drills = mixed.filter((e) => e.type === 'copy');
+    expect(Math.abs(drills.length / 3000 - 0.25)).toBeLessThan(0.025);
+    for (const d of drills) {
+      expect(d.answer).toBe(d.chunk);
+      expect(d.chunk).toMatch(/^[A-Za-z0-9-]+( [A-Za-z0-9-]+){0,3}$/);
+      expect(d.family).toBe('train');
+    }
+    // Open-vocabulary: a one-number drill may repeat, little else does.
+    expect(new Set(drills.map((d) => d.chunk)).size / drills.length).toBeGreaterThan(0.97);
+    // Every example that is neither a drill nor evidence-only is the one the plain curriculum draws at its index.
+    // The rest are evidence-only versions of the same draws: about half, and far shorter.
+    const reading = mixed.map((e, i) => [e, examples[i]] as const).filter(([e]) => e.type !== 'copy');
+    const kept = reading.filter(([e, plain]) => e.chunk === plain.chunk).length;
+    const shortened = reading.filter(([e, plain]) => e.chunk !== plain.chunk).map(([e]) => e.chunk.length);
+    expect(Math.abs(kept / reading.length - 0.5)).toBeLessThan(0.03);
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
+    expect(median(shortened)).toBeLessThan(median(examples.map((e) => e.chunk.length)) / 4);
+    expect(() => [...generateReaderExamples({ split: 'train', n: 1, copyShare: 1.5 })]).toThrow(/copyShare/);
   });
 
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {

@@ -10,8 +10,10 @@ export interface ReaderCurriculumOptions {
   seed: number;
   /** Largest chunk; every example must be a leaf call under it. Default DEFAULT_READER_WINDOW_CHARS. */
   readerWindowChars?: number;
-  /** Chunks of the evidence alone (`generateReaderExamples`' `evidenceOnly`). */
-  evidenceOnly?: boolean;
+  /** Share of chunks of the evidence alone (`generateReaderExamples`' `evidenceShare`). */
+  evidenceShare?: number;
+  /** Share of copy drills (`generateReaderExamples`' `copyShare`). */
+  copyShare?: number;
 }
 
 /**
@@ -27,7 +29,8 @@ export function* buildReaderExamples(options: ReaderCurriculumOptions): Generato
     n: options.n,
     seed: options.seed,
     maxChunkChars: window,
-    evidenceOnly: options.evidenceOnly,
+    evidenceShare: options.evidenceShare,
+    copyShare: options.copyShare,
   })) {
     const example = SftReaderExampleSchema.parse(raw);
     if (planSubcall(example.chunk.length, window) !== 'leaf')
