@@ -46,6 +46,14 @@ describe('RunConfigSchema', () => {
     const lr = RunConfigSchema.safeParse({ name: 'x', optimizer: { learningRate: 1e-4, minLearningRate: 1e-3 } });
     expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLearningRate']);
   });
+
+  it('refuses extractive reads together with training on sub-call tokens, and accepts either alone', () => {
+    const both = RunConfigSchema.safeParse({ name: 'x', rollout: { extractiveReads: true, trainSubcalls: true } });
+    expect(both.error?.issues[0]).toMatchObject({ path: ['rollout', 'extractiveReads'] });
+    expect(both.error?.issues[0].message).toMatch(/trainSubcalls/);
+    expect(RunConfigSchema.parse({ name: 'x', rollout: { extractiveReads: true } }).rollout.extractiveReads).toBe(true);
+    expect(RunConfigSchema.parse({ name: 'x', rollout: { trainSubcalls: true } }).rollout.extractiveReads).toBe(false);
+  });
 });
 
 describe('RunConfigSchema bounds and text', () => {

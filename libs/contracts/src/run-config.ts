@@ -118,6 +118,11 @@ export const RunConfigSchema = z
         maxInfraRetries: z.number().int().min(0).max(10).default(2),
         /** Train on the tokens of llm() sub-call episodes too (one advantage per root episode either way). */
         trainSubcalls: z.boolean().default(false),
+        /**
+         * Leaf llm() reads answer with a span of their chunk or "unknown" (extractive decoding, docs/EVAL.md). Not
+         * with trainSubcalls: the learner would score constrained tokens under the unconstrained policy.
+         */
+        extractiveReads: z.boolean().default(false),
       })
       .prefault({}),
     learner: z
@@ -151,6 +156,12 @@ export const RunConfigSchema = z
         message:
           `batchSize × grpo.groupSize = ${config.batchSize} × ${config.grpo.groupSize} = ${episodes} episodes per ` +
           `step; at most ${RUN_LIMITS.maxEpisodesPerStep}`,
+      });
+    if (config.rollout.extractiveReads && config.rollout.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', 'extractiveReads'],
+        message: 'extractiveReads with trainSubcalls: constrained sub-call tokens cannot be trained on',
       });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({

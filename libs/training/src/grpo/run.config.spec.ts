@@ -26,7 +26,7 @@ describe('a service run config as a fathom train config', () => {
       batchSize: 3,
       grpo: { groupSize: 4, maxStaleness: 1 },
       optimizer: { learningRate: 1e-4, warmupSteps: 2, minLearningRate: 1e-5 },
-      rollout: { maxTurns: 2, maxTokensPerTurn: 64, maxEpisodeTokens: 900, maxDepth: 1 },
+      rollout: { maxTurns: 2, maxTokensPerTurn: 64, maxEpisodeTokens: 900, maxDepth: 1, extractiveReads: true },
       learner: { microBatchSize: 2, padMultiple: 32, minOkSamples: 3, entropy: false },
     });
     const config = await grpoTrainConfigOfRun(run, '/tmp/out');
@@ -50,6 +50,8 @@ describe('a service run config as a fathom train config', () => {
         promptStyle: { system: 'compact', previewChars: 40 },
         sampling: { temperature: 1, topP: 1, topK: 0 },
         sandboxLimits: { maxDepth: 1 },
+        subcalls: { extractive: true },
+        trainSubcalls: false,
       },
     });
     const named = RunConfigSchema.parse({

@@ -72,6 +72,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
       maxEpisodeTokens: r.maxEpisodeTokens,
       promptStyle,
       trainSubcalls: r.trainSubcalls,
+      subcalls: { extractive: r.extractiveReads },
       maxInfraRetries: r.maxInfraRetries,
       sandboxLimits: { maxDepth: r.maxDepth },
     },
