@@ -182,6 +182,26 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     }
   }, 120_000);
 
+  it('--reader-checkpoint answers leaf reads with a local checkpoint, extractively, while the endpoint writes the turns', async () => {
+    server.requests.length = 0;
+    const out = join(dir, 'reader-checkpoint.json');
+    await runEval(
+      ...['--policy', server.spec, '--reader-checkpoint', checkpoint, '--n', '0', '--readers', '3'],
+      ...['--extractive-reads', '--out', out, '--no-progress'],
+    );
+    // An endpoint refuses extractive reads, so the three reads ran on the local checkpoint, and nothing was sent.
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      readerCheckpoint: string;
+      readers: { overall: { n: number } }[];
+    };
+    expect(report.readerCheckpoint).toBe(checkpoint);
+    expect(report.readers[0].overall.n).toBe(3);
+    expect(server.requests).toHaveLength(0);
+    await expect(
+      runEval('--checkpoint', checkpoint, '--subcalls', server.spec, '--reader-checkpoint', checkpoint, '--n', '0'),
+    ).rejects.toThrow(/--subcalls or --reader-checkpoint, not both/);
+  }, 60_000);
+
   it('needs exactly one of --checkpoint and --policy, a well-formed spec, and tasks to --record', async () => {
     await expect(runEval('--policy', server.spec, '--n', '0', '--record')).rejects.toThrow(/--record needs tasks/);
     await expect(runEval('--n', '1')).rejects.toThrow(/exactly one of --checkpoint <dir> and --policy/);

@@ -31,6 +31,7 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
+import { loadPolicy } from '@fathom/training';
 import { integer } from './args';
 import {
   endpointPolicy,
@@ -68,6 +69,7 @@ interface EvalFlags {
   checkpoint?: string;
   policy?: OpenAiEndpoint;
   subcalls?: OpenAiEndpoint;
+  readerCheckpoint?: string;
   readerWindow?: number;
   split: Split;
   tasks?: string;
@@ -197,6 +199,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
     version: flags.policyVersion,
   });
   const { policy, promptStyle, release } = root;
+  if (flags.subcalls !== undefined && flags.readerCheckpoint !== undefined)
+    throw new InvalidArgumentError('give --subcalls or --reader-checkpoint, not both');
   const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls, flags.policyVersion);
   const tasks = await loadTasks(flags);
   if (flags.record && tasks.length === 0) throw new Error('--record needs tasks to evaluate (--n is 0)');
@@ -212,6 +216,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
       },
     }),
   };
+  const localReader = flags.readerCheckpoint === undefined ? null : await loadPolicy(flags.readerCheckpoint);
+  const readerPolicy = reader?.policy ?? localReader?.policy;
   const sandbox = await SandboxPool.start({ workers: flags.workers });
   const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);
   const bar = new SingleBar({
@@ -234,7 +240,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
             baselines: flags.baselines,
             regexProgram: runRegexBaseline,
             oracleReader: oracleRead,
-            readerPolicy: reader?.policy,
+            readerPolicy,
             episode,
             concurrency: flags.concurrency,
             onTask: ({ system, seed, result, done, total }) => {
@@ -253,13 +259,14 @@ async function runEval(flags: EvalFlags): Promise<void> {
           });
     if (flags.progress) bar.stop();
     if (report !== null) console.log(formatEvalTable(report));
-    const readers = await evaluateReaders(reader?.policy ?? policy, sandbox, flags);
+    const readers = await evaluateReaders(readerPolicy ?? policy, sandbox, flags);
     const endpoints = endpointUsage(root, reader);
     for (const e of endpoints) console.log(formatUsage(`${e.role} endpoint ${e.label}`, e));
     const recorded = flags.record && report !== null ? await recordEval(report, root.label, flags) : [];
     if (flags.out !== undefined) {
       const body = {
         checkpoint: root.label,
+        readerCheckpoint: flags.readerCheckpoint ?? null,
         split: flags.tasks === undefined ? flags.split : null,
         tasksFile: flags.tasks ?? null,
         dataSeed: flags.tasks === undefined ? flags.dataSeed : null,
@@ -277,6 +284,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
     if (episodes !== null) await finished(episodes.end());
     await sandbox.close();
     await release();
+    await localReader?.release();
   }
 }
 
@@ -298,6 +306,10 @@ export function evalCommand(): Command {
       '--subcalls <openai:URL#MODEL>',
       'leaf llm() reads (chunks within the reader window) are answered by this OpenAI-compatible endpoint',
       openAiSpec,
+    )
+    .option(
+      '--reader-checkpoint <dir>',
+      'leaf llm() reads are answered by this checkpoint (e.g. a reader trained by scripts/reproduce-reader.sh)',
     )
     .option(
       '--reader-window <chars>',
