@@ -42,12 +42,12 @@ const DRILL_QUESTIONS = [
   'Write the text out exactly.',
   'Quote the text.',
 ] as const;
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-const CODE_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const LETTERS = [...'abcdefghijklmnopqrstuvwxyz'];
+const CODE_CHARS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
 
 /** One random drill word: a letter string (half capitalised), a code like `F5M-NXY`, or a number. */
 function drillWord(rng: Rng): string {
-  const draw = (chars: string, n: number) => Array.from({ length: n }, () => rng.pick([...chars])).join('');
+  const draw = (chars: readonly string[], n: number) => Array.from({ length: n }, () => rng.pick(chars)).join('');
   const kind = rng.float();
   if (kind < 0.4) {
     const word = draw(LETTERS, rng.int(3, 9));
@@ -58,7 +58,7 @@ function drillWord(rng: Rng): string {
 }
 
 /** A copy drill: "Copy the text exactly." over 1–4 random drill words; the answer is the chunk itself. */
-export function copyDrill(rng: Rng): ReaderExample {
+function copyDrill(rng: Rng): ReaderExample {
   const chunk = Array.from({ length: rng.int(1, 4) }, () => drillWord(rng)).join(' ');
   return { question: rng.pick(DRILL_QUESTIONS), chunk, answer: chunk, type: 'copy', family: 'train' };
 }
