@@ -5,13 +5,15 @@ import { EpisodeRunner, openAiLabel, type OpenAiEndpoint } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { integer } from './args';
-import { endpointPolicy, formatUsage, loadRootPolicy, openAiSpec } from './policy-source';
+import { formatUsage, loadLeafReader, loadRootPolicy, openAiSpec, subcallsInput } from './policy-source';
 
 interface AskFlags {
   checkpoint?: string;
   policy?: OpenAiEndpoint;
   subcalls?: OpenAiEndpoint;
+  readerCheckpoint?: string;
   readerWindow?: number;
+  extractiveReads: boolean;
   file: string;
   mode: 'greedy' | 'sampled';
   seed: number;
@@ -47,7 +49,7 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
   const context = await readFile(flags.file, 'utf8');
   if (context.length === 0) throw new Error(`${flags.file} is empty`);
   const root = await loadRootPolicy({ checkpoint: flags.checkpoint, policy: flags.policy });
-  const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls);
+  const reader = await loadLeafReader({ subcalls: flags.subcalls, checkpoint: flags.readerCheckpoint });
   const sandbox = await SandboxPool.start({ workers: 1 });
   const started = Date.now();
   const ticker = flags.progress
@@ -67,7 +69,7 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
         maxEpisodeTokens: flags.maxEpisodeTokens,
         sampling: { temperature: flags.mode === 'greedy' ? 0 : 1 },
         maxInfraRetries: 0,
-        ...(flags.readerWindow !== undefined && { subcalls: { readerWindowChars: flags.readerWindow } }),
+        ...subcallsInput(flags),
       },
     );
     const task = { id: 'ask', question, context, contextTokens: estimateTokens(context) };
@@ -76,8 +78,9 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
     if (ticker !== null) process.stderr.write('\n');
     if (flags.trace) console.log(formatTrace(trajectory));
     if (root.client !== null) console.error(formatUsage(`policy endpoint ${root.label}`, root.client.usage));
-    if (reader !== null)
-      console.error(formatUsage(`subcalls endpoint ${openAiLabel(reader.client.endpoint)}`, reader.client.usage));
+    const endpoint = reader?.endpoint;
+    if (endpoint)
+      console.error(formatUsage(`subcalls endpoint ${openAiLabel(endpoint.client.endpoint)}`, endpoint.client.usage));
     if (trajectory.status === 'infra_error')
       throw new Error(`the episode failed: ${trajectory.infraError?.message ?? 'infra error'}`);
     console.log(trajectory.answer ?? `(no answer: the episode ended ${trajectory.status}, ${trajectory.stopReason})`);
@@ -85,6 +88,7 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
     if (ticker !== null) clearInterval(ticker);
     await sandbox.close();
     await root.release();
+    await reader?.release();
   }
 }
 
@@ -105,6 +109,12 @@ export function askCommand(): Command {
       '--subcalls <openai:URL#MODEL>',
       'leaf llm() reads are answered by this OpenAI-compatible endpoint',
       openAiSpec,
+    )
+    .option('--reader-checkpoint <dir>', 'leaf llm() reads are answered by this local checkpoint')
+    .option(
+      '--extractive-reads',
+      'leaf llm() reads answer with a span of their chunk or "unknown" (span-constrained decoding)',
+      false,
     )
     .option(
       '--reader-window <chars>',

@@ -31,13 +31,13 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
-import { loadPolicy } from '@fathom/training';
 import { integer } from './args';
 import {
-  endpointPolicy,
   formatUsage,
+  loadLeafReader,
   loadRootPolicy,
   openAiSpec,
+  subcallsInput,
   type EndpointPolicy,
   type RootPolicy,
 } from './policy-source';
@@ -199,9 +199,6 @@ async function runEval(flags: EvalFlags): Promise<void> {
     version: flags.policyVersion,
   });
   const { policy, promptStyle, release } = root;
-  if (flags.subcalls !== undefined && flags.readerCheckpoint !== undefined)
-    throw new InvalidArgumentError('give --subcalls or --reader-checkpoint, not both');
-  const reader = flags.subcalls === undefined ? null : endpointPolicy(flags.subcalls, flags.policyVersion);
   const tasks = await loadTasks(flags);
   if (flags.record && tasks.length === 0) throw new Error('--record needs tasks to evaluate (--n is 0)');
   const episode: EpisodeConfigInput = {
@@ -209,15 +206,13 @@ async function runEval(flags: EvalFlags): Promise<void> {
     maxTurns: flags.maxTurns,
     maxTurnTokens: flags.maxTurnTokens,
     maxEpisodeTokens: flags.maxEpisodeTokens,
-    ...((flags.readerWindow !== undefined || flags.extractiveReads) && {
-      subcalls: {
-        ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
-        ...(flags.extractiveReads && { extractive: true }),
-      },
-    }),
+    ...subcallsInput(flags),
   };
-  const localReader = flags.readerCheckpoint === undefined ? null : await loadPolicy(flags.readerCheckpoint);
-  const readerPolicy = reader?.policy ?? localReader?.policy;
+  const reader = await loadLeafReader({
+    subcalls: flags.subcalls,
+    checkpoint: flags.readerCheckpoint,
+    version: flags.policyVersion,
+  });
   const sandbox = await SandboxPool.start({ workers: flags.workers });
   const episodes = flags.episodes === undefined ? null : createWriteStream(flags.episodes);
   const bar = new SingleBar({
@@ -240,7 +235,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
             baselines: flags.baselines,
             regexProgram: runRegexBaseline,
             oracleReader: oracleRead,
-            readerPolicy,
+            readerPolicy: reader?.policy,
             episode,
             concurrency: flags.concurrency,
             onTask: ({ system, seed, result, done, total }) => {
@@ -259,8 +254,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
           });
     if (flags.progress) bar.stop();
     if (report !== null) console.log(formatEvalTable(report));
-    const readers = await evaluateReaders(readerPolicy ?? policy, sandbox, flags);
-    const endpoints = endpointUsage(root, reader);
+    const readers = await evaluateReaders(reader?.policy ?? policy, sandbox, flags);
+    const endpoints = endpointUsage(root, reader?.endpoint ?? null);
     for (const e of endpoints) console.log(formatUsage(`${e.role} endpoint ${e.label}`, e));
     const recorded = flags.record && report !== null ? await recordEval(report, root.label, flags) : [];
     if (flags.out !== undefined) {
@@ -284,7 +279,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
     if (episodes !== null) await finished(episodes.end());
     await sandbox.close();
     await release();
-    await localReader?.release();
+    await reader?.release();
   }
 }
 

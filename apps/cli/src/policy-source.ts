@@ -7,6 +7,7 @@ import {
   parseOpenAiSpec,
   TextEndpointPolicy,
   type OpenAiEndpoint,
+  type EpisodeConfigInput,
   type OpenAiUsage,
   type Policy,
   type PromptStyle,
@@ -84,4 +85,41 @@ export function formatUsage(label: string, usage: OpenAiUsage): string {
     `${label}: ${usage.requests} requests (${usage.retries} retries), ` +
     `${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens`
   );
+}
+
+/** Who answers leaf `llm()` reads when the root policy does not: an endpoint or a local checkpoint. */
+export interface LeafReader {
+  policy: Policy;
+  /** The endpoint's policy and client (`--subcalls`); null for a checkpoint (`--reader-checkpoint`). */
+  endpoint: EndpointPolicy | null;
+  release(): Promise<void>;
+}
+
+/** The leaf reader of `fathom eval` / `fathom ask`: at most one of `--subcalls` and `--reader-checkpoint`; null for neither. */
+export async function loadLeafReader(options: {
+  subcalls?: OpenAiEndpoint;
+  checkpoint?: string;
+  version?: number;
+}): Promise<LeafReader | null> {
+  const { subcalls, checkpoint } = options;
+  if (subcalls !== undefined && checkpoint !== undefined)
+    throw new InvalidArgumentError('give --subcalls or --reader-checkpoint, not both');
+  if (subcalls !== undefined) {
+    const endpoint = endpointPolicy(subcalls, options.version);
+    return { policy: endpoint.policy, endpoint, release: async () => undefined };
+  }
+  if (checkpoint === undefined) return null;
+  const loaded = await loadPolicy(checkpoint, { version: options.version });
+  return { policy: loaded.policy, endpoint: null, release: loaded.release };
+}
+
+/** The episode config's `subcalls` section for `--reader-window` and `--extractive-reads`; nothing when neither is given. */
+export function subcallsInput(flags: { readerWindow?: number; extractiveReads?: boolean }): EpisodeConfigInput {
+  if (flags.readerWindow === undefined && !flags.extractiveReads) return {};
+  return {
+    subcalls: {
+      ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
+      ...(flags.extractiveReads && { extractive: true }),
+    },
+  };
 }
