@@ -1,11 +1,11 @@
 import type { SftSubcall, Task } from '@fathom/contracts';
 import type { LlmHandler } from '@fathom/sandbox';
-import { estimateTokens, oracleRead } from '@fathom/tasks';
+import { estimateTokens, ORACLE_UNKNOWN, oracleRead } from '@fathom/tasks';
 import { planSubcall } from '../subcall';
 import { TeacherError, TeacherErrorCode } from './errors';
 
-/** What the oracle reader answers when the chunk does not hold the evidence. */
-export const SUBCALL_UNKNOWN = 'unknown';
+/** What a leaf read answers when the chunk does not hold the evidence: the oracle reader's `ORACLE_UNKNOWN`. */
+export const SUBCALL_UNKNOWN = ORACLE_UNKNOWN;
 
 /**
  * The teacher's `llm()` handler for one episode, under the one meaning of `llm()` (`planSubcall`): a call whose chunk
