@@ -13,7 +13,7 @@
  * out: the guest sends nulls and only the two lengths, and the worker refuses the call (and records it).
  * Its results are tagged strings: 'o' + text, 'l' + message (cap reached), 'e' + message (failure).
  *
- * The text helpers (`sentences`, `grep`, `chunks`) find sentence spans with one linear regex pass per document and
+ * The text helpers (`sentences`, `grep`, `chunks`, `search`) find sentence spans with one linear regex pass per document and
  * keep the spans of the last document they split, so repeated calls over `ctx` only scan for the pattern.
  */
 export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
@@ -29,6 +29,10 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   const slice = String.prototype.slice;
   const charAt = String.prototype.charAt;
   const regexExec = RegExp.prototype.exec;
+  const toLower = String.prototype.toLowerCase;
+  const arraySort = Array.prototype.sort;
+  const log = Math.log;
+  const objectCreate = Object.create;
   const RegExpCtor = RegExp;
   const regexGetter = (name) => Object.getOwnPropertyDescriptor(RegExp.prototype, name)?.get;
   const regexSource = regexGetter('source');
@@ -277,6 +281,93 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     return hits;
   }
 
+  // A word for search(): a run of letters and digits in any script.
+  const WORD = /[\p{L}\p{N}]+/gu;
+  // English function words, which say nothing about what a question is about; search() skips them.
+  const STOPWORDS = objectCreate(null);
+  for (const word of (
+    'a an the and or but if of in on at to by for from with as into onto about after before over under than then ' +
+    'is are was were be been being am has have had do does did will would could should can may might must shall ' +
+    'it its this that these those there here what which who whom whose where when why how ' +
+    'i me my you your we our he him his she her they them their not no so all any each ever also just'
+  ).split(' ')) {
+    STOPWORDS[word] = true;
+  }
+
+  // The lower-case words of a query other than function words, in order, with repeats.
+  function queryWords(query) {
+    const words = [];
+    let count = 0;
+    WORD.lastIndex = 0;
+    let m;
+    while ((m = apply(regexExec, WORD, [query])) !== null) {
+      const word = apply(toLower, m[0], []);
+      if (STOPWORDS[word] !== true) words[count++] = word;
+    }
+    return words;
+  }
+
+  // The sentences of text holding a match of pattern (a source over words, matched whole and in any case), once each.
+  function sentencesMatching(pattern, text, ends, n) {
+    const re = new RegExpCtor('(?<![\\p{L}\\p{N}])' + pattern + '(?![\\p{L}\\p{N}])', 'giu');
+    const holding = [];
+    let count = 0;
+    let m;
+    while ((m = apply(regexExec, re, [text])) !== null) {
+      const i = firstAbove(ends, n, m.index);
+      if (i === n) break;
+      holding[count++] = i;
+      re.lastIndex = ends[i];
+    }
+    return holding;
+  }
+
+  // Ranks the sentences of text by the words of query, function words aside. Each distinct query word that a sentence
+  // holds as a whole word (any case) adds that word's weight, log((n - df + 0.5) / (df + 0.5)) floored at 0 for a
+  // text of n sentences of which df hold it — a name counts most, a word in half the sentences or more nothing —
+  // and two query words that stand next to each other in the query and in the sentence (a name like "brass lamp")
+  // add both weights again.
+  function search(query, options) {
+    if (typeof query !== 'string') throw new TypeErrorCtor('search() query must be a string, got ' + typeof query);
+    const o = readOptions('search', options, ['text', 'limit']);
+    const text = textOption('search', o.text);
+    const limit = countOption('search', 'limit', o.limit, 20, 0);
+    const words = queryWords(query);
+    const { starts, ends, n } = spans(text);
+    const scores = [];
+    for (let i = 0; i < n; i++) scores[i] = 0;
+    const weight = objectCreate(null);
+    for (let w = 0; w < words.length; w++) {
+      const word = words[w];
+      if (weight[word] !== undefined) continue;
+      const holding = sentencesMatching(word, text, ends, n);
+      const idf = log((n - holding.length + 0.5) / (holding.length + 0.5));
+      weight[word] = idf > 0 ? idf : 0;
+      for (let j = 0; j < holding.length; j++) scores[holding[j]] += weight[word];
+    }
+    const paired = objectCreate(null);
+    for (let w = 1; w < words.length; w++) {
+      const pair = words[w - 1] + ' ' + words[w];
+      const bonus = weight[words[w - 1]] + weight[words[w]];
+      if (paired[pair] === true || weight[words[w - 1]] === 0 || weight[words[w]] === 0) continue;
+      paired[pair] = true;
+      const holding = sentencesMatching(words[w - 1] + '[^\\p{L}\\p{N}]{1,3}' + words[w], text, ends, n);
+      for (let j = 0; j < holding.length; j++) scores[holding[j]] += bonus;
+    }
+    let best = 0;
+    for (let i = 0; i < n; i++) if (scores[i] > best) best = scores[i];
+    const ranked = [];
+    let count = 0;
+    for (let i = 0; i < n; i++) if (best > 0 && scores[i] >= best / 2) ranked[count++] = i;
+    apply(arraySort, ranked, [(a, b) => scores[b] - scores[a] || a - b]);
+    const hits = [];
+    for (let k = 0; k < count && k < limit; k++) {
+      const i = ranked[k];
+      hits[k] = { text: apply(slice, text, [starts[i], ends[i]]), start: starts[i], end: ends[i], score: scores[i] };
+    }
+    return hits;
+  }
+
   function chunks(size, options) {
     if (typeof size !== 'number' || !isInteger(size) || size < 1) {
       throw new RangeErrorCtor('chunks() size must be an integer >= 1, got ' + fmt(size));
@@ -334,6 +425,7 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     ['sentences', sentences],
     ['grep', grep],
     ['chunks', chunks],
+    ['search', search],
   ];
   for (const [name, value] of globals) {
     defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });

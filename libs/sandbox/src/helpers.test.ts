@@ -78,8 +78,14 @@ describe('sentences()', () => {
 
   it('are globals that are not listed as variables', async () => {
     await withEpisode('x', async (episode) => {
-      const result = await episode.run('print(typeof sentences, typeof grep, typeof chunks, Object.keys(globalThis))');
-      expect(result).toMatchObject({ error: null, stdout: 'function function function ["ctx"]\n', variables: [] });
+      const result = await episode.run(
+        'print(typeof sentences, typeof grep, typeof chunks, typeof search, Object.keys(globalThis))',
+      );
+      expect(result).toMatchObject({
+        error: null,
+        stdout: 'function function function function ["ctx"]\n',
+        variables: [],
+      });
     });
   });
 });
@@ -156,6 +162,69 @@ describe('grep()', () => {
   });
 });
 
+interface Hit extends Span {
+  score: number;
+}
+
+describe('search()', () => {
+  const DOC =
+    'The brass lamp is red. The brass bell is blue. A lamplight glowed. The weather was fine. ' +
+    'The weather was grey. The weather was cold. The LAMP room is cold. The weather was warm.';
+
+  it('ranks sentences by the rare whole words of the query, best first, with exact offsets', async () => {
+    await withEpisode(DOC, async (episode) => {
+      const hits = await evaluate<Hit[]>(episode, 'search("What colour is the brass lamp?")');
+      expect(hits.map((h) => h.text)).toEqual([
+        'The brass lamp is red.',
+        'The brass bell is blue.',
+        'The LAMP room is cold.',
+      ]);
+      for (const hit of hits) expect(DOC.slice(hit.start, hit.end)).toBe(hit.text);
+      // brass and lamp are each in 2 of 8 sentences, "is" in 3; "the" (7 of 8) and "what" (none) count nothing.
+      const rare = Math.log(6.5 / 2.5);
+      const is = Math.log(5.5 / 3.5);
+      const scores = [2 * rare + is, rare + is, rare + is];
+      expect(hits.map((h) => h.score)).toEqual(scores.map((x) => expect.closeTo(x, 12)));
+    });
+  });
+
+  it('leaves out sentences under half the best score and stops at limit', async () => {
+    await withEpisode(DOC, async (episode) => {
+      // "room" (1 of 8) and "cold" (2 of 8) lift the LAMP room to more than twice the cold weather's score.
+      expect(await evaluate<string[]>(episode, 'search("the cold room").map((h) => h.text)')).toEqual([
+        'The LAMP room is cold.',
+      ]);
+      // "weather" is in half the sentences and counts nothing; equal scores keep document order.
+      expect(await evaluate<string[]>(episode, 'search("cold weather").map((h) => h.text)')).toEqual([
+        'The weather was cold.',
+        'The LAMP room is cold.',
+      ]);
+      expect(await evaluate<string[]>(episode, 'search("lamp room", { limit: 1 }).map((h) => h.text)')).toEqual([
+        'The LAMP room is cold.',
+      ]);
+      expect(await evaluate<Hit[]>(episode, 'search("the weather")')).toEqual([]);
+      expect(await evaluate<Hit[]>(episode, 'search("?! ...")')).toEqual([]);
+      expect(
+        await evaluate<string[]>(episode, 'search("bell", { text: "A bell. A cup. A pan." }).map((h) => h.text)'),
+      ).toEqual(['A bell.']);
+    });
+  });
+
+  it('rejects bad arguments with errors that say what is wrong', async () => {
+    await withEpisode(DOC, async (episode) => {
+      const messages = [];
+      for (const call of ['search(/lamp/)', 'search("a", { window: 1 })', 'search("a", { limit: 1.5 })']) {
+        messages.push((await episode.run(call)).error?.message);
+      }
+      expect(messages).toEqual([
+        'TypeError: search() query must be a string, got object',
+        'TypeError: search() has no option "window" (options: text, limit)',
+        'RangeError: search() limit must be an integer >= 0, got 1.5',
+      ]);
+    });
+  });
+});
+
 describe('chunks()', () => {
   it('cuts consecutive pieces of at most size characters at sentence boundaries', async () => {
     await withEpisode(TRICKY, async (episode) => {
@@ -210,7 +279,15 @@ describe('on a 1 MB document', () => {
       'Tail text here. '.repeat(2_000);
     expect(ctx.length).toBeGreaterThan(1_000_000);
     await withEpisode(ctx, async (episode) => {
-      const timed = await evaluate<{ first: number; second: number; hits: Span[]; pieces: number; total: number }>(
+      const timed = await evaluate<{
+        first: number;
+        second: number;
+        ranked: number;
+        found: Hit[];
+        hits: Span[];
+        pieces: number;
+        total: number;
+      }>(
         episode,
         `(() => {
           let t = Date.now();
@@ -219,8 +296,11 @@ describe('on a 1 MB document', () => {
           t = Date.now();
           grep(/code is \\d+/);
           const second = Date.now() - t;
+          t = Date.now();
+          const found = search("What is the vault code?");
+          const ranked = Date.now() - t;
           const pieces = chunks(4000);
-          return { first, second, hits, pieces: pieces.length, total: pieces.join('').length };
+          return { first, second, ranked, found, hits, pieces: pieces.length, total: pieces.join('').length };
         })()`,
       );
       expect(timed.hits).toEqual([{ text: 'The vault code is 4417.', start: 988_000, end: 988_023 }]);
@@ -229,6 +309,8 @@ describe('on a 1 MB document', () => {
       // Generous bounds for a shared CI core; measured ~15 ms and ~1 ms on an idle one.
       expect(timed.first).toBeLessThan(400);
       expect(timed.second).toBeLessThan(100);
+      expect(timed.found.map((h) => h.text)).toEqual(['The vault code is 4417.']);
+      expect(timed.ranked).toBeLessThan(400);
     });
   });
 
@@ -248,7 +330,8 @@ describe('guest tampering', () => {
     let after!: unknown;
     await expectContained(pool, async () => {
       await withEpisode(TRICKY, async (episode) => {
-        const probe = 'JSON.stringify([sentences().length, grep("lamp"), grep(/para/i, { window: 1 }), chunks(40)])';
+        const probe =
+          'JSON.stringify([sentences().length, grep("lamp"), grep(/para/i, { window: 1 }), chunks(40), search("red lamp")])';
         before = (await episode.run(`print(${probe})`)).stdout;
         const tamper = await episode.run(`
           for (const name of ['slice', 'charAt', 'charCodeAt', 'indexOf', 'toLowerCase', 'match', 'replace', 'split']) {
@@ -264,6 +347,9 @@ describe('guest tampering', () => {
           Object.keys = () => { throw new Error('tampered keys') };
           Number.isInteger = () => false;
           Array.prototype.push = function () { while (true) {} };
+          Array.prototype.sort = function () { throw new Error('tampered sort') };
+          Object.create = () => { throw new Error('tampered create') };
+          Math.log = () => NaN;
           print(${probe})`);
         expect(tamper.error).toBeNull();
         after = tamper.stdout;
