@@ -43,6 +43,8 @@ const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
     '  as [{text, start, end}]; window adds that many neighbouring sentences on each side',
     '- sentences(text): the sentences of a text as [{text, start, end}]; chunks(size, {text}): ctx (or text) cut into',
     '  pieces of at most size characters at sentence ends',
+    '- search(query, {limit}): the sentences of ctx that share the rarest words of query, best first, as',
+    "  [{text, start, end, score}]; search(question) finds the sentences about the question's key without copying it",
     '- llm(question, chunk): ask a helper model about a chunk of text; returns its answer as a string, or "unknown"',
     '  when the chunk does not say. A chunk of up',
     `  to ${DEFAULT_READER_WINDOW_CHARS} characters is read directly; a longer one is searched by a helper with this same REPL`,
@@ -51,7 +53,7 @@ const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
     'When you know the answer, call answer(value) in code, or reply with <answer>the answer</answer>.',
   ].join('\n'),
   compact:
-    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; grep(pattern) gives matching sentences [{text, start, end}]; sentences(text), chunks(size); llm(q, chunk) asks a helper to read a chunk. End with answer(value) in code, or <answer>…</answer>.',
+    'ctx is the document (JS REPL); question is the question. Write ```js code; print() shows output; grep(pattern) gives matching sentences [{text, start, end}]; search(question) the sentences sharing its rarest words, best first; sentences(text), chunks(size); llm(q, chunk) asks a helper to read a chunk. End with answer(value) in code, or <answer>…</answer>.',
 };
 
 const SUBCALL_SYSTEM_PROMPT = 'Answer the question about the text briefly.';

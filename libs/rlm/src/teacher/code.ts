@@ -201,6 +201,19 @@ export function readAndAnswerCells(style: CodeStyle, q: string, key: string): st
 }
 
 /**
+ * Cells that find the sentences of the question's key with `search(question)` — nothing copied from the question —
+ * read them in document order, window by window, with the question, and answer the first reading that is not
+ * "unknown"; with or without a first cell that looks at what the search found. The same program reads any one-key
+ * question, so what it gets right depends on the reader alone.
+ */
+export function searchAndReadCells(style: CodeStyle): string[] {
+  const find = `const ${style.hits} = search(question).sort((a, b) => a.start - b.start).map((h) => h.text);`;
+  const look = `print(${style.hits}.length + ' sentences');\nprint(${style.hits}.slice(0, 2).join('\\n'));`;
+  const read = [...readInline(style, 'question', style.hits), `answer(${style.value});`].join('\n');
+  return style.look ? [`${find}\n${look}`, read] : [`${find}\n${read}`];
+}
+
+/**
  * A question template with `{0}`, `{1}`, … as a string expression over the variables `vars` (the answers of earlier
  * reads), e.g. "In which city does {0} live?" with ["owner"] → `"In which city does " + owner + " live?"`.
  */

@@ -30,7 +30,8 @@ describe('teacher mix', () => {
     expect(mix.robust).toBe(0.6);
     const niah = strategyProbabilities(mix, 'niah');
     expect(niah.find((p) => p.strategy.name === 'niah.first_mention')?.probability).toBe(0);
-    expect(niah.find((p) => p.strategy.name === 'niah.read_mentions')?.probability).toBeCloseTo(1, 10);
+    expect(niah.find((p) => p.strategy.name === 'niah.read_mentions')?.probability).toBeCloseTo(0.5, 10);
+    expect(niah.find((p) => p.strategy.name === 'niah.search_question')?.probability).toBeCloseTo(0.5, 10);
     const counting = strategyProbabilities(mix, 'counting');
     expect(counting.filter((p) => !p.strategy.robust).reduce((s, p) => s + p.probability, 0)).toBeCloseTo(0.4, 10);
     expect(() => parseTeacherMix('robust=1.5')).toThrow(TeacherError);

@@ -8,6 +8,7 @@ export type BugKind = (typeof BUG_KINDS)[number];
 /** Helper calls and their misspellings (a ReferenceError or "is not a function" TypeError when run). */
 const TYPOS: readonly [string, string][] = [
   ['grep(', 'gerp('],
+  ['search(', 'serach('],
   ['sentences(', 'sentence('],
   ['chunks(', 'chunsk('],
   ['ctx.split(', 'ctx.splt('],

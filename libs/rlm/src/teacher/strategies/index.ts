@@ -2,13 +2,14 @@ import type { TaskType } from '@fathom/contracts';
 import { COUNTING_STRATEGIES } from './counting';
 import { MULTI_HOP_STRATEGIES } from './multi-hop';
 import { MULTI_NEEDLE_STRATEGIES } from './multi-needle';
-import { lastWordOf, readMentions } from './read';
+import { lastWordOf, readMentions, searchQuestion } from './read';
 import type { TeacherStrategy } from './types';
 
 /** Every teacher strategy, per task type, in a fixed order (the order mix draws walk). */
 export const STRATEGIES_BY_TYPE: { readonly [T in TaskType]: readonly TeacherStrategy[] } = {
   niah: [
     readMentions('niah', "llm() reads the object's grep'd sentences, window by window, with the question"),
+    searchQuestion('niah', 'llm() reads the sentences search(question) finds, window by window; nothing copied'),
     lastWordOf(
       'niah',
       'first',
@@ -17,12 +18,14 @@ export const STRATEGIES_BY_TYPE: { readonly [T in TaskType]: readonly TeacherStr
   ],
   extractive: [
     readMentions('extractive', "llm() reads the agreement's grep'd sentences, window by window, with the question"),
+    searchQuestion('extractive', 'llm() reads the sentences search(question) finds, window by window; nothing copied'),
     lastWordOf('extractive', 'first', 'last word of the first sentence naming the agreement; fooled by near misses'),
   ],
   multi_needle: MULTI_NEEDLE_STRATEGIES,
   counting: COUNTING_STRATEGIES,
   tracking: [
     readMentions('tracking', "llm() reads every grep'd event of the object together and gives its final place"),
+    searchQuestion('tracking', 'llm() reads the sentences search(question) finds, in document order; nothing copied'),
     lastWordOf(
       'tracking',
       'last',

@@ -1,4 +1,4 @@
-import { readAndAnswerCells, sentencesWith, WHOLE_WINDOWS, type CodeStyle } from '../code';
+import { readAndAnswerCells, searchAndReadCells, sentencesWith, WHOLE_WINDOWS, type CodeStyle } from '../code';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -17,10 +17,7 @@ type OneKeyType = 'niah' | 'extractive' | 'tracking';
  * split them (its style's window is one of WHOLE_WINDOWS).
  */
 export function readMentions(type: OneKeyType, summary: string): TeacherStrategy {
-  const whole = (style: CodeStyle): CodeStyle =>
-    type !== 'tracking' || WHOLE_WINDOWS.includes(style.window)
-      ? style
-      : { ...style, window: WHOLE_WINDOWS[style.window % WHOLE_WINDOWS.length] };
+  const whole = wholeFor(type);
   return {
     name: `${type}.read_mentions`,
     type,
@@ -28,6 +25,31 @@ export function readMentions(type: OneKeyType, summary: string): TeacherStrategy
     usesLlm: true,
     summary,
     next: (view, style, obs) => playCells(readAndAnswerCells(whole(style), 'question', view.key), obs),
+  };
+}
+
+/** A tracking style whose window holds every event of an object (one of WHOLE_WINDOWS); other types' styles as drawn. */
+const wholeFor =
+  (type: OneKeyType) =>
+  (style: CodeStyle): CodeStyle =>
+    type !== 'tracking' || WHOLE_WINDOWS.includes(style.window)
+      ? style
+      : { ...style, window: WHOLE_WINDOWS[style.window % WHOLE_WINDOWS.length] };
+
+/**
+ * The question-only reader: `search(question)` finds the key's sentences by the question's rarest words, so the
+ * program copies nothing from the question and is one text for every one-key type; the sentences are read in
+ * document order (a final place needs its events in order) with the task question, like `readMentions`.
+ */
+export function searchQuestion(type: OneKeyType, summary: string): TeacherStrategy {
+  const whole = wholeFor(type);
+  return {
+    name: `${type}.search_question`,
+    type,
+    robust: true,
+    usesLlm: true,
+    summary,
+    next: (_view, style, obs) => playCells(searchAndReadCells(whole(style)), obs),
   };
 }
 
