@@ -39,17 +39,27 @@ const wholeFor =
 /**
  * The question-only reader: `search(question)` finds the key's sentences by the question's rarest words, so the
  * program copies nothing from the question and is one text for every one-key type; the sentences are read in
- * document order (a final place needs its events in order) with the task question, like `readMentions`.
+ * document order (a final place needs its events in order) with the task question, like `readMentions`. Its names
+ * and loop are fixed (`hits`, `part`, `reply`, a for-of that breaks): a policy that cannot copy a name it chose a few
+ * lines up mixes drawn names (measured: `reply` read where `result` was declared), so only the window size, the
+ * joiner and looking first vary.
  */
 export function searchQuestion(type: OneKeyType, summary: string): TeacherStrategy {
   const whole = wholeFor(type);
+  const fixed = (style: CodeStyle): CodeStyle => ({
+    ...whole(style),
+    hits: 'hits',
+    part: 'part',
+    value: 'reply',
+    loop: 'for_break',
+  });
   return {
     name: `${type}.search_question`,
     type,
     robust: true,
     usesLlm: true,
     summary,
-    next: (_view, style, obs) => playCells(searchAndReadCells(whole(style)), obs),
+    next: (_view, style, obs) => playCells(searchAndReadCells(fixed(style)), obs),
   };
 }
 
