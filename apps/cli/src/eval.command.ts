@@ -90,6 +90,7 @@ interface EvalFlags {
   readers: number;
   readersMaxChunk: number;
   readersEvidenceOnly: boolean;
+  readersKeyOnly: boolean;
   extractiveReads: boolean;
   record: boolean;
   databaseUrl?: string;
@@ -117,6 +118,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       seed: flags.dataSeed,
       maxChunkChars: flags.readersMaxChunk,
       evidenceShare: flags.readersEvidenceOnly ? 1 : 0,
+      keyShare: flags.readersKeyOnly ? 1 : 0,
     }),
   ];
   const reports: ReaderEvalReport[] = [];
@@ -192,6 +194,8 @@ async function recordEval(report: EvalSuiteReport, checkpoint: string, flags: Ev
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
+  if (flags.readersEvidenceOnly && flags.readersKeyOnly)
+    throw new Error('give --readers-evidence-only or --readers-key-only, not both');
   const root = await loadRootPolicy({
     checkpoint: flags.checkpoint,
     policy: flags.policy,
@@ -324,6 +328,11 @@ export function evalCommand(): Command {
     )
     .option('--readers-max-chunk <chars>', 'longest reader chunk', integer('--readers-max-chunk', 400), 1000)
     .option('--readers-evidence-only', 'reader chunks of the evidence alone, no distractors or filler', false)
+    .option(
+      '--readers-key-only',
+      'reader chunks of key sentences only: the evidence among every distractor of its task, no filler',
+      false,
+    )
     .option(
       '--extractive-reads',
       'leaf llm() reads answer with a span of their chunk or "unknown" (span-constrained decoding; docs/EVAL.md)',

@@ -48,6 +48,7 @@ interface SftDataFlags {
   readersEvidenceOnly: boolean;
   readersEvidenceShare?: number;
   readersCopyShare: number;
+  readersKeyShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -82,6 +83,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       readerWindowChars: flags.readersMaxChunk,
       evidenceShare: flags.readersEvidenceOnly ? 1 : (flags.readersEvidenceShare ?? 0),
       copyShare: flags.readersCopyShare,
+      keyShare: flags.readersKeyShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -202,6 +204,13 @@ export function sftDataCommand(): Command {
       '--readers-copy-share <share>',
       'share of copy drills among the readers: random words and codes, answered by copying the whole chunk',
       share('--readers-copy-share'),
+      0,
+    )
+    .option(
+      '--readers-key-share <share>',
+      'share of the other reader chunks that hold only key sentences: the evidence among every distractor of its task, ' +
+        'no filler (what search(question) hands a reader)',
+      share('--readers-key-share'),
       0,
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)

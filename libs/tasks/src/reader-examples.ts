@@ -30,6 +30,12 @@ export interface ReaderExampleOptions {
    */
   evidenceShare?: number;
   /**
+   * Share of examples whose chunk holds only sentences about the task's entities — the evidence among every distractor
+   * of its task, in random order, no filler: the chunk `search(question)` hands a reader in an episode. Drawn for
+   * examples that are neither copy drills nor evidence-only. Default 0.
+   */
+  keyShare?: number;
+  /**
    * Share of copy drills (`copyDrill`): the chunk is 1–4 random words, codes and numbers, and the answer is the
    * whole chunk, so no prior can supply it and only copying scores. Default 0.
    */
@@ -78,13 +84,16 @@ function subKey(type: TaskType, index: number, keys: readonly string[]): string 
   return type === 'multi_needle' || type === 'multi_hop' ? keys[index] : keys[0];
 }
 
+/** What a chunk holds besides the evidence: nothing, every distractor of its task, or 1–4 distractors and filler. */
+type ChunkKind = 'evidence' | 'key' | 'full';
+
 /** Builds one example from `rng`, or undefined when the drawn task cannot fit a chunk (the caller draws again). */
 function drawExample(
   rng: Rng,
   split: Split,
   family: Family,
   maxChars: number,
-  evidenceOnly: boolean,
+  chunkKind: ChunkKind,
 ): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
   const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type] });
@@ -98,16 +107,17 @@ function drawExample(
   const pool = draft.inserts.map((i) => i.text).filter((text) => !sub.evidence.includes(text));
   if (pool.length === 0) return undefined;
   const answer = unknown ? ORACLE_UNKNOWN : sub.answer;
-  if (evidenceOnly) {
+  if (chunkKind === 'evidence') {
     const chunk = (unknown ? [rng.pick(pool)] : sub.evidence).join(' ');
     return chunk.length > maxChars ? undefined : { question, chunk, answer, type, family };
   }
-  const distractors = rng.sample(pool, rng.int(1, Math.min(4, pool.length)));
+  const distractors = rng.sample(pool, chunkKind === 'key' ? pool.length : rng.int(1, Math.min(4, pool.length)));
   // Evidence stays in its order; distractors go anywhere between.
   const sentences = unknown ? [] : [...sub.evidence];
   for (const d of distractors) sentences.splice(rng.int(0, sentences.length), 0, d);
   let length = sentences.reduce((sum, s) => sum + s.length + 1, 0);
   if (length > maxChars) return undefined;
+  if (chunkKind === 'key') return { question, chunk: sentences.join(' '), answer, type, family };
   const target = rng.int(Math.min(length + 1, maxChars), maxChars);
   for (let attempt = 0; attempt < 40 && length < target; attempt++) {
     const filler = fillerSentence(rng);
@@ -131,7 +141,8 @@ function share(name: string, value: number | undefined): number {
  * task (other values for the same key, near-duplicate entities, other items or people) and filler; the question is a
  * phrasing of that sub-question's family. About 10% of chunks lack the evidence and are answered "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
- * split's partition. A share of examples can be evidence-only chunks (`evidenceShare`) or copy drills (`copyShare`).
+ * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
+ * key-sentence chunks (`keyShare`, of the rest).
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
  */
@@ -145,6 +156,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
     throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
   const evidenceShare = share('evidenceShare', options.evidenceShare);
   const copyShare = share('copyShare', options.copyShare);
+  const keyShare = share('keyShare', options.keyShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -154,10 +166,10 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         yield copyDrill(rng);
         continue;
       }
-      const evidenceOnly = kind.chance(evidenceShare);
+      const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
-      while (example === undefined) example = drawExample(rng, split, family, maxChars, evidenceOnly);
+      while (example === undefined) example = drawExample(rng, split, family, maxChars, chunkKind);
       yield example;
     }
   })();

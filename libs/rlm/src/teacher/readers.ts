@@ -12,6 +12,8 @@ export interface ReaderCurriculumOptions {
   readerWindowChars?: number;
   /** Share of chunks of the evidence alone (`generateReaderExamples`' `evidenceShare`). */
   evidenceShare?: number;
+  /** Share of chunks of key sentences only (`generateReaderExamples`' `keyShare`). */
+  keyShare?: number;
   /** Share of copy drills (`generateReaderExamples`' `copyShare`). */
   copyShare?: number;
 }
@@ -30,6 +32,7 @@ export function* buildReaderExamples(options: ReaderCurriculumOptions): Generato
     seed: options.seed,
     maxChunkChars: window,
     evidenceShare: options.evidenceShare,
+    keyShare: options.keyShare,
     copyShare: options.copyShare,
   })) {
     const example = SftReaderExampleSchema.parse(raw);
