@@ -133,6 +133,34 @@ describe('generate', () => {
     expect(free.some((c) => !isSpan(c.tokens.filter((t) => t !== stop)))).toBe(true);
   });
 
+  it('starts and ends a span only at word edges under spanWordTokens', async () => {
+    const stop = 0;
+    // Words 7 8 and 9 9 around separators 3: a span may start at offsets 0, 2, 3, 5 and end at 2, 3, 5, 6.
+    const source = [7, 8, 3, 9, 9, 3];
+    const seen = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const out = await generate(backend, [4, 1], {
+        n: 8,
+        maxNewTokens: 8,
+        temperature: 1,
+        seed,
+        stopTokens: [stop],
+        spanOf: [source],
+        spanWordTokens: [7, 8, 9],
+      });
+      for (const c of out) {
+        const body = c.finishReason === 'stop_token' ? c.tokens.slice(0, -1) : c.tokens;
+        const at = [0, 1, 2, 3, 4, 5].filter((j) => body.every((t, i) => source[j + i] === t));
+        const whole = at.filter((j) => ![1, 4].includes(j) && ![1, 4].includes(j + body.length));
+        expect(whole.length, JSON.stringify(body)).toBeGreaterThan(0);
+        seen.add(JSON.stringify(body));
+      }
+    }
+    // Sampling at temperature 1 finds several different whole-word spans, not one.
+    expect(seen.size).toBeGreaterThan(2);
+    await expect(generate(backend, [4], { maxNewTokens: 2, spanWordTokens: [7] })).rejects.toThrow(/needs spanOf/);
+  });
+
   it('renormalises the log-prob of a constrained pick over the allowed tokens', async () => {
     const prompt = [4, 1];
     const [c] = await generate(backend, prompt, { maxNewTokens: 1, temperature: 1, seed: 2, spanOf: [[6, 6], [13]] });

@@ -26,6 +26,8 @@ export interface SamplingOptions {
    * sequences, then a stop token; logprobs are under the constrained, renormalised distribution.
    */
   spanOf?: readonly (readonly number[])[];
+  /** With spanOf: the ids that are part of a word; a span then starts and ends only at word edges. */
+  spanWordTokens?: readonly number[];
 }
 
 export type FinishReason = 'stop_token' | 'stop_string' | 'length';
@@ -103,6 +105,7 @@ function spanConstraints(
   n: number,
   stopTokens: ReadonlySet<number>,
   vocab: number,
+  wordTokens: readonly number[] | undefined,
 ): SpanConstraint[] {
   if (!sources.some((source) => source.length > 0))
     throw new ModelError(ModelErrorCode.InvalidArgument, 'spanOf holds no token to copy: every source is empty');
@@ -113,7 +116,8 @@ function spanConstraints(
           ModelErrorCode.InvalidArgument,
           `spanOf token id ${id} is outside the vocabulary of ${vocab}`,
         );
-  return Array.from({ length: n }, () => new SpanConstraint(sources, stopTokens));
+  const words = wordTokens === undefined ? undefined : new Set(wordTokens);
+  return Array.from({ length: n }, () => new SpanConstraint(sources, stopTokens, words));
 }
 
 /**
@@ -155,7 +159,12 @@ export async function generate(
   const stopTokens = new Set(options.stopTokens ?? []);
   // A stop string of c characters spans at most 4c + 1 byte-level tokens, so the tail decode is enough.
   const tail = 4 * Math.max(0, ...stopStrings.map((s) => s.length)) + 4;
-  const spans = options.spanOf === undefined ? null : spanConstraints(options.spanOf, n, stopTokens, backend.vocabSize);
+  if (options.spanWordTokens !== undefined && options.spanOf === undefined)
+    throw new ModelError(ModelErrorCode.InvalidArgument, 'spanWordTokens needs spanOf');
+  const spans =
+    options.spanOf === undefined
+      ? null
+      : spanConstraints(options.spanOf, n, stopTokens, backend.vocabSize, options.spanWordTokens);
   const rng = new Rng(options.seed ?? 0);
   const out: Completion[] = Array.from({ length: n }, () => ({ tokens: [], logprobs: [], finishReason: 'length' }));
   const done = new Array<boolean>(n).fill(false);

@@ -3,6 +3,9 @@
  * the `sources`, then a stop token. At each step only the tokens that continue a still-matching span are allowed,
  * and the stop tokens once the span is non-empty; the sampler masks every other logit. Copying is then by
  * construction: the model chooses where a span starts and where it ends, not how to spell it.
+ *
+ * With `wordTokens` (the ids that are part of a word, e.g. letter and digit bytes) a span also starts and ends at
+ * word edges: it never starts or stops between two word tokens, so "Nesnes" cannot come out as "Nesne" or "esnes".
  */
 export class SpanConstraint {
   /** Per source, the start offsets whose span still matches every token emitted so far. */
@@ -12,17 +15,29 @@ export class SpanConstraint {
   constructor(
     private readonly sources: readonly (readonly number[])[],
     private readonly stopTokens: ReadonlySet<number>,
+    private readonly wordTokens?: ReadonlySet<number>,
   ) {
-    this.starts = sources.map((source) => source.map((_, j) => j));
+    this.starts = sources.map((source) => source.flatMap((_, j) => (this.isEdge(source, j) ? [j] : [])));
+  }
+
+  /** True when offset `j` of `source` (0..length) does not fall between two word tokens. */
+  private isEdge(source: readonly number[], j: number): boolean {
+    const words = this.wordTokens;
+    return words === undefined || j === 0 || j === source.length || !words.has(source[j - 1]) || !words.has(source[j]);
   }
 
   /** The tokens that may come next; empty when every matching span has reached its source's end and no stop is set. */
   allowed(): Set<number> {
     const next = new Set<number>();
+    let mayStop = false;
     this.sources.forEach((source, k) => {
-      for (const j of this.starts[k]) if (j + this.emitted < source.length) next.add(source[j + this.emitted]);
+      for (const j of this.starts[k]) {
+        const end = j + this.emitted;
+        if (end < source.length) next.add(source[end]);
+        if (this.emitted > 0 && this.isEdge(source, end)) mayStop = true;
+      }
     });
-    if (this.emitted > 0) for (const t of this.stopTokens) next.add(t);
+    if (mayStop) for (const t of this.stopTokens) next.add(t);
     return next;
   }
 

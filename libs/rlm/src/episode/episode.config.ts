@@ -39,8 +39,9 @@ export const EpisodeConfigSchema = z.strictObject({
       /** Turns of a child episode. */
       maxTurns: positiveInt.default(4),
       /**
-       * Extractive leaf reads: the answer is decoded as a span of the chunk's tokens or as "unknown"
-       * (`SampleRequest.spanOf`), so the reader chooses where a value starts and ends and copies it by construction.
+       * Extractive leaf reads: the answer is decoded as a span of whole words of the chunk or as "unknown"
+       * (`SampleRequest.spanOf`, `spanWordTokens`), so the reader chooses where a value starts and ends and copies it
+       * by construction; it cannot stop inside a word.
        * Needs a local model policy; not with `trainSubcalls` (the learner scores sub-call tokens unconstrained).
        */
       extractive: z.boolean().default(false),

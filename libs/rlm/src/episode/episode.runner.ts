@@ -21,7 +21,7 @@ import { observationText } from '../teacher/observation';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
-import { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
+import { encodeSegments, prefixMismatch, TokenMismatchError, wordTokensOf } from './tokens';
 
 /** What an episode needs of a task: the prompt's fields plus an id (the sandbox's document cache key). */
 export interface EpisodeTask extends PromptTask {
@@ -648,10 +648,11 @@ export class EpisodeRunner {
       this.config.subcalls.extractive && req.chunk
         ? [policy.tokenizer.encode(req.chunk), policy.tokenizer.encode(SUBCALL_UNKNOWN)]
         : undefined;
+    const spanWordTokens = spanOf && wordTokensOf(spanOf.flat(), policy.tokenizer);
     let sampled: SampledContinuation;
     try {
       const results = await policy.sample(
-        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]), spanOf }],
+        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]), spanOf, spanWordTokens }],
         params,
       );
       const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);

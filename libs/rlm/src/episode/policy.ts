@@ -27,6 +27,8 @@ export interface SampleRequest {
    * stop id (`SpanConstraint` of `@fathom/model`). A policy that cannot constrain its tokens rejects the request.
    */
   spanOf?: readonly (readonly number[])[];
+  /** With spanOf: the ids that are part of a word; a continuation then starts and ends only at word edges. */
+  spanWordTokens?: readonly number[];
 }
 
 export interface SamplingParams {

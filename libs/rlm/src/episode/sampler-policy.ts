@@ -28,6 +28,7 @@ export class SamplerPolicy implements Policy {
         stopTokens: params.stopTokens,
         seed: request.seed,
         spanOf: request.spanOf,
+        spanWordTokens: request.spanWordTokens,
       });
       results.push(completions.map((c) => ({ tokens: c.tokens, logprobs: c.logprobs, finishReason: c.finishReason })));
     }

@@ -43,7 +43,7 @@ export class TextEndpointPolicy implements Policy {
   async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
     const results: SampledContinuation[][] = [];
     for (const request of requests) {
-      if (request.spanOf !== undefined)
+      if (request.spanOf !== undefined || request.spanWordTokens !== undefined)
         throw new RolloutError(
           RolloutErrorCode.InvalidArgument,
           'extractive (span-constrained) reads need a local model policy: a text endpoint cannot constrain its tokens',

@@ -75,3 +75,11 @@ export function prefixMismatch(
     `+ re-rendered: ${show(next.ids)}`,
   ].join('\n');
 }
+
+/**
+ * The ids among `ids` that are part of a word: each decodes alone to letters and digits only (a byte of a multi-byte
+ * character decodes to U+FFFD and counts as a letter). Extractive reads pass them as `spanWordTokens`.
+ */
+export function wordTokensOf(ids: readonly number[], tokenizer: PolicyTokenizer): number[] {
+  return [...new Set(ids)].filter((id) => /^[\p{L}\p{N}\uFFFD]+$/u.test(tokenizer.decode([id])));
+}
