@@ -4,7 +4,8 @@
 # `read_mentions` programs, which copy the key, weigh 0; every other type keeps the default mix), then 300 SFT steps
 # from the committed default-sft. Leaf reads are not trained here: the committed reader checkpoint
 # (scripts/reproduce-reader.sh) answers them (`fathom eval --reader-checkpoint data/checkpoints/reader`). Everything
-# is seeded; measured times and results are in docs/RESULTS.md. The checkpoint is out/sft6/run/final.
+# is seeded; measured times and results are in docs/RESULTS.md. The checkpoint is out/sft6/run/final (committed as
+# data/checkpoints/search-root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh

@@ -10,6 +10,8 @@ import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 import { evalCommand } from './eval.command';
 
 const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default-sft', import.meta.url));
+const searchRoot = fileURLToPath(new URL('../../../data/checkpoints/search-root', import.meta.url));
+const reader = fileURLToPath(new URL('../../../data/checkpoints/reader', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-cli-eval-'));
 const tasksFile = join(dir, 'tasks.jsonl');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,6 +56,41 @@ describe('fathom eval', () => {
     const policyRecords = records.filter((r) => r.system === 'policy');
     expect(policyRecords.every((r) => r.turns.length >= 1 && typeof r.turns[0].completion === 'string')).toBe(true);
     expect(policyRecords.map((r) => r.correct)).toEqual(report.systems[0].runs[0].tasks.map((t) => t.correct));
+  }, 60_000);
+
+  it('the committed search-root writes a working question-only program: every episode reads with llm()', async () => {
+    const oneKey = join(dir, 'one-key.jsonl');
+    await writeTasksJsonl(
+      oneKey,
+      generateTasks({
+        split: 'heldout',
+        n: 3,
+        seed: 6,
+        minTokens: 1024,
+        maxTokens: 4096,
+        mix: { niah: 1, extractive: 1, tracking: 1 },
+      }),
+    );
+    const [out, episodes] = [join(dir, 'search-root.json'), join(dir, 'search-root.jsonl')];
+    await runEval(
+      ...['--checkpoint', searchRoot, '--reader-checkpoint', reader, '--extractive-reads', '--tasks', oneKey],
+      ...['--max-turns', '2', '--baselines', 'oracle,no-llm', '--out', out, '--episodes', episodes, '--no-progress'],
+    );
+    const records = readFileSync(episodes, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as EvalEpisode & { system: string });
+    const policy = records.filter((r) => r.system === 'policy');
+    expect(policy).toHaveLength(3);
+    for (const r of policy) {
+      expect(r.turns[0].completion).toContain('search(question)');
+      expect(r.calls.length, r.taskId).toBeGreaterThan(0);
+    }
+    // The same program with a gold reader answers every task, and without llm() none: the answers are read.
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport;
+    const accuracy = (system: string) =>
+      report.systems.find((s) => s.system === system)?.runs[0].tasks.filter((t) => t.correct).length;
+    expect([accuracy('oracle'), accuracy('no-llm')]).toEqual([3, 0]);
   }, 60_000);
 
   it('measures leaf reads alone with --n 0 --readers, in the table and the JSON report', async () => {
