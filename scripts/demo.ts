@@ -23,13 +23,13 @@ import { applyMigrations, DEFAULT_DATABASE_URL, ensureDatabase } from '@fathom/p
 import { redisOptionsFromUrl } from '@fathom/queue';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import type { ServiceProcess } from '@fathom/runtime';
-import { DEFAULT_POLICY_DIR, REPO_ROOT } from '@fathom/training';
+import { DEFAULT_POLICY_DIR } from '@fathom/training';
 import { startStack, type Stack } from './stack';
 
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const steps = Number(process.env.FATHOM_DEMO_STEPS || 3);
-const out = resolve(REPO_ROOT, process.env.FATHOM_DEMO_OUT || 'out/demo');
+const out = resolve(process.env.FATHOM_DEMO_OUT || 'out/demo');
 const demoPort = Number(process.env.FATHOM_DEMO_PORT || 8080);
 const tty = process.stdout.isTTY === true;
 const say = (line: string) => process.stdout.write(`${line}\n`);

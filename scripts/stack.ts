@@ -1,6 +1,5 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { launchService, type ServiceProcess } from '@fathom/runtime';
-import { REPO_ROOT } from '@fathom/training';
 
 export interface StackOptions {
   databaseUrl: string;
@@ -51,7 +50,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-const entry = (app: string) => join(REPO_ROOT, 'apps', app, 'src', 'main.ts');
+/** A service's entry point; the stack runs from the repository root, which is every service's working directory. */
+const entry = (app: string) => resolve('apps', app, 'src', 'main.ts');
 
 /**
  * Starts FATHOM's services as separate processes on free ports, in dependency order: the learner (its gRPC port
@@ -75,7 +75,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     const service = await launchService({
       name,
       entry: entry(app),
-      cwd: REPO_ROOT,
+      cwd: process.cwd(),
       env: { ...common, ...env, ...o.serviceEnv?.[name] },
       readyMessage,
       timeoutMs: 120_000,

@@ -10,7 +10,7 @@ export const LearnerServiceConfigSchema = z.object({
   ...serviceEnvShape(9300),
   /** gRPC Policy (weights); 0 picks a free port. */
   GRPC_PORT: PortSchema.default(50061),
-  /** Run folders (checkpoints, metrics.jsonl, rollouts) go to `${RUNS_DIR}/<runId>`. */
+  /** Run folders (checkpoints, metrics.jsonl, rollouts) go to `${RUNS_DIR}/<runId>`, relative to the working directory. */
   RUNS_DIR: z.string().min(1).default('out/runs'),
   /** How often the learner looks for new, stopped or resumed runs. */
   POLL_INTERVAL_MS: envInt(10).default(1000),

@@ -4,7 +4,6 @@ import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startPolicyServer } from '@fathom/rpc';
 import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
-import { REPO_ROOT } from '@fathom/training';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
 import { LearnerService } from './learner.service';
@@ -43,7 +42,7 @@ export async function startLearnerService(
     policies,
     metrics: new LearnerMetrics(registry),
     logger,
-    runsDir: resolve(REPO_ROOT, config.RUNS_DIR),
+    runsDir: resolve(config.RUNS_DIR),
     stepTimeoutMs: config.STEP_TIMEOUT_S * 1000,
     infraRetryMs: config.INFRA_RETRY_S * 1000,
     runtime: { executionProvider: config.EXECUTION_PROVIDER },

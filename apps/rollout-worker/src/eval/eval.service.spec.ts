@@ -1,6 +1,6 @@
 import type { EvalRunJob } from '@fathom/contracts';
 import type { EvalReport, EvalStats } from '@fathom/rlm';
-import { DEFAULT_POLICY_DIR, REPO_ROOT } from '@fathom/training';
+import { DEFAULT_POLICY_DIR } from '@fathom/training';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalRowsOf } from '@fathom/persistence';
@@ -44,9 +44,9 @@ describe('eval jobs', () => {
     expect(rows[0]).toMatchObject({ evalId: 'e1', checkpoint: 'default', split: 'heldout', runId: undefined });
   });
 
-  it('resolve "default" to the shipped policy and relative folders from the repository root', () => {
+  it('resolve "default" to the shipped policy and relative folders from the working directory', () => {
     expect(evalCheckpointDir('default')).toBe(DEFAULT_POLICY_DIR);
-    expect(evalCheckpointDir('out/x')).toBe(join(REPO_ROOT, 'out/x'));
+    expect(evalCheckpointDir('out/x')).toBe(join(process.cwd(), 'out/x'));
     expect(evalCheckpointDir('/abs/y')).toBe('/abs/y');
   });
 });

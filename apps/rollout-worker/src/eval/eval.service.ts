@@ -8,7 +8,7 @@ import { PermanentJobError } from '@fathom/queue';
 import { DEFAULT_PROMPT_STYLE, evaluate, SamplerPolicy } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
 import { DEFAULT_SPLIT_SIZES, generateTasks } from '@fathom/tasks';
-import { DEFAULT_POLICY_DIR, readPromptStyle, REPO_ROOT } from '@fathom/training';
+import { DEFAULT_POLICY_DIR, readPromptStyle } from '@fathom/training';
 import type { RuntimeConfig } from '@fathom/tensor';
 
 /** Episode limits of a queued eval: `fathom eval`'s defaults, so both report the same thing for a checkpoint. */
@@ -20,9 +20,12 @@ export interface EvalServiceDeps {
   runtime?: RuntimeConfig;
 }
 
-/** The checkpoint folder an eval job names ("default" is the shipped policy); relative paths are from the repo. */
+/**
+ * The checkpoint folder an eval job names ("default" is the shipped policy); a relative path is from the working
+ * directory, as the admin API checked it against DATA_ROOTS.
+ */
 export function evalCheckpointDir(checkpoint: string): string {
-  return checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(REPO_ROOT, checkpoint);
+  return checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(checkpoint);
 }
 
 /**

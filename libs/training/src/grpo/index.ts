@@ -42,5 +42,5 @@ export {
   type StepCollector,
 } from './grpo.trainer';
 export { REPLAYED_FIELDS, replayStep, type ReplayResult } from './replay';
-export { DEFAULT_POLICY_DIR, REPO_ROOT, grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
+export { DEFAULT_POLICY_DIR, grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
 export { RunContextCache, UnknownRunError, type RunConfigSource, type RunContext } from './run.context';

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { DEFAULT_MODEL_CHECKPOINT, type RunConfig, type Task } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
@@ -8,17 +7,17 @@ import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 
-/** The repository root: relative paths in a run config (checkpoints, task files) are resolved against it. */
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-/** Where `model.checkpoint: "default"` points: the shipped SFT checkpoint of the default tiny model. */
-export const DEFAULT_POLICY_DIR = join(REPO_ROOT, 'data', 'checkpoints', 'default-sft');
-
-const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
+/**
+ * Where `model.checkpoint: "default"` points: the shipped SFT checkpoint of the default tiny model. Like every
+ * relative path of a run config (checkpoints, task files), it is resolved against the working directory — the
+ * repository root for every service and CLI command, and the base the admin API's DATA_ROOTS are checked against —
+ * never against where a source file lies.
+ */
+export const DEFAULT_POLICY_DIR = resolve('data', 'checkpoints', 'default-sft');
 
 /** The checkpoint folder a run starts from; throws INVALID_CONFIG naming the path when it does not exist. */
 export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
-  const dir = run.model.checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : fromRoot(run.model.checkpoint);
+  const dir = run.model.checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(run.model.checkpoint);
   if (!existsSync(join(dir, 'config.json')))
     throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `model.checkpoint: no checkpoint at ${dir}`);
   return dir;
@@ -43,7 +42,7 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
     ];
   }
   const tasks: Task[] = [];
-  for await (const task of readTasksJsonl(fromRoot(trainFile))) {
+  for await (const task of readTasksJsonl(resolve(trainFile))) {
     if (tasks.length === trainSize) break;
     tasks.push(task);
   }
@@ -63,7 +62,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
   const { optimizer: o, rollout: r, learner: l } = run;
   return parseGrpoTrainConfig({
     model: { checkpoint },
-    data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : fromRoot(run.data.trainFile) },
+    data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : resolve(run.data.trainFile) },
     steps: run.steps,
     batchSize: run.batchSize,
     episode: {
