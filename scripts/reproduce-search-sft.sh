@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces the question-only root stage (configs/sft/search-stage6.json): 2,500 train tasks (seed 0), one teacher
 # episode per task where niah, extractive and tracking are written by their `search_question` strategy (the
-# `read_mentions` programs, which copy the key, weigh 0; every other type keeps the default mix), then 300 SFT steps
-# from the committed default-sft. Leaf reads are not trained here: the committed reader checkpoint
+# `read_mentions` programs, which copy the key, weigh 0; every other type keeps the default mix), then two SFT stages
+# from the committed default-sft: configs/sft/search-stage6.json (300 steps) and configs/sft/search-stage6b.json (300
+# more on the same data in another order, which makes sampled programs work more often). Leaf reads are not trained here: the committed reader checkpoint
 # (scripts/reproduce-reader.sh) answers them (`fathom eval --reader-checkpoint data/checkpoints/reader`). Everything
-# is seeded; measured times and results are in docs/RESULTS.md. The checkpoint is out/sft6/run/final (committed as
+# is seeded; measured times and results are in docs/RESULTS.md. The checkpoint is out/sft6/run2/final (committed as
 # data/checkpoints/search-root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,5 @@ mkdir -p out/sft6
 fathom data generate --split train --n 2500 --seed 0 --out out/sft6/tasks-train.jsonl
 fathom sft-data --tasks out/sft6/tasks-train.jsonl --out out/sft6/teacher-train.jsonl --seed 0 --per-task 1 \
   --mix niah.read_mentions=0,extractive.read_mentions=0,tracking.read_mentions=0
-fathom sft --config configs/sft/search-stage6.json "$@"
+fathom sft --config configs/sft/search-stage6.json
+fathom sft --config configs/sft/search-stage6b.json
