@@ -184,20 +184,29 @@ export function readerFunction(style: CodeStyle): string {
   ].join('\n');
 }
 
+/** A cell that prints how many sentences `style.hits` holds and the first two: the look before a read. */
+const lookCell = (style: CodeStyle): string =>
+  `print(${style.hits}.length + ' sentences');\nprint(${style.hits}.slice(0, 2).join('\\n'));`;
+
+/**
+ * Cells that run `find` (a statement that fills `style.hits`), read the hits inline window by window with the question
+ * expression `q` and answer the first reading that is not "unknown": one cell, or a look cell then the read.
+ */
+function findAndReadCells(style: CodeStyle, find: string, q: string): string[] {
+  const read = [...readInline(style, q, style.hits), `answer(${style.value});`].join('\n');
+  return style.look ? [`${find}\n${lookCell(style)}`, read] : [`${find}\n${read}`];
+}
+
 /**
  * Cells that read `key`'s sentences with the question expression `q` (e.g. `question`) and answer what the reader
  * says: inline or through a reader function, with or without a first cell that looks at what the search found.
  */
 export function readAndAnswerCells(style: CodeStyle, q: string, key: string): string[] {
   const find = `const ${style.hits} = ${sentencesWith(style, { literal: key })};`;
-  const look = `print(${style.hits}.length + ' sentences');\nprint(${style.hits}.slice(0, 2).join('\\n'));`;
-  if (style.helper) {
-    const define = readerFunction(style);
-    const call = `answer(${style.reader}(${q}, ${lit(key)}));`;
-    return style.look ? [`${find}\n${look}`, `${define}\n${call}`] : [`${define}\n${call}`];
-  }
-  const read = [...readInline(style, q, style.hits), `answer(${style.value});`].join('\n');
-  return style.look ? [`${find}\n${look}`, read] : [`${find}\n${read}`];
+  if (!style.helper) return findAndReadCells(style, find, q);
+  const define = readerFunction(style);
+  const call = `answer(${style.reader}(${q}, ${lit(key)}));`;
+  return style.look ? [`${find}\n${lookCell(style)}`, `${define}\n${call}`] : [`${define}\n${call}`];
 }
 
 /**
@@ -208,9 +217,7 @@ export function readAndAnswerCells(style: CodeStyle, q: string, key: string): st
  */
 export function searchAndReadCells(style: CodeStyle): string[] {
   const find = `const ${style.hits} = search(question).sort((a, b) => a.start - b.start).map((h) => h.text);`;
-  const look = `print(${style.hits}.length + ' sentences');\nprint(${style.hits}.slice(0, 2).join('\\n'));`;
-  const read = [...readInline(style, 'question', style.hits), `answer(${style.value});`].join('\n');
-  return style.look ? [`${find}\n${look}`, read] : [`${find}\n${read}`];
+  return findAndReadCells(style, find, 'question');
 }
 
 /**
