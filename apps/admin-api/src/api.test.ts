@@ -156,6 +156,11 @@ describe('POST /runs', () => {
       ['body', 'model', 'checkpoint'],
     ],
     ['a task file outside them', { name: 'x', data: { trainFile: '/etc/passwd' } }, ['body', 'data', 'trainFile']],
+    [
+      'a reader checkpoint outside them',
+      { name: 'x', model: { readerCheckpoint: '/etc' } },
+      ['body', 'model', 'readerCheckpoint'],
+    ],
   ])('rejects %s with 422 and the zod issue path', async (_label, body, path) => {
     const reply = await call('POST', '/runs', body);
     expect(reply.status).toBe(422);

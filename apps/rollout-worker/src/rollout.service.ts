@@ -6,12 +6,15 @@ import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '
 import type { SandboxPool } from '@fathom/sandbox';
 import { UnknownRunError, type RunContextCache } from '@fathom/training';
 import type { PolicyCache } from './policy.cache';
+import type { ReaderCache } from './reader.cache';
 import type { RolloutMetrics } from './metrics';
 
 export interface RolloutServiceDeps {
   runs: Pick<RunRepository, 'endedStatus'>;
   contexts: Pick<RunContextCache, 'task'>;
   policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
+  /** The frozen leaf readers of runs that name a `model.readerCheckpoint`. */
+  readers: Pick<ReaderCache, 'policy'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   producer: Pick<JobProducer, 'enqueue'>;
   metrics: RolloutMetrics;
@@ -29,6 +32,8 @@ export class RolloutService {
     const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
       throw error instanceof UnknownRunError ? new PermanentJobError(error.message) : error;
     });
+    const { readerCheckpoint } = context.train.model;
+    const readerPolicy = readerCheckpoint === undefined ? undefined : await this.deps.readers.policy(readerCheckpoint);
     const started = performance.now();
     const { rollout, weightSyncMs } = await this.deps.policies.with(
       job.runId,
@@ -39,6 +44,7 @@ export class RolloutService {
           {
             sandbox: this.deps.sandbox,
             policy: new SamplerPolicy(policy.decoder, context.tokenizer, policy.version),
+            readerPolicy,
           },
           context.train.episode,
         );

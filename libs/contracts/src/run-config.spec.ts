@@ -54,6 +54,18 @@ describe('RunConfigSchema', () => {
     expect(RunConfigSchema.parse({ name: 'x', rollout: { extractiveReads: true } }).rollout.extractiveReads).toBe(true);
     expect(RunConfigSchema.parse({ name: 'x', rollout: { trainSubcalls: true } }).rollout.extractiveReads).toBe(false);
   });
+
+  it('refuses a frozen reader checkpoint together with training on sub-call tokens', () => {
+    const both = RunConfigSchema.safeParse({
+      name: 'x',
+      model: { readerCheckpoint: 'data/checkpoints/reader' },
+      rollout: { trainSubcalls: true },
+    });
+    expect(both.error?.issues[0]).toMatchObject({ path: ['model', 'readerCheckpoint'] });
+    expect(both.error?.issues[0].message).toMatch(/trainSubcalls/);
+    const reader = RunConfigSchema.parse({ name: 'x', model: { readerCheckpoint: 'data/checkpoints/reader' } });
+    expect(reader.model).toEqual({ checkpoint: 'default', readerCheckpoint: 'data/checkpoints/reader' });
+  });
 });
 
 describe('RunConfigSchema bounds and text', () => {

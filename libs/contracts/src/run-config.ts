@@ -47,6 +47,12 @@ export const RunConfigSchema = z
       .strictObject({
         /** A Hugging Face-style checkpoint folder, or "default" for the shipped tiny model. */
         checkpoint: TextPathSchema.default(DEFAULT_MODEL_CHECKPOINT),
+        /**
+         * A second checkpoint folder, frozen for the whole run, that answers leaf llm() reads while the trained
+         * policy writes every turn (docs/GRPO.md). Absent: the trained policy reads too. Not with
+         * rollout.trainSubcalls: the reader's tokens are not the trained policy's.
+         */
+        readerCheckpoint: TextPathSchema.optional(),
       })
       .prefault({}),
     data: z
@@ -162,6 +168,12 @@ export const RunConfigSchema = z
         code: 'custom',
         path: ['rollout', 'extractiveReads'],
         message: 'extractiveReads with trainSubcalls: constrained sub-call tokens cannot be trained on',
+      });
+    if (config.model.readerCheckpoint !== undefined && config.rollout.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model', 'readerCheckpoint'],
+        message: 'readerCheckpoint with trainSubcalls: the frozen reader samples the sub-calls, not the trained policy',
       });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({

@@ -1,5 +1,6 @@
 import { loadCheckpoint, ModelGraphs, type Checkpoint } from '@fathom/model';
 import { DEFAULT_PROMPT_STYLE, SamplerPolicy, type PromptStyle } from '@fathom/rlm';
+import type { RuntimeConfig } from '@fathom/tensor';
 import { readPromptStyle } from './prompt-style.file';
 
 export interface LoadedPolicy {
@@ -29,12 +30,12 @@ export async function resolvePromptStyle(dir: string, asked?: PromptStyle['syste
 /** Loads a checkpoint folder as a sampling policy with its prompt style: the one way the CLI runs a checkpoint. */
 export async function loadPolicy(
   dir: string,
-  options: { version?: number; promptStyle?: PromptStyle['system'] } = {},
+  options: { version?: number; promptStyle?: PromptStyle['system']; runtime?: RuntimeConfig } = {},
 ): Promise<LoadedPolicy> {
   const checkpoint = await loadCheckpoint(dir);
   if (checkpoint.tokenizer === null) throw new Error(`${dir} has no tokenizer.json`);
   const promptStyle = await resolvePromptStyle(dir, options.promptStyle);
-  const graphs = new ModelGraphs(checkpoint.config);
+  const graphs = new ModelGraphs(checkpoint.config, { kind: 'full' }, options.runtime);
   const decoder = graphs.decoder(checkpoint.params);
   return {
     policy: new SamplerPolicy(decoder, checkpoint.tokenizer, options.version ?? 0),

@@ -50,11 +50,13 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   /**
-   * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint or
-   * task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
+   * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint, reader
+   * checkpoint or task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
    */
   create(config: RunConfig): Promise<Run> {
     checkDataPath(this.deps.dataRoots, ['model', 'checkpoint'], config.model.checkpoint);
+    if (config.model.readerCheckpoint !== undefined)
+      checkDataPath(this.deps.dataRoots, ['model', 'readerCheckpoint'], config.model.readerCheckpoint);
     if (config.data.trainFile !== undefined)
       checkDataPath(this.deps.dataRoots, ['data', 'trainFile'], config.data.trainFile);
     return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });

@@ -20,6 +20,11 @@ export const GrpoTrainConfigSchema = z
        * KL term is this same checkpoint, frozen.
        */
       checkpoint: path,
+      /**
+       * A second checkpoint folder, frozen for the whole run, that answers leaf llm() reads (the trained policy writes
+       * every turn). Absent: the trained policy reads too. Not with `episode.trainSubcalls`.
+       */
+      readerCheckpoint: path.optional(),
     }),
     data: z.strictObject({
       /** Train-split tasks JSONL (libs/tasks schema). */
@@ -78,6 +83,12 @@ export const GrpoTrainConfigSchema = z
         message:
           'GRPO trains on the log-probs of the distribution the tokens were drawn from; the learner computes them at ' +
           'temperature 1 without truncation, so sampling must be temperature 1, topP 1, topK 0',
+      });
+    if (c.model.readerCheckpoint !== undefined && c.episode.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model', 'readerCheckpoint'],
+        message: 'readerCheckpoint with trainSubcalls: the frozen reader samples the sub-calls, not the trained policy',
       });
     if (c.minOkSamples > c.grpo.groupSize)
       ctx.addIssue({

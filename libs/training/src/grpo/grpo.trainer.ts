@@ -29,6 +29,7 @@ import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
 import { selectStepGroups, type StepGroup } from './step-groups';
 import { writePromptStyle } from '../prompt-style.file';
+import { loadPolicy } from '../policy.loader';
 
 /**
  * Hooks for progress displays and services; every one is optional and may be async (the loop waits for it). A hook
@@ -172,7 +173,8 @@ function differingKeys(a: unknown, b: unknown): string[] {
 
 /**
  * Samples each step's groups in this process: the policy decodes with the learner's live weights (rebuilt when the
- * version changes: the in-process weight sync), episodes run in `sandbox`, and `@fathom/rewards` scores them.
+ * version changes: the in-process weight sync), episodes run in `sandbox`, and `@fathom/rewards` scores them. A
+ * `readerPolicy` (the run's frozen `model.readerCheckpoint`) answers leaf llm() reads in place of the policy.
  */
 export class InProcessCollector implements StepCollector {
   private decoder: KvCacheDecoder | null = null;
@@ -185,6 +187,7 @@ export class InProcessCollector implements StepCollector {
     private readonly sandbox: Pick<SandboxPool, 'openEpisode'>,
     private readonly makePolicy: PolicyFactory,
     private readonly clock: () => number,
+    private readonly readerPolicy?: Policy,
   ) {}
 
   async collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }> {
@@ -197,7 +200,11 @@ export class InProcessCollector implements StepCollector {
       weightSyncMs = this.clock() - syncStarted;
     }
     const runner = new EpisodeRunner(
-      { sandbox: this.sandbox, policy: this.makePolicy(this.decoder, this.tokenizer, request.policyVersion) },
+      {
+        sandbox: this.sandbox,
+        policy: this.makePolicy(this.decoder, this.tokenizer, request.policyVersion),
+        readerPolicy: this.readerPolicy,
+      },
       this.config.episode,
     );
     const collected = await collectGroups(
@@ -282,13 +289,25 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   await mkdir(config.out, { recursive: true });
   await writeFile(join(config.out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 
+  const reader =
+    options.collector || config.model.readerCheckpoint === undefined
+      ? null
+      : await loadPolicy(config.model.readerCheckpoint);
   const ownedPool =
     options.collector || options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
   const makePolicy: PolicyFactory =
     options.policyFactory ?? ((backend, tok, version) => new SamplerPolicy(backend, tok, version));
   const collector =
     options.collector ??
-    new InProcessCollector(learner, tokenizer, config, options.sandbox ?? ownedPool!, makePolicy, clock);
+    new InProcessCollector(
+      learner,
+      tokenizer,
+      config,
+      options.sandbox ?? ownedPool!,
+      makePolicy,
+      clock,
+      reader?.policy,
+    );
   const observer = options.observer;
   await observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
   await observer?.onPolicy?.({ version: policyVersion, step: startStep, model });
@@ -370,6 +389,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
     }
   } finally {
     await collector.close();
+    await reader?.release();
     await learner.graphs.release();
     await ownedPool?.close();
   }

@@ -21,7 +21,7 @@ describe('a service run config as a fathom train config', () => {
     const run = RunConfigSchema.parse({
       name: 'r',
       seed: 9,
-      model: { checkpoint: dir },
+      model: { checkpoint: dir, readerCheckpoint: dir },
       steps: 5,
       batchSize: 3,
       grpo: { groupSize: 4, maxStaleness: 1 },
@@ -31,7 +31,7 @@ describe('a service run config as a fathom train config', () => {
     });
     const config = await grpoTrainConfigOfRun(run, '/tmp/out');
     expect(config).toMatchObject({
-      model: { checkpoint: dir },
+      model: { checkpoint: dir, readerCheckpoint: dir },
       data: { tasks: '/tmp/out/tasks.jsonl' },
       steps: 5,
       batchSize: 3,
@@ -65,9 +65,16 @@ describe('a service run config as a fathom train config', () => {
     });
   });
 
-  it('names a missing checkpoint', () => {
+  it('names a missing checkpoint or reader checkpoint', async () => {
     const run = RunConfigSchema.parse({ name: 'r', model: { checkpoint: '/nowhere/at/all' } });
     expect(() => runCheckpointDir(run)).toThrow(/model\.checkpoint: no checkpoint at \/nowhere\/at\/all/);
+    const reader = RunConfigSchema.parse({
+      name: 'r',
+      model: { checkpoint: await checkpointDir(), readerCheckpoint: '/no/reader' },
+    });
+    await expect(grpoTrainConfigOfRun(reader, 'o')).rejects.toThrow(
+      /model\.readerCheckpoint: no checkpoint at \/no\/reader/,
+    );
   });
 
   it('reads the first trainSize tasks of a file, or generates them deterministically from the seed', async () => {

@@ -23,6 +23,15 @@ export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
   return dir;
 }
 
+/** The frozen reader checkpoint folder of a run, if it names one; throws INVALID_CONFIG when it does not exist. */
+export function runReaderDir(run: Pick<RunConfig, 'model'>): string | undefined {
+  if (run.model.readerCheckpoint === undefined) return undefined;
+  const dir = resolve(run.model.readerCheckpoint);
+  if (!existsSync(join(dir, 'config.json')))
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `model.readerCheckpoint: no checkpoint at ${dir}`);
+  return dir;
+}
+
 /**
  * The tasks of a run, in order: the first `trainSize` tasks of `data.trainFile`, or `trainSize` tasks generated
  * from the run's seed, split and context bounds. Deterministic, so the learner and every rollout worker hold the
@@ -61,7 +70,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
   const promptStyle = run.rollout.promptStyle ?? (await readPromptStyle(checkpoint)) ?? { ...DEFAULT_PROMPT_STYLE };
   const { optimizer: o, rollout: r, learner: l } = run;
   return parseGrpoTrainConfig({
-    model: { checkpoint },
+    model: { checkpoint, readerCheckpoint: runReaderDir(run) },
     data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : resolve(run.data.trainFile) },
     steps: run.steps,
     batchSize: run.batchSize,

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RecursionTreeNode } from '@fathom/contracts';
+import { SandboxPool } from '@fathom/sandbox';
+import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPromptStyle } from '../prompt-style.file';
+import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
+import { runGrpo } from './grpo.trainer';
+import { RolloutStore } from './rollout.store';
+
+const searchRoot = fileURLToPath(new URL('../../../../data/checkpoints/search-root', import.meta.url));
+const reader = fileURLToPath(new URL('../../../../data/checkpoints/reader', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'fathom-grpo-reader-'));
+const tasks = join(dir, 'tasks.jsonl');
+let pool: SandboxPool;
+
+beforeAll(async () => {
+  pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 2 });
+  await writeTasksJsonl(
+    tasks,
+    generateTasks({ split: 'train', n: 4, seed: 8, minTokens: 1024, maxTokens: 2048, mix: { niah: 1, extractive: 1 } }),
+  );
+});
+afterAll(async () => {
+  await pool?.close();
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+});
+
+async function config(out: string, readerCheckpoint?: string): Promise<GrpoTrainConfig> {
+  return parseGrpoTrainConfig({
+    model: { checkpoint: searchRoot, readerCheckpoint },
+    data: { tasks },
+    steps: 1,
+    batchSize: 2,
+    episode: {
+      maxTurns: 2,
+      maxTurnTokens: 512,
+      maxEpisodeTokens: 4096,
+      promptStyle: await readPromptStyle(searchRoot),
+      subcalls: { extractive: true },
+      maxInfraRetries: 0,
+    },
+    grpo: { groupSize: 2, beta: 0 },
+    microBatchSize: 2,
+    padMultiple: 512,
+    entropy: false,
+    seed: 1,
+    out: join(dir, out),
+  });
+}
+
+/** The answers of every leaf read of a step's episodes, in group and episode order. */
+async function leafAnswers(run: GrpoTrainConfig): Promise<string[]> {
+  const stored = await new RolloutStore(run.out).read(1);
+  const leaves = (node: RecursionTreeNode): string[] =>
+    node.kind === 'leaf' ? [String(node.answer)] : node.children.flatMap(leaves);
+  return stored!.groups.flatMap((g) => g.trajectories.flatMap((t) => leaves(t.recursionTree)));
+}
+
+describe('runGrpo with a frozen reader (model.readerCheckpoint)', () => {
+  it('has the reader checkpoint answer the leaf reads while the trained policy writes the turns', async () => {
+    const alone = await config('alone');
+    const withReader = await config('with-reader', reader);
+    await runGrpo(alone, { sandbox: pool });
+    await runGrpo(withReader, { sandbox: pool });
+    const [own, read] = [await leafAnswers(alone), await leafAnswers(withReader)];
+    // The same programs run on the same seeds either way; only who samples the leaf reads differs.
+    expect(read.length).toBeGreaterThan(0);
+    expect(read).toHaveLength(own.length);
+    expect(read).not.toEqual(own);
+  }, 240_000);
+
+  it('refuses a frozen reader together with trainSubcalls, naming the field', () => {
+    expect(() =>
+      parseGrpoTrainConfig({
+        model: { checkpoint: searchRoot, readerCheckpoint: reader },
+        data: { tasks },
+        episode: { trainSubcalls: true },
+      }),
+    ).toThrow(/readerCheckpoint with trainSubcalls[\s\S]*at model\.readerCheckpoint/);
+  });
+});
