@@ -1,6 +1,6 @@
 import { REWARD_COMPONENTS } from '@fathom/contracts';
 import type { StepRecord } from '@fathom/persistence';
-import { meanStd } from '@fathom/rewards';
+import { meanStd } from '@fathom/contracts';
 import type { GrpoStepRecord, StepGroup } from '@fathom/training';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
@@ -34,7 +34,7 @@ export function stepRowOf(runId: string, record: GrpoStepRecord, groups: readonl
     metrics: JSON.parse(JSON.stringify(record)),
     components: REWARD_COMPONENTS.map((component) => ({
       component,
-      ...(results.length === 0 ? { mean: 0, std: 0 } : meanStd(results.map((r) => r.components[component]))),
+      ...meanStd(results.map((r) => r.components[component])),
     })),
   };
 }

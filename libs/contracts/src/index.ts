@@ -9,3 +9,4 @@ export * from './rollout';
 export * from './sft';
 export * from './common';
 export * from './text';
+export * from './stats';

@@ -141,7 +141,7 @@ export const GroupRewardSchema = z.strictObject({
   /** Total reward per trajectory, in input order. */
   rewards: z.array(z.number()),
   results: z.array(RewardResultSchema),
-  /** Statistics of the totals; std is the population standard deviation. */
+  /** Statistics of the totals; std is the sample standard deviation (`meanStd`). */
   totals: z.strictObject({
     mean: z.number(),
     std: z.number().nonnegative(),

@@ -1,15 +1,14 @@
+import { meanStd, ZERO_STD_EPSILON } from '@fathom/contracts';
+
 /** Group statistics of one prompt's rewards and the group-relative advantage of each completion. */
 export interface GroupAdvantages {
   advantages: number[];
   mean: number;
-  /** Sample standard deviation (n - 1 in the denominator, as torch.std and TRL use). */
+  /** Sample standard deviation (`meanStd` of @fathom/contracts). */
   std: number;
   /** True when every reward in the group is equal: the group carries no learning signal. */
   zeroStd: boolean;
 }
-
-/** Rewards closer than this are treated as equal, so float noise never makes a flat group look trainable. */
-const ZERO_STD = 1e-9;
 
 /**
  * Group-relative advantages. With scale "group": A_i = (r_i - mean) / (std + eps); with "none" (Dr. GRPO):
@@ -20,10 +19,9 @@ export function groupAdvantages(rewards: readonly number[], scale: 'group' | 'no
   for (const [i, r] of rewards.entries()) {
     if (!Number.isFinite(r)) throw new Error(`reward ${i} of the group is not a finite number: ${r}`);
   }
-  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-  const variance = rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (rewards.length - 1);
-  const std = Math.sqrt(variance);
-  const zeroStd = std < ZERO_STD;
+  const { mean, std } = meanStd(rewards);
+  // Rewards closer than this are treated as equal, so float noise never makes a flat group look trainable.
+  const zeroStd = std < ZERO_STD_EPSILON;
   const advantages = rewards.map((r) => {
     if (zeroStd) return 0;
     return scale === 'group' ? (r - mean) / (std + eps) : r - mean;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RewardError, RewardErrorCode } from './errors';
-import { meanStd, scoreGroup } from './group';
+import { meanStd } from '@fathom/contracts';
+import { scoreGroup } from './group';
 import { MIRROR_TASK, SEARCH_TURN, trajectory } from './trajectory.fixtures';
 
 /** Eight plausible samples of one prompt: what a GRPO group of a half-trained policy looks like. */
@@ -30,6 +31,8 @@ describe('scoreGroup', () => {
     const group = scoreGroup(VARIED_GROUP, MIRROR_TASK);
     expect(group.perComponent.correctness).toEqual(meanStd(group.results.map((r) => r.components.correctness)));
     expect(group.perComponent.correctness.mean).toBeCloseTo(4 / 8, 12);
+    // The sample std (n − 1), the one GRPO's advantages use: four 1s and four 0s.
+    expect(group.perComponent.correctness.std).toBeCloseTo(Math.sqrt(2 / 7), 12);
     expect(Object.keys(group.perComponent).sort()).toEqual(
       ['correctness', 'format', 'recursion_efficiency', 'token_budget'].sort(),
     );
@@ -50,12 +53,5 @@ describe('scoreGroup', () => {
     } catch (e) {
       expect((e as RewardError).code).toBe(RewardErrorCode.EmptyGroup);
     }
-  });
-});
-
-describe('meanStd', () => {
-  it('computes the population standard deviation', () => {
-    expect(meanStd([1, 3])).toEqual({ mean: 2, std: 1 });
-    expect(meanStd([5])).toEqual({ mean: 5, std: 0 });
   });
 });

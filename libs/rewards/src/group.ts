@@ -1,7 +1,8 @@
 import {
+  meanStd,
   REWARD_COMPONENTS,
+  ZERO_STD_EPSILON,
   type GroupReward,
-  type MeanStd,
   type RewardConfigInput,
   type RewardTrajectory,
 } from '@fathom/contracts';
@@ -10,22 +11,9 @@ import { resolveRewardConfig } from './config';
 import { RewardError, RewardErrorCode } from './errors';
 import { scoreTrajectory } from './score';
 
-/** Below this, a group's reward std counts as zero: the group carries no GRPO advantage. */
-export const ZERO_STD_EPSILON = 1e-9;
-
-/** Mean and population standard deviation. */
-export function meanStd(values: readonly number[]): MeanStd {
-  let sum = 0;
-  for (const v of values) sum += v;
-  const mean = sum / values.length;
-  let squares = 0;
-  for (const v of values) squares += (v - mean) * (v - mean);
-  return { mean, std: Math.sqrt(squares / values.length) };
-}
-
 /**
  * Score a GRPO group: G trajectories of one task. Returns each reward (input order), each full result,
- * statistics of the totals (population std), per-component mean/std, and `zeroStd`, which flags a
+ * statistics of the totals (`meanStd`: the sample std), per-component mean/std, and `zeroStd`, which flags a
  * group whose rewards are all equal (std < 1e-9) and so teaches GRPO nothing.
  * Throws `RewardError` EMPTY_GROUP for no trajectories, and what `scoreTrajectory` throws.
  */

@@ -27,4 +27,4 @@ export { formatScore } from './components/format';
 export { tokenBudgetScore, type TokenBudgetScore } from './components/token-budget';
 export { recursionEfficiency } from './components/recursion';
 export { countTrajectoryLlmCalls, scoreTrajectory } from './score';
-export { meanStd, scoreGroup, ZERO_STD_EPSILON } from './group';
+export { scoreGroup } from './group';

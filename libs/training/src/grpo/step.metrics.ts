@@ -1,4 +1,4 @@
-import { REWARD_COMPONENTS } from '@fathom/contracts';
+import { meanStd, REWARD_COMPONENTS } from '@fathom/contracts';
 import { rolloutMetrics } from '@fathom/rlm';
 import type { UpdateMetrics, UpdateTimings } from './learner';
 import { STEP_SKIP_REASONS, type StepGroup, type StepSelection } from './step-groups';
@@ -34,12 +34,6 @@ export type GrpoStepRecord = {
   };
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-
-function sampleStd(xs: readonly number[]): number {
-  if (xs.length < 2) return 0;
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
-}
 
 /** The metrics.jsonl record of one step. */
 export function stepRecord(
@@ -82,7 +76,7 @@ export function stepRecord(
     ...u,
     ...(update ? { 'clip_ratio/low_mean': clip_ratio_low, 'clip_ratio/high_mean': clip_ratio_high } : {}),
     reward: mean(rewards),
-    reward_std: mean(groups.filter((g) => g.rewards.length >= 2).map((g) => sampleStd(g.rewards))),
+    reward_std: mean(groups.filter((g) => g.rewards.length >= 2).map((g) => meanStd(g.rewards).std)),
     ...Object.fromEntries(
       REWARD_COMPONENTS.map((c) => [`rewards/${c}/mean`, mean(results.map((r) => r.components[c]))]),
     ),

@@ -1,0 +1,11 @@
+import { describe, expect, it } from 'vitest';
+import { meanStd } from './stats';
+
+describe('meanStd', () => {
+  it('computes the sample standard deviation (n − 1), 0 for one value and mean 0 for none', () => {
+    expect(meanStd([1, 3])).toEqual({ mean: 2, std: Math.SQRT2 });
+    expect(meanStd([2, 4, 4, 4, 5, 5, 7, 9]).std).toBeCloseTo(Math.sqrt(32 / 7), 12);
+    expect(meanStd([5])).toEqual({ mean: 5, std: 0 });
+    expect(meanStd([])).toEqual({ mean: 0, std: 0 });
+  });
+});
