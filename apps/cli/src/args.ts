@@ -1,5 +1,15 @@
 import { InvalidArgumentError } from 'commander';
 
+/** A commander parser of a finite number option; the error names the option and the value. */
+export function number(name: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed))
+      throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
+    return parsed;
+  };
+}
+
 /** A commander parser of an integer option, at least `min` when given; the error names the option and the value. */
 export function integer(name: string, min?: number): (value: string) => number {
   return (value) => {

@@ -31,7 +31,7 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
-import { integer } from './args';
+import { integer, number } from './args';
 import {
   formatUsage,
   loadLeafReader,
@@ -92,6 +92,7 @@ interface EvalFlags {
   readersEvidenceOnly: boolean;
   readersKeyOnly: boolean;
   extractiveReads: boolean;
+  leafTemperature?: number;
   record: boolean;
   databaseUrl?: string;
   progress: boolean;
@@ -337,6 +338,12 @@ export function evalCommand(): Command {
       '--extractive-reads',
       'leaf llm() reads answer with a span of their chunk or "unknown" (span-constrained decoding; docs/EVAL.md)',
       false,
+    )
+    .option(
+      '--leaf-temperature <t>',
+      "temperature of leaf llm() reads (0 = greedy; default: the mode's), e.g. a frozen --reader-checkpoint read " +
+        'greedily while the policy samples',
+      number('--leaf-temperature'),
     )
     .option('--data-seed <n>', 'seed of the generated split', integer('--data-seed', 0), 0)
     .addOption(

@@ -14,13 +14,7 @@ import {
   type Checkpoint,
   type SafetensorsDtype,
 } from '@fathom/model';
-
-const number = (name: string) => (value: string) => {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed))
-    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
-  return parsed;
-};
+import { number } from './args';
 
 function tokensOf(checkpoint: Checkpoint, flags: { tokens?: string; text?: string; prompt?: string }): number[] {
   if (flags.tokens !== undefined) {

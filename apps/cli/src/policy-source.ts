@@ -113,13 +113,21 @@ export async function loadLeafReader(options: {
   return { policy: loaded.policy, endpoint: null, release: loaded.release };
 }
 
-/** The episode config's `subcalls` section for `--reader-window` and `--extractive-reads`; nothing when neither is given. */
-export function subcallsInput(flags: { readerWindow?: number; extractiveReads?: boolean }): EpisodeConfigInput {
-  if (flags.readerWindow === undefined && !flags.extractiveReads) return {};
+/**
+ * The episode config's `subcalls` section for `--reader-window`, `--extractive-reads` and `--leaf-temperature`;
+ * nothing when none is given.
+ */
+export function subcallsInput(flags: {
+  readerWindow?: number;
+  extractiveReads?: boolean;
+  leafTemperature?: number;
+}): EpisodeConfigInput {
+  if (flags.readerWindow === undefined && !flags.extractiveReads && flags.leafTemperature === undefined) return {};
   return {
     subcalls: {
       ...(flags.readerWindow !== undefined && { readerWindowChars: flags.readerWindow }),
       ...(flags.extractiveReads && { extractive: true }),
+      ...(flags.leafTemperature !== undefined && { leafTemperature: flags.leafTemperature }),
     },
   };
 }

@@ -55,6 +55,12 @@ describe('RunConfigSchema', () => {
     expect(RunConfigSchema.parse({ name: 'x', rollout: { trainSubcalls: true } }).rollout.extractiveReads).toBe(false);
   });
 
+  it('refuses a leaf temperature together with training on sub-call tokens', () => {
+    const both = RunConfigSchema.safeParse({ name: 'x', rollout: { leafTemperature: 0, trainSubcalls: true } });
+    expect(both.error?.issues[0]).toMatchObject({ path: ['rollout', 'leafTemperature'] });
+    expect(RunConfigSchema.parse({ name: 'x', rollout: { leafTemperature: 0 } }).rollout.leafTemperature).toBe(0);
+  });
+
   it('refuses a frozen reader checkpoint together with training on sub-call tokens', () => {
     const both = RunConfigSchema.safeParse({
       name: 'x',

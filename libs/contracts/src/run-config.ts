@@ -129,6 +129,12 @@ export const RunConfigSchema = z
          * with trainSubcalls: the learner would score constrained tokens under the unconstrained policy.
          */
         extractiveReads: z.boolean().default(false),
+        /**
+         * Temperature of leaf llm() reads (0 = greedy); absent: the rollout temperature (1). Leaf reads whose tokens
+         * are not trained (a model.readerCheckpoint, or trainSubcalls off) may read greedily while the policy
+         * samples its turns. Not with trainSubcalls.
+         */
+        leafTemperature: z.number().min(0).max(2).optional(),
       })
       .prefault({}),
     learner: z
@@ -174,6 +180,12 @@ export const RunConfigSchema = z
         code: 'custom',
         path: ['model', 'readerCheckpoint'],
         message: 'readerCheckpoint with trainSubcalls: the frozen reader samples the sub-calls, not the trained policy',
+      });
+    if (config.rollout.leafTemperature !== undefined && config.rollout.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', 'leafTemperature'],
+        message: "leafTemperature with trainSubcalls: trained sub-call tokens are sampled at the rollout's temperature",
       });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({

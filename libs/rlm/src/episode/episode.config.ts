@@ -45,6 +45,13 @@ export const EpisodeConfigSchema = z.strictObject({
        * Needs a local model policy; not with `trainSubcalls` (the learner scores sub-call tokens unconstrained).
        */
       extractive: z.boolean().default(false),
+      /**
+       * Temperature of leaf reads (0 = greedy); absent: the episode's `sampling.temperature`. A reader whose tokens
+       * are not trained — a frozen reader checkpoint, or the policy when `trainSubcalls` is off — can read
+       * greedily while the policy samples its turns, so a turn's reward does not hang on a sampled read. Not with
+       * `trainSubcalls`: trained sub-call tokens are sampled like the root's.
+       */
+      leafTemperature: z.number().nonnegative().max(2).optional(),
     })
     .prefault({}),
   /**
@@ -81,6 +88,11 @@ export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeCon
       RolloutErrorCode.InvalidConfig,
       'subcalls.extractive with trainSubcalls: the learner would score constrained sub-call tokens under the ' +
         'unconstrained policy; train sub-calls without extractive reads',
+    );
+  if (parsed.data.subcalls.leafTemperature !== undefined && parsed.data.trainSubcalls)
+    throw new RolloutError(
+      RolloutErrorCode.InvalidConfig,
+      "subcalls.leafTemperature with trainSubcalls: trained sub-call tokens are sampled at the root's temperature",
     );
   try {
     resolveLimits(DEFAULT_LIMITS, parsed.data.sandboxLimits);

@@ -368,6 +368,26 @@ describe('EpisodeRunner against the real sandbox', () => {
     expect(prompts[0]).toContain(`which colour?\n\nText:\n${TASK.context.slice(0, 40)}`);
   });
 
+  it('samples leaf reads at subcalls.leafTemperature and the turns at the episode temperature', async () => {
+    const script = ({ prompt }: ScriptCall) => {
+      if (prompt.includes('Answer the question about the text briefly.')) return 'teal';
+      if (turnsSoFar(prompt) === 0) return js('print(llm("which colour?", ctx.slice(0, 40)))');
+      return `<answer>${lastOutput(prompt)}</answer>`;
+    };
+    const policy = new ScriptedTestPolicy(tokenizer, script);
+    const runner = new EpisodeRunner(
+      { sandbox: pool, policy },
+      { sampling: { temperature: 1 }, subcalls: { leafTemperature: 0 } },
+    );
+    const traj = (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];
+    expect(traj.answer).toBe('teal');
+    // The first turn, its leaf read, the answering turn.
+    expect(policy.calls.map((c) => c.params.temperature)).toEqual([1, 0, 1]);
+    expect(
+      () => new EpisodeRunner({ sandbox: pool, policy }, { trainSubcalls: true, subcalls: { leafTemperature: 0 } }),
+    ).toThrow(/leafTemperature with trainSubcalls/);
+  });
+
   it('refuses every llm() call inside the guest when sub-calls are disabled, without asking the policy', async () => {
     const policy = new ScriptedTestPolicy(tokenizer, ({ prompt }) =>
       turnsSoFar(prompt) === 0

@@ -267,7 +267,12 @@ export class EpisodeRunner {
     this.params = { ...this.config.sampling, stopTokens: [this.imEnd] };
     const reader = deps.readerPolicy ?? deps.policy;
     const readerImEnd = imEndOf(reader, 'the reader policy');
-    this.reader = { policy: reader, imEnd: readerImEnd, params: { ...this.params, stopTokens: [readerImEnd] } };
+    const temperature = this.config.subcalls.leafTemperature ?? this.params.temperature;
+    this.reader = {
+      policy: reader,
+      imEnd: readerImEnd,
+      params: { ...this.params, temperature, stopTokens: [readerImEnd] },
+    };
   }
 
   /**

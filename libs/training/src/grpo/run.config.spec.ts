@@ -26,7 +26,14 @@ describe('a service run config as a fathom train config', () => {
       batchSize: 3,
       grpo: { groupSize: 4, maxStaleness: 1 },
       optimizer: { learningRate: 1e-4, warmupSteps: 2, minLearningRate: 1e-5 },
-      rollout: { maxTurns: 2, maxTokensPerTurn: 64, maxEpisodeTokens: 900, maxDepth: 1, extractiveReads: true },
+      rollout: {
+        maxTurns: 2,
+        maxTokensPerTurn: 64,
+        maxEpisodeTokens: 900,
+        maxDepth: 1,
+        extractiveReads: true,
+        leafTemperature: 0,
+      },
       learner: { microBatchSize: 2, padMultiple: 32, minOkSamples: 3, entropy: false },
     });
     const config = await grpoTrainConfigOfRun(run, '/tmp/out');
@@ -50,7 +57,7 @@ describe('a service run config as a fathom train config', () => {
         promptStyle: { system: 'compact', previewChars: 40 },
         sampling: { temperature: 1, topP: 1, topK: 0 },
         sandboxLimits: { maxDepth: 1 },
-        subcalls: { extractive: true },
+        subcalls: { extractive: true, leafTemperature: 0 },
         trainSubcalls: false,
       },
     });

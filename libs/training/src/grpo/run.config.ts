@@ -80,7 +80,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
       maxEpisodeTokens: r.maxEpisodeTokens,
       promptStyle,
       trainSubcalls: r.trainSubcalls,
-      subcalls: { extractive: r.extractiveReads },
+      subcalls: { extractive: r.extractiveReads, leafTemperature: r.leafTemperature },
       maxInfraRetries: r.maxInfraRetries,
       sandboxLimits: { maxDepth: r.maxDepth },
     },
