@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 #
 # FATHOM's images: one build, one target per service. The services run their TypeScript sources through tsx
-# (exactly like `npm run start -w @fathom/<name>`), so the image holds the repo and its full node_modules.
+# (exactly like `npm run start -w @fathom/<name>`), so the image holds the repo and its production node_modules:
+# the build stages install everything, then `npm prune --omit=dev` drops the dev dependencies (test runner, linters,
+# the Prisma CLI, type definitions) before the runtime stages copy /app. tsx is a production dependency.
 #
 #   docker build --target env-service         -t fathom/env-service .
 #   docker build --target rollout-worker-cuda -t fathom/rollout-worker-cuda .
@@ -41,12 +43,21 @@ FROM deps AS deps-cuda
 RUN ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js \
   && test -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so
 
+# ---- production dependencies: what the runtime stages copy ----
+FROM deps AS prod-deps
+RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
+  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node'); require.resolve('tsx')"
+
+FROM deps-cuda AS prod-deps-cuda
+RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
+  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node'); require.resolve('tsx')"
+
 # ---- runtime bases ----
 FROM node-base AS runtime
 # isolated-vm needs --no-node-snapshot on Node >= 20; NODE_OPTIONS also covers the CLI and child processes.
 ENV NODE_OPTIONS=--no-node-snapshot
 WORKDIR /app
-COPY --from=deps /app /app
+COPY --from=prod-deps /app /app
 # Services run as uid 1000 (`node` here, `ubuntu` in the CUDA image); only run folders are writable.
 RUN mkdir -p /app/out /var/lib/fathom/runs /var/lib/fathom/datasets \
   && chown -R 1000:1000 /app/out /var/lib/fathom
@@ -57,7 +68,7 @@ COPY --from=node-base /usr/local/bin/node /usr/local/bin/node
 # The base image already sets NVIDIA_VISIBLE_DEVICES and NVIDIA_DRIVER_CAPABILITIES for the NVIDIA runtime.
 ENV NODE_OPTIONS=--no-node-snapshot
 WORKDIR /app
-COPY --from=deps-cuda /app /app
+COPY --from=prod-deps-cuda /app /app
 RUN mkdir -p /app/out /var/lib/fathom/runs /var/lib/fathom/datasets \
   && chown -R 1000:1000 /app/out /var/lib/fathom
 USER 1000:1000

@@ -68,6 +68,12 @@ const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'numb
 interface Stage {
   cmd: string[] | null;
   env: Record<string, string>;
+  /** The stage it is built on (FROM), when that is a stage of the file. */
+  base: string | null;
+  /** The stage whose /app this stage copies (`COPY --from=<stage> /app /app`), if any. */
+  appFrom: string | null;
+  /** Its own RUN commands (not the base's). */
+  runs: string[];
 }
 
 /** Stages of a Dockerfile with CMD and ENV inherited from the stage they build on. */
@@ -87,13 +93,27 @@ function parseDockerfile(text: string): Map<string, Stage> {
         const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args);
         if (!m) throw new Error(`Dockerfile: unreadable FROM ${args}`);
         const base = stages.get(m[1]!);
-        current = { cmd: base?.cmd ?? null, env: { ...base?.env } };
+        current = {
+          cmd: base?.cmd ?? null,
+          env: { ...base?.env },
+          base: base ? m[1]! : null,
+          appFrom: null,
+          runs: [],
+        };
         if (m[2]) stages.set(m[2], current);
         break;
       }
       case 'CMD':
         if (current) current.cmd = args.startsWith('[') ? (JSON.parse(args) as string[]) : args.split(/\s+/);
         break;
+      case 'RUN':
+        current?.runs.push(args);
+        break;
+      case 'COPY': {
+        const from = /^--from=(\S+)\s+\/app\s+\/app$/.exec(args);
+        if (current && from) current.appFrom = from[1]!;
+        break;
+      }
       case 'ENV':
         if (current) for (const [, k, v] of args.matchAll(/(\w+)=(\S*)/g)) current.env[k!] = v!;
         break;
@@ -108,6 +128,64 @@ function appOfTarget(stages: Map<string, Stage>, target: string): string | null 
   const main = /apps\/([\w-]+)\/src\/main\.ts/.exec(cmd);
   if (main) return main[1]!;
   return /apps\/cli\/bin\/fathom db migrate/.test(cmd) ? MIGRATE : null;
+}
+
+/**
+ * Problems of a target whose image would hold dev dependencies: the stage it takes /app from (its own, or its
+ * base's) must end with `npm prune --omit=dev` (or install with `npm ci --omit=dev`).
+ */
+function devDependencyProblems(stages: Map<string, Stage>, target: string): string[] {
+  let stage: string | null = target;
+  while (stage !== null && stages.get(stage)?.appFrom == null) stage = stages.get(stage)?.base ?? null;
+  const from = stage === null ? null : stages.get(stage)!.appFrom!;
+  if (from === null) return [`${target}: copies /app from no stage`];
+  const runs = stages.get(from)?.runs ?? [];
+  return runs.some((r) => /\bnpm (prune|ci)\b[^&]*--omit=dev/.test(r))
+    ? []
+    : [`${target}: its /app comes from stage ${from}, which keeps the dev dependencies (no npm prune --omit=dev)`];
+}
+
+/** Source files that run in a service or the CLI: every .ts under apps/*\/src and libs/*\/src but tests and doubles. */
+function runtimeSources(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!['testing', 'test-support', 'acceptance', 'generated'].includes(entry.name)) walk(path);
+      } else if (
+        /\.ts$/.test(entry.name) &&
+        !/(^test-helpers|\.(test|spec|test-double|fixture))\.ts$/.test(entry.name)
+      ) {
+        files.push(path);
+      }
+    }
+  };
+  for (const group of ['apps', 'libs']) for (const name of readdirSync(join(root, group))) walk(`${group}/${name}/src`);
+  return files;
+}
+
+/** The npm packages a source imports at run time: value imports, re-exports, dynamic imports and require calls. */
+function runtimePackagesOf(text: string): string[] {
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
+  return specifiers
+    .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !s.startsWith('@fathom/'))
+    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!));
+}
+
+/** Packages the services or the CLI load at run time that package.json does not list as production dependencies. */
+function runtimeDependencyProblems(pkg: Json, sources: Record<string, string>): string[] {
+  const production = new Set(Object.keys(obj(pkg.dependencies)));
+  const problems: string[] = [];
+  // The images run every service, and the sandbox its workers, through tsx.
+  if (!production.has('tsx')) problems.push('tsx runs every service but is not a production dependency');
+  for (const [file, text] of Object.entries(sources))
+    for (const name of new Set(runtimePackagesOf(text)))
+      if (!production.has(name)) problems.push(`${file} imports ${name}, which is not a production dependency`);
+  return problems;
 }
 
 // ---------------------------------------------------------------- shared checks
@@ -701,6 +779,31 @@ describe('Dockerfile', () => {
       }
     });
     expect(apps.sort()).toEqual(Object.keys(SCHEMAS).sort());
+  });
+
+  it('ships no dev dependencies: every target copies a pruned /app, and what the code loads is a production one', () => {
+    const targets = [...stages.keys()].filter((t) => appOfTarget(stages, t) !== null);
+    expect(targets.flatMap((t) => devDependencyProblems(stages, t))).toEqual([]);
+    const sources = Object.fromEntries(runtimeSources().map((f) => [f, read(f)]));
+    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    const pkg = obj(JSON.parse(read('package.json')));
+    expect(runtimeDependencyProblems(pkg, sources)).toEqual([]);
+
+    const unpruned = parseDockerfile(read('Dockerfile').replace(/npm prune --omit=dev/g, 'npm prune'));
+    expect(devDependencyProblems(unpruned, 'reward-service')).toEqual([
+      'reward-service: its /app comes from stage prod-deps, which keeps the dev dependencies (no npm prune --omit=dev)',
+    ]);
+    const devTsx = mutated(pkg, (p) => {
+      delete obj(p.dependencies).tsx;
+      delete obj(p.dependencies).bullmq;
+    });
+    expect(runtimeDependencyProblems(devTsx, sources)).toEqual(
+      expect.arrayContaining([
+        'tsx runs every service but is not a production dependency',
+        expect.stringMatching(/imports bullmq, which is not a production dependency$/),
+      ]),
+    );
+    expect(runtimePackagesOf("import type { Request } from 'express';\nimport { z } from 'zod/v4';")).toEqual(['zod']);
   });
 });
 
