@@ -10,3 +10,4 @@ export * from './sft';
 export * from './common';
 export * from './text';
 export * from './stats';
+export * from './random';

@@ -21,7 +21,6 @@ export {
   type ParamMap,
   type ParamSpec,
 } from './params';
-export { Rng } from './rng';
 export {
   parseSafetensors,
   serializeSafetensors,

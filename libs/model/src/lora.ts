@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
 import { LINEAR_MODULES, linearPrefix, linearShape, type ParamMap, type ParamSpec } from './params';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 import { parseSafetensors, serializeSafetensors } from './safetensors';
 
 /** Low-rank adapters W' = W + (alpha / rank) · B A on the listed projections of every layer. */
@@ -45,7 +45,7 @@ export function initLora(config: ModelConfig, lora: LoraConfig, seed: number): A
     const data = new Float32Array(spec.shape[0] * spec.shape[1]);
     if (spec.init === 'normal') {
       const bound = 1 / Math.sqrt(spec.shape[1]);
-      for (let i = 0; i < data.length; i++) data[i] = (2 * rng.next() - 1) * bound;
+      for (let i = 0; i < data.length; i++) data[i] = (2 * rng.float() - 1) * bound;
     }
     adapters.set(spec.name, data);
   }

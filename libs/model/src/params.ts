@@ -1,6 +1,6 @@
 import type { ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 
 /** A model's weights by Hugging Face tensor name, row-major float32 (Linear weights are (out, in)). */
 export type ParamMap = Map<string, Float32Array>;

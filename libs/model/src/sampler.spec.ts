@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecodeBackend } from './decode';
 import { initParams } from './params';
 import { ReferenceDecodeBackend, referenceForward } from './reference';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 import { generate, sampleToken } from './sampler';
 import { smallConfigs } from './testing/configs';
 import { ByteTokenizer } from './tokenizer/byte.tokenizer';

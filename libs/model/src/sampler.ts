@@ -1,6 +1,6 @@
 import type { DecodeBackend } from './decode';
 import { ModelError, ModelErrorCode } from './errors';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 import { SpanConstraint } from './span';
 import type { Tokenizer } from './tokenizer/tokenizer';
 
@@ -87,7 +87,7 @@ export function sampleToken(logits: ArrayLike<number>, opts: Resolved, rng: Rng)
   let total = 0;
   for (let j = 0; j < count; j++) total += Math.exp(z[at(j)] - max);
   const logTotal = max + Math.log(total);
-  let u = rng.next() * total;
+  let u = rng.float() * total;
   let chosen = at(count - 1);
   for (let j = 0; j < count; j++) {
     u -= Math.exp(z[at(j)] - max);

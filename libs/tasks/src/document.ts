@@ -1,6 +1,6 @@
 import type { NeedlePosition } from '@fathom/contracts';
 import { fillerSentence } from './filler';
-import type { Rng } from './rng';
+import type { Rng } from '@fathom/contracts';
 import type { Insert } from './task-types';
 
 export interface BuiltDocument {

@@ -1,4 +1,4 @@
-import type { Rng } from './rng';
+import type { Rng } from '@fathom/contracts';
 import { FILLER } from './vocab';
 
 /**

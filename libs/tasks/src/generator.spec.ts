@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TasksError, TasksErrorCode } from './errors';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 import {
   generateTask,
   generateTasks,

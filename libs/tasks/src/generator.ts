@@ -1,7 +1,7 @@
 import { SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType } from '@fathom/contracts';
 import { buildDocument } from './document';
 import { TasksError, TasksErrorCode } from './errors';
-import { Rng, deriveSeed } from './rng';
+import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS, type VariantRates } from './task-types';
 import { CHARS_PER_TOKEN, estimateTokens } from './tokens';
 

@@ -1,6 +1,6 @@
 import { SPLITS, type Split } from '@fathom/contracts';
 import { FRAMES, QUESTIONS, SUB_QUESTIONS } from './frames';
-import { type Rng, deriveSeed } from './rng';
+import { deriveSeed, type Rng } from '@fathom/contracts';
 import { capitalise } from './text';
 import { AGREEMENT_KINDS, FILLER, HYPHEN_PREFIXES, MODIFIERS, NOUNS } from './vocab';
 

@@ -3,7 +3,7 @@ import { fillerSentence } from './filler';
 import { QUESTIONS, SUB_QUESTIONS, phrasingsOf, type Phrasing } from './frames';
 import { DEFAULT_VARIANT_RATES } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
-import { Rng, deriveSeed } from './rng';
+import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS } from './task-types';
 import { TasksError, TasksErrorCode } from './errors';
 

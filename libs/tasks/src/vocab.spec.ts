@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SPLITS } from '@fathom/contracts';
 import { fillerSentence } from './filler';
 import { agreementKey, code, isClean, objectKey, person, place, reservedWords, splitOf, word } from './lexicon';
-import { Rng } from './rng';
+import { Rng } from '@fathom/contracts';
 import { AGREEMENT_KINDS, DECOY_PARTS, FILLER, HYPHEN_PREFIXES, MODIFIERS, NOUNS } from './vocab';
 
 const FIXED_ENTITY_WORDS = [...NOUNS, ...MODIFIERS, ...HYPHEN_PREFIXES, ...AGREEMENT_KINDS].map((w) => w.toLowerCase());

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Rng, type Tokenizer } from '@fathom/model';
+import { Rng } from '@fathom/contracts';
+import type { Tokenizer } from '@fathom/model';
 import type { Conversation } from './data.source';
 import { permutation, streamSeed } from './sampler';
 import { encodeConversation, trainedCount, type MaskedSequence } from './tokens';

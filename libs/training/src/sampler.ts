@@ -1,4 +1,4 @@
-import { Rng } from '@fathom/model';
+import { Rng } from '@fathom/contracts';
 import { TrainingError, TrainingErrorCode } from './errors';
 
 /** Where a sampler stands: the epoch it draws from and how many of that epoch's items it has handed out. */
@@ -12,14 +12,9 @@ export function streamSeed(seed: number, stream: number): number {
   return (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0;
 }
 
-/** Fisher–Yates shuffle of 0 … n−1 driven by `rng`. */
+/** 0 … n−1 in the order `rng` shuffles them (Fisher–Yates). */
 export function permutation(n: number, rng: Rng): number[] {
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
+  return rng.shuffle(Array.from({ length: n }, (_, i) => i));
 }
 
 /** Length bucketing: batches of similar lengths waste less padding. */

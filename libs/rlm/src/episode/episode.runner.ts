@@ -121,7 +121,7 @@ function classifyFatalStep(code: StepErrorCode): { status: EpisodeStatus; stopRe
 }
 
 /** A 32-bit seed from a base seed and a path of small integers (FNV-1a over their bytes). */
-function deriveSeed(base: number, path: readonly number[]): number {
+function pathSeed(base: number, path: readonly number[]): number {
   let h = 0x811c9dc5;
   for (const value of [base, ...path]) {
     let v = value >>> 0;
@@ -401,7 +401,7 @@ export class EpisodeRunner {
           group.members.push(state);
           group.request.n++;
         } else {
-          const seed = deriveSeed(0, [...state.path, state.turns.length]);
+          const seed = pathSeed(0, [...state.path, state.turns.length]);
           groups.set(key, { members: [state], request: { prompt: state.seq.ids, n: 1, maxNewTokens: room, seed } });
         }
       }
@@ -657,7 +657,7 @@ export class EpisodeRunner {
     let sampled: SampledContinuation;
     try {
       const results = await policy.sample(
-        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: deriveSeed(0, [...path, 0]), spanOf, spanWordTokens }],
+        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: pathSeed(0, [...path, 0]), spanOf, spanWordTokens }],
         params,
       );
       const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);

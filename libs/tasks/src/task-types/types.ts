@@ -1,7 +1,7 @@
 import type { Family, Split, SubQuestion, TaskMeta, TaskType } from '@fathom/contracts';
 import { plainAnswer } from '../answers';
 import { framesOf, phrasingsOf, type Frame, type Phrasing, type Slots } from '../frames';
-import type { Rng } from '../rng';
+import type { Rng } from '@fathom/contracts';
 import { FILLER } from '../vocab';
 
 /** A sentence the task builder wants placed in the document. */

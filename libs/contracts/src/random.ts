@@ -1,6 +1,7 @@
 /**
- * Seeded pseudo-random numbers for the generator. No Math.random anywhere in libs/tasks: the same seed must give
- * byte-identical datasets on every machine, so the stream is a fixed integer algorithm (mulberry32, 32-bit state).
+ * FATHOM's one source of seeded randomness. No Math.random in anything that must reproduce: the same seed gives the
+ * same stream on every machine, so datasets are byte-identical and runs resume exactly. The stream is mulberry32
+ * (32-bit state): fast, platform-independent, good enough for sampling, initialisation, shuffles and data.
  */
 export class Rng {
   private state: number;
@@ -21,6 +22,12 @@ export class Rng {
   /** Uniform float in [0, 1). */
   float(): number {
     return this.nextU32() / 4294967296;
+  }
+
+  /** Standard normal (Box–Muller). */
+  normal(): number {
+    const u = 1 - this.float();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.float());
   }
 
   /** Uniform integer in [lo, hi], both inclusive. */
@@ -62,17 +69,22 @@ export class Rng {
   }
 }
 
+/** FNV-1a over UTF-16 code units: a stable 32-bit hash of a string. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
 /**
  * A 32-bit seed derived from any list of parts (FNV-1a over their text, then a splitmix-style finaliser so nearby
  * inputs such as consecutive task indices give unrelated streams).
  */
 export function deriveSeed(...parts: (string | number)[]): number {
-  let h = 0x811c9dc5;
-  const text = parts.join('\u241f');
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = fnv1a(parts.join('\u241f'));
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, deriveSeed } from './rng';
+import { deriveSeed, Rng } from './random';
 
 describe('Rng', () => {
   it('repeats its stream for a seed and differs across seeds', () => {
