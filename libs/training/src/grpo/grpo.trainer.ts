@@ -292,7 +292,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const reader =
     options.collector || config.model.readerCheckpoint === undefined
       ? null
-      : await loadPolicy(config.model.readerCheckpoint);
+      : await loadPolicy(config.model.readerCheckpoint, { runtime: options.runtime });
   const ownedPool =
     options.collector || options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
   const makePolicy: PolicyFactory =
