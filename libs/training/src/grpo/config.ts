@@ -73,6 +73,8 @@ export const GrpoTrainConfigSchema = z
     checkpointEvery: positiveInt.default(10),
     /** Run folder: metrics.jsonl, rollouts/step-N.jsonl, checkpoints/step-N/, final/. */
     out: path.default('out/grpo/run'),
+    /** dtype of the exported `final/` model (checkpoints stay F32 so a resume is exact), as in the SFT config. */
+    exportDtype: z.enum(['F32', 'F16', 'BF16']).default('F32'),
   })
   .superRefine((c, ctx) => {
     const s = c.episode.sampling;

@@ -45,7 +45,7 @@ async function failure(run: Promise<unknown>): Promise<Error & { code?: string }
 
 describe('runGrpo (real sandbox, tiny SFT policy)', () => {
   it('runs a step end to end: rollouts stored, groups scored, one update that changes the weights', async () => {
-    const config = tinyGrpoConfig(f, 'one', { steps: 1 });
+    const config = tinyGrpoConfig(f, 'one', { steps: 1, exportDtype: 'F16' });
     const result = await runGrpo(config, { sandbox: pool });
     const [record] = await MetricsLog.read(join(config.out, 'metrics.jsonl'));
     expect(record).toMatchObject({
@@ -84,6 +84,16 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
     expect(traj.logprobs).toHaveLength(traj.ids.length);
     expect(Buffer.compare(await weights(result.finalDir), await weights(f.sftFinal))).not.toBe(0);
     expect(result.policyVersion).toBe(1);
+    // final/ is exported as exportDtype; the step checkpoints stay F32 so a resume is exact.
+    const dtypes = async (dir: string) => {
+      const file = await weights(dir);
+      const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8'));
+      return new Set(
+        Object.entries(header).flatMap(([k, v]) => (k === '__metadata__' ? [] : [(v as { dtype: string }).dtype])),
+      );
+    };
+    expect(await dtypes(result.finalDir)).toEqual(new Set(['F16']));
+    expect(await dtypes(result.checkpointDir)).toEqual(new Set(['F32']));
   });
 
   it('resumed from a checkpoint, writes exactly the metrics and weights of an uninterrupted run', async () => {

@@ -395,7 +395,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   }
   const finalDir = join(config.out, 'final');
   if (!stopped) {
-    await saveCheckpoint(finalDir, model, 'F32');
+    await saveCheckpoint(finalDir, model, config.exportDtype);
     await writePromptStyle(finalDir, config.episode.promptStyle);
   }
   return { finalDir, checkpointDir, last, policyVersion, stopped };
