@@ -1,6 +1,5 @@
-import { REWARD_COMPONENTS } from '@fathom/contracts';
+import { meanStd, REWARD_COMPONENTS } from '@fathom/contracts';
 import type { StepRecord } from '@fathom/persistence';
-import { meanStd } from '@fathom/contracts';
 import type { GrpoStepRecord, StepGroup } from '@fathom/training';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
