@@ -15,21 +15,28 @@ import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
  */
 export const DEFAULT_POLICY_DIR = resolve('data', 'checkpoints', 'default-sft');
 
+/** `dir` when it holds a checkpoint; otherwise INVALID_CONFIG naming the run-config field and the path. */
+function existingCheckpoint(field: string, dir: string): string {
+  if (!existsSync(join(dir, 'config.json')))
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${field}: no checkpoint at ${dir}`);
+  return dir;
+}
+
 /** The checkpoint folder a run starts from; throws INVALID_CONFIG naming the path when it does not exist. */
 export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
-  const dir = run.model.checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(run.model.checkpoint);
-  if (!existsSync(join(dir, 'config.json')))
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `model.checkpoint: no checkpoint at ${dir}`);
-  return dir;
+  const { checkpoint } = run.model;
+  return existingCheckpoint(
+    'model.checkpoint',
+    checkpoint === DEFAULT_MODEL_CHECKPOINT ? DEFAULT_POLICY_DIR : resolve(checkpoint),
+  );
 }
 
 /** The frozen reader checkpoint folder of a run, if it names one; throws INVALID_CONFIG when it does not exist. */
 export function runReaderDir(run: Pick<RunConfig, 'model'>): string | undefined {
-  if (run.model.readerCheckpoint === undefined) return undefined;
-  const dir = resolve(run.model.readerCheckpoint);
-  if (!existsSync(join(dir, 'config.json')))
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `model.readerCheckpoint: no checkpoint at ${dir}`);
-  return dir;
+  const { readerCheckpoint } = run.model;
+  return readerCheckpoint === undefined
+    ? undefined
+    : existingCheckpoint('model.readerCheckpoint', resolve(readerCheckpoint));
 }
 
 /**
