@@ -55,11 +55,13 @@ try {
   const decoder = graphs.decoder(params);
   const rows = config.batchSize * config.grpo.groupSize; // every live episode of a step in one batch
   const decodeMs = await timed(3, async () => {
-    const { session } = await decoder.start(tokens(256, 1), rows);
+    const { session } = await decoder.start([{ tokens: tokens(256, 1), rows }]);
     for (let s = 0; s < 32; s++) await session.step(tokens(rows, s));
     session.close();
   });
-  const prefillMs = await timed(3, async () => (await decoder.startBatch([tokens(1024, 2)])).session.close());
+  const prefillMs = await timed(3, async () =>
+    (await decoder.start([{ tokens: tokens(1024, 2), rows: 1 }])).session.close(),
+  );
   const length = Math.min(config.episode.maxEpisodeTokens, 1024);
   const batch = { batch: config.microBatchSize, length, ids: tokens(config.microBatchSize * length, 3) };
   const trainBatch = { ...batch, targets: batch.ids };

@@ -53,7 +53,7 @@ const tokens = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 
 async function decode(rows: number, promptLength: number, newTokens: number) {
   const stepsMs: number[] = [];
   for (let r = 0; r <= opts.runs; r++) {
-    const { session } = await decoder.start(tokens(promptLength, 1), rows);
+    const { session } = await decoder.start([{ tokens: tokens(promptLength, 1), rows }]);
     // Only the steps are timed (the prefill has its own bench); run 0 is a warmup.
     const t0 = performance.now();
     for (let s = 0; s < newTokens; s++) await session.step(tokens(rows, s));
@@ -91,8 +91,8 @@ async function sampled(g: number, promptLength: number, newTokens: number) {
 }
 
 async function prefill(rows: number, length: number) {
-  const prompts = Array.from({ length: rows }, (_, r) => tokens(length, r));
-  const { median: ms } = await timeRuns(opts.runs, async () => (await decoder.startBatch(prompts)).session.close());
+  const prompts = Array.from({ length: rows }, (_, r) => ({ tokens: tokens(length, r), rows: 1 }));
+  const { median: ms } = await timeRuns(opts.runs, async () => (await decoder.start(prompts)).session.close());
   emit({ bench: 'prefill', batch: rows, length, ms: round(ms), tokens_per_s: round((rows * length) / (ms / 1e3)) });
 }
 

@@ -34,8 +34,17 @@ export type { Tokenizer } from './tokenizer/tokenizer';
 export { ByteTokenizer, DEFAULT_SPECIAL_TOKENS, byteToUnicode } from './tokenizer/byte.tokenizer';
 export { HfTokenizer } from './tokenizer/hf.tokenizer';
 export { referenceForward, ReferenceDecodeBackend } from './reference';
-export type { DecodeBackend, DecodeSession } from './decode';
-export { generate, sampleToken, type Completion, type FinishReason, type SamplingOptions } from './sampler';
+export type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
+export {
+  generate,
+  generateBatch,
+  sampleToken,
+  type BatchSamplingOptions,
+  type Completion,
+  type FinishReason,
+  type GenerationRequest,
+  type SamplingOptions,
+} from './sampler';
 export { SpanConstraint } from './span';
 export { loadCheckpoint, loadTokenizer, saveCheckpoint, type Checkpoint } from './checkpoint';
 export {

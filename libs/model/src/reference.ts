@@ -1,4 +1,4 @@
-import type { DecodeBackend, DecodeSession } from './decode';
+import type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 import { ropeInverseFrequencies, type ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
 import type { ParamMap } from './params';
@@ -117,23 +117,31 @@ export class ReferenceDecodeBackend implements DecodeBackend {
     this.maxLength = config.maxPositions;
   }
 
-  async start(prompt: readonly number[], rows: number): Promise<{ session: DecodeSession; logits: Float32Array }> {
-    const seqs = Array.from({ length: rows }, () => [...prompt]);
+  async start(prompts: readonly DecodePrompt[]): Promise<{ session: DecodeSession; logits: Float32Array }> {
+    let seqs = prompts.flatMap(({ tokens, rows }) => Array.from({ length: rows }, () => [...tokens]));
     const last = (seq: number[]) => {
       const all = referenceForward(this.config, this.params, seq);
       return Float32Array.from(all[all.length - 1]);
     };
     const session: DecodeSession = {
+      get rows() {
+        return seqs.length;
+      },
       step: async (tokens) => {
-        const out = new Float32Array(rows * this.vocabSize);
+        const out = new Float32Array(seqs.length * this.vocabSize);
         seqs.forEach((seq, r) => {
           seq.push(tokens[r]);
           out.set(last(seq), r * this.vocabSize);
         });
         return out;
       },
+      retain: (rows) => {
+        seqs = rows.map((r) => seqs[r]);
+      },
       close: () => undefined,
     };
-    return { session, logits: last([...prompt]) };
+    const logits = new Float32Array(prompts.length * this.vocabSize);
+    prompts.forEach(({ tokens }, i) => logits.set(last([...tokens]), i * this.vocabSize));
+    return { session, logits };
   }
 }

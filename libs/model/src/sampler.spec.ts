@@ -3,7 +3,7 @@ import type { DecodeBackend } from './decode';
 import { initParams } from './params';
 import { ReferenceDecodeBackend, referenceForward } from './reference';
 import { Rng } from '@fathom/contracts';
-import { generate, sampleToken } from './sampler';
+import { generate, generateBatch, sampleToken } from './sampler';
 import { smallConfigs } from './testing/configs';
 import { ByteTokenizer } from './tokenizer/byte.tokenizer';
 
@@ -58,9 +58,9 @@ describe('generate', () => {
     const counting: DecodeBackend = {
       vocabSize: backend.vocabSize,
       maxLength: backend.maxLength,
-      start: (prompt, rows) => {
+      start: (prompts) => {
         starts++;
-        return backend.start(prompt, rows);
+        return backend.start(prompts);
       },
     };
     const prompt = [1, 5, 9];
@@ -78,6 +78,32 @@ describe('generate', () => {
     }
     expect(maxDiff).toBeLessThan(1e-5);
     expect(new Set(out.map((c) => c.tokens.join())).size).toBeGreaterThan(1);
+  });
+
+  it('samples a batch of requests in one session, each exactly as it samples alone', async () => {
+    let starts = 0;
+    const counting: DecodeBackend = {
+      vocabSize: backend.vocabSize,
+      maxLength: backend.maxLength,
+      start: (prompts) => {
+        starts++;
+        return backend.start(prompts);
+      },
+    };
+    const requests = [
+      { prompt: [1, 5, 9], n: 3, maxNewTokens: 6, seed: 4 },
+      { prompt: [2], n: 1, maxNewTokens: 2, seed: 9 },
+      { prompt: [7, 7, 3, 0, 1], n: 2, maxNewTokens: 9, seed: 1, spanOf: [[4, 6, 8, 10, 12]] },
+    ];
+    const options = { temperature: 1, stopTokens: [3] };
+    const batched = await generateBatch(counting, requests, options);
+    expect(starts).toBe(1);
+    for (const [i, request] of requests.entries()) {
+      const alone = await generate(backend, request.prompt, { ...options, ...request });
+      expect(batched[i]).toEqual(alone);
+    }
+    expect(batched.map((r) => r.length)).toEqual([3, 1, 2]);
+    expect(batched[1][0].tokens.length).toBeLessThanOrEqual(2);
   });
 
   it('is deterministic in the seed', async () => {

@@ -28,6 +28,8 @@ export interface SamplingOptions {
   spanOf?: readonly (readonly number[])[];
   /** With spanOf: the ids that are part of a word; a span then starts and ends only at word edges. */
   spanWordTokens?: readonly number[];
+  /** The prompt continues an earlier one: start from the backend's kept prefix of it (`DecodePrompt.reuse`). */
+  reuse?: boolean;
 }
 
 export type FinishReason = 'stop_token' | 'stop_string' | 'length';
@@ -120,10 +122,18 @@ function spanConstraints(
   return Array.from({ length: n }, () => new SpanConstraint(sources, stopTokens, words));
 }
 
+/** What `generateBatch` takes per prompt; the rest of `SamplingOptions` is shared by a batch. */
+type RequestKey = 'n' | 'maxNewTokens' | 'seed' | 'spanOf' | 'spanWordTokens' | 'reuse';
+
+/** One prompt of a `generateBatch` call, with its own completions count, length limit, seed and span constraint. */
+export type GenerationRequest = Pick<SamplingOptions, RequestKey> & { prompt: readonly number[] };
+
+/** The sampling settings every request of a `generateBatch` call shares. */
+export type BatchSamplingOptions = Omit<SamplingOptions, RequestKey>;
+
 /**
- * Samples `options.n` completions of one prompt. The prompt is prefilled once and its cache shared by all
- * completions; every step extends all unfinished completions together (finished rows are fed their last
- * token and ignored). Deterministic in `options.seed`.
+ * Samples `options.n` completions of one prompt: `generateBatch` with one request. The prompt is prefilled once
+ * and its cache shared by all completions. Deterministic in `options.seed`.
  */
 export async function generate(
   backend: DecodeBackend,
@@ -131,16 +141,38 @@ export async function generate(
   options: SamplingOptions,
   tokenizer?: Tokenizer,
 ): Promise<Completion[]> {
-  const n = options.n ?? 1;
+  const [completions] = await generateBatch(backend, [{ ...options, prompt }], options, tokenizer);
+  return completions;
+}
+
+/** One request's state in a batch. */
+interface Running {
+  completions: Completion[];
+  /** Tokens each of its completions may sample. */
+  steps: number;
+  rng: Rng;
+  spans: SpanConstraint[] | null;
+}
+
+/**
+ * Samples `requests[i].n` completions of each prompt in one decode session: each prompt is prefilled once, and
+ * every step extends every unfinished completion of every request together (rows of different lengths side by
+ * side). Finished rows are dropped from the session once an eighth of it has finished. Each request draws from
+ * its own PRNG, seeded with its `seed`, in the same order as it would alone, so its completions do not depend on
+ * the other requests of the batch. result[i][j] is the j-th completion of request i.
+ */
+export async function generateBatch(
+  backend: DecodeBackend,
+  requests: readonly GenerationRequest[],
+  options: BatchSamplingOptions,
+  tokenizer?: Tokenizer,
+): Promise<Completion[][]> {
   const resolved: Resolved = {
     temperature: options.temperature ?? 1,
     topK: options.topK ?? 0,
     topP: options.topP ?? 1,
   };
   const stopStrings = options.stopStrings ?? [];
-  if (!Number.isInteger(n) || n < 1)
-    throw new ModelError(ModelErrorCode.InvalidArgument, `n must be a positive integer, got ${n}`);
-  if (prompt.length === 0) throw new ModelError(ModelErrorCode.InvalidArgument, 'prompt is empty');
   if (resolved.temperature < 0 || !(resolved.topP > 0 && resolved.topP <= 1) || resolved.topK < 0) {
     throw new ModelError(
       ModelErrorCode.InvalidArgument,
@@ -149,67 +181,94 @@ export async function generate(
   }
   if (stopStrings.length && !tokenizer)
     throw new ModelError(ModelErrorCode.InvalidArgument, 'stopStrings need a tokenizer');
-  const room = backend.maxLength - prompt.length;
-  if (room < 1)
-    throw new ModelError(
-      ModelErrorCode.InvalidArgument,
-      `prompt of ${prompt.length} tokens fills the context of ${backend.maxLength}`,
-    );
-  const steps = Math.min(options.maxNewTokens, room);
+  if (requests.length === 0) return [];
   const stopTokens = new Set(options.stopTokens ?? []);
   // A stop string of c characters spans at most 4c + 1 byte-level tokens, so the tail decode is enough.
   const tail = 4 * Math.max(0, ...stopStrings.map((s) => s.length)) + 4;
-  if (options.spanWordTokens !== undefined && options.spanOf === undefined)
-    throw new ModelError(ModelErrorCode.InvalidArgument, 'spanWordTokens needs spanOf');
-  const spans =
-    options.spanOf === undefined
-      ? null
-      : spanConstraints(options.spanOf, n, stopTokens, backend.vocabSize, options.spanWordTokens);
-  const rng = new Rng(options.seed ?? 0);
-  const out: Completion[] = Array.from({ length: n }, () => ({ tokens: [], logprobs: [], finishReason: 'length' }));
-  const done = new Array<boolean>(n).fill(false);
+  const running: Running[] = requests.map((request) => {
+    const n = request.n ?? 1;
+    if (!Number.isInteger(n) || n < 1)
+      throw new ModelError(ModelErrorCode.InvalidArgument, `n must be a positive integer, got ${n}`);
+    if (request.prompt.length === 0) throw new ModelError(ModelErrorCode.InvalidArgument, 'prompt is empty');
+    const room = backend.maxLength - request.prompt.length;
+    if (room < 1)
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `prompt of ${request.prompt.length} tokens fills the context of ${backend.maxLength}`,
+      );
+    if (request.spanWordTokens !== undefined && request.spanOf === undefined)
+      throw new ModelError(ModelErrorCode.InvalidArgument, 'spanWordTokens needs spanOf');
+    return {
+      completions: Array.from({ length: n }, () => ({ tokens: [], logprobs: [], finishReason: 'length' as const })),
+      steps: Math.min(request.maxNewTokens, room),
+      rng: new Rng(request.seed ?? 0),
+      spans:
+        request.spanOf === undefined
+          ? null
+          : spanConstraints(request.spanOf, n, stopTokens, backend.vocabSize, request.spanWordTokens),
+    };
+  });
+  // The session's rows, in order: [request, completion] of each. Rows of one request stay consecutive.
+  let rows = running.flatMap((r, i) => r.completions.map((_, j) => [i, j] as const));
+  const done = running.map((r) => new Array<boolean>(r.completions.length).fill(false));
+  const vocab = backend.vocabSize;
 
-  const { session, logits: first } = await backend.start(prompt, n);
+  const { session, logits: first } = await backend.start(
+    requests.map((request, i) => ({
+      tokens: request.prompt,
+      rows: running[i].completions.length,
+      reuse: request.reuse,
+    })),
+  );
   try {
-    const vocab = backend.vocabSize;
     let logits = first;
-    let shared = true;
-    for (let step = 0; step < steps; step++) {
-      for (let r = 0; r < n; r++) {
-        if (done[r]) continue;
-        let row: ArrayLike<number> = shared ? logits : logits.subarray(r * vocab, (r + 1) * vocab);
-        if (spans !== null) {
-          const allowed = spans[r].allowed();
+    let prefilled = true;
+    for (;;) {
+      rows.forEach(([i, j], r) => {
+        if (done[i][j]) return;
+        const request = running[i];
+        const at = prefilled ? i : r;
+        let row: ArrayLike<number> = logits.subarray(at * vocab, (at + 1) * vocab);
+        const span = request.spans?.[j];
+        if (span) {
+          const allowed = span.allowed();
           // Every matching span reached its source's end and no stop token is set: the completion is whole.
           if (allowed.size === 0) {
-            done[r] = true;
-            continue;
+            done[i][j] = true;
+            return;
           }
           row = SpanConstraint.mask(row, allowed);
         }
-        const { token, logprob } = sampleToken(row, resolved, rng);
-        const c = out[r];
+        const { token, logprob } = sampleToken(row, resolved, request.rng);
+        const c = request.completions[j];
         c.tokens.push(token);
         c.logprobs.push(logprob);
-        spans?.[r].advance(token);
+        span?.advance(token);
         if (stopTokens.has(token)) {
           c.finishReason = 'stop_token';
-          done[r] = true;
+          done[i][j] = true;
         } else if (stopStrings.length && tokenizer) {
           const text = tokenizer.decode(c.tokens.slice(-tail));
           if (stopStrings.some((s) => text.includes(s))) {
             c.finishReason = 'stop_string';
-            done[r] = true;
+            done[i][j] = true;
           }
         }
+        if (c.tokens.length === request.steps) done[i][j] = true;
+      });
+      const live = rows.flatMap(([i, j], r) => (done[i][j] ? [] : [r]));
+      if (live.length === 0) break;
+      if (rows.length - live.length >= Math.max(1, rows.length >> 3)) {
+        session.retain(live);
+        rows = live.map((r) => rows[r]);
       }
-      if (done.every(Boolean) || step === steps - 1) break;
-      logits = await session.step(out.map((c) => c.tokens[c.tokens.length - 1]));
-      shared = false;
+      logits = await session.step(rows.map(([i, j]) => running[i].completions[j].tokens.at(-1)!));
+      prefilled = false;
     }
   } finally {
     session.close();
   }
-  if (tokenizer) for (const c of out) c.text = tokenizer.decode(c.tokens);
+  const out = running.map((r) => r.completions);
+  if (tokenizer) for (const c of out.flat()) c.text = tokenizer.decode(c.tokens);
   return out;
 }

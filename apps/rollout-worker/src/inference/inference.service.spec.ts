@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteTokenizer, type DecodeBackend, type DecodeSession } from '@fathom/model';
+import { ByteTokenizer, type DecodeBackend, type DecodePrompt, type DecodeSession } from '@fathom/model';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import { checkpointModelLoader, type InferenceModel } from './inference.model';
@@ -32,14 +32,17 @@ class ScriptedDecodeBackend implements DecodeBackend {
     return logits;
   }
 
-  async start(prompt: readonly number[], rows: number): Promise<{ session: DecodeSession; logits: Float32Array }> {
+  async start(prompts: readonly DecodePrompt[]): Promise<{ session: DecodeSession; logits: Float32Array }> {
     // Yield first, as the real decoder does, so that overlapping requests would interleave here.
     await new Promise((resolve) => setImmediate(resolve));
+    const [{ tokens: prompt, rows }] = prompts;
     this.prompts.push([...prompt]);
     this.open++;
     this.maxOpen = Math.max(this.maxOpen, this.open);
     let position = 0;
     const session: DecodeSession = {
+      rows,
+      retain: () => undefined,
       step: async () => {
         await new Promise((resolve) => setImmediate(resolve));
         return this.logitsAt(++position, rows);

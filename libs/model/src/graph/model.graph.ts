@@ -146,7 +146,7 @@ function rmsNorm(x: Tensor, weight: Tensor, eps: number): Tensor {
 
 /**
  * One layer's cache as the decoder stores it: keys and values (B, K, C, D) over the buffer's whole capacity C,
- * and an additive bias (C) that is 0 at the P filled positions and −1e9 beyond them.
+ * and an additive bias (B, 1, 1, 1, C) that is 0 at each row's filled positions and −1e9 beyond them.
  */
 export interface PastKv {
   keys: Tensor;
@@ -163,7 +163,8 @@ export interface ForwardOutputs {
 }
 
 /**
- * The decoder stack. ids (B, T) int64; cos, sin± (T, D) rotary tables of the new positions; `past` per layer when decoding
+ * The decoder stack. ids (B, T) int64; cos, sin± (T, D) rotary tables of the new positions, or (B, 1, 1, D) when each
+ * row of a one-position step sits at its own position; `past` per layer when decoding
  * with a cache (every new position attends to all P cached ones and causally to the new ones).
  */
 export function forward(

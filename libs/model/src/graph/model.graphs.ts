@@ -10,6 +10,7 @@ import {
   type Tensor,
   tokenEntropy,
   tokenLogProbs,
+  unsqueeze,
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
 import { ModelError, ModelErrorCode } from '../errors';
@@ -135,12 +136,11 @@ export class ModelGraphs {
     const mode = this.mode;
     const base = mode.kind === 'lora' ? mergeLora(this.config, mode.base, mode.lora, weights) : new Map(weights);
     const frozen = { kind: 'frozen', base } as const;
-    return new KvCacheDecoder(
-      this.config,
-      this.invFreq,
-      this.buildDecode(false, frozen),
-      this.buildDecode(true, frozen),
-    );
+    return new KvCacheDecoder(this.config, this.invFreq, {
+      prefill: this.buildDecode('prefill', frozen),
+      step: this.buildDecode('step', frozen),
+      extend: () => this.buildDecode('extend', frozen),
+    });
   }
 
   /** Releases the compiled sessions of the training, log-prob and logits graphs (decoders release their own). */
@@ -242,20 +242,22 @@ export class ModelGraphs {
   }
 
   /**
-   * Prefill (no cache) or step (with each layer's cache buffer (B, K, C, D) fed whole, zero-copy, and a bias (C)
-   * masking its unfilled positions). Outputs only the last position's logits (B, 1, V) and the new positions'
-   * keys and values (B, K, T, D).
+   * The decoding graphs. 'prefill': a batch of prompts with no cache. 'step': one new position per row, each row's
+   * cache buffer (B, K, C, D) fed whole, zero-copy, with a bias (B, C) masking each row's unfilled positions and
+   * each row's rotary tables (B, 1, 1, D), so rows of different lengths decode together. 'extend': T new positions
+   * after a cache (a prompt that continues a cached prefix), rotary tables (T, D). Each outputs only the last
+   * position's logits (B, 1, V) and the new positions' keys and values (B, K, T, D).
    */
-  private buildDecode(withPast: boolean, mode: GraphWeightMode): CompiledGraph<string> {
+  private buildDecode(kind: 'prefill' | 'step' | 'extend', mode: GraphWeightMode): CompiledGraph<string> {
     const { config } = this;
-    const g = new Graph(withPast ? 'decode_step' : 'prefill');
+    const g = new Graph(kind === 'step' ? 'decode_step' : kind);
     const w = declareWeights(g, config, mode);
     // A step feeds one new position per row; fixing T = 1 lets the graph skip the causal mask.
-    const t = withPast ? 1 : 'T';
-    const ids = g.input('input_ids', 'int64', ['B', t]);
-    const cos = g.input('rope_cos', 'float32', [t, config.headDim]);
-    const sin = g.input('rope_sin', 'float32', [t, config.headDim]);
-    const bias = withPast ? g.input('past_bias', 'float32', ['C']) : undefined;
+    const ids = g.input('input_ids', 'int64', ['B', kind === 'step' ? 1 : 'T']);
+    const ropeShape = kind === 'step' ? ['B', 1, 1, config.headDim] : ['T', config.headDim];
+    const cos = g.input('rope_cos', 'float32', ropeShape);
+    const sin = g.input('rope_sin', 'float32', ropeShape);
+    const bias = kind === 'prefill' ? undefined : unsqueeze(g.input('past_bias', 'float32', ['B', 'C']), [1, 2, 3]);
     const past: PastKv[] | undefined = bias
       ? Array.from({ length: config.numLayers }, (_, l) => ({
           keys: g.input(`past_key.${l}`, 'float32', ['B', config.numKvHeads, 'C', config.headDim]),

@@ -121,7 +121,7 @@ describe('LoRA', () => {
     expect(out.loss).toBeCloseTo(fullOut.loss, 4);
 
     const decoder = graphs.decoder(adapters);
-    const { logits } = await decoder.start(Array.from(batch.ids).slice(0, 6), 1);
+    const { logits } = await decoder.start([{ tokens: Array.from(batch.ids).slice(0, 6), rows: 1 }]);
     expect(maxAbsDiff(logits, adapted.subarray(5 * llama.vocabSize, 6 * llama.vocabSize))).toBeLessThan(1e-4);
     await decoder.release();
   });
