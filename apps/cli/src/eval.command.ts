@@ -366,7 +366,7 @@ export function evalCommand(): Command {
     .option('--max-turn-tokens <n>', 'new tokens per turn', integer('--max-turn-tokens', 1), 512)
     .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
-    .option('--concurrency <n>', 'episodes run at once', integer('--concurrency', 1), 4)
+    .option('--concurrency <n>', 'episodes decoded together, as one batch', integer('--concurrency', 1), 16)
     .option('--policy-version <n>', 'policy version stamped on the report', integer('--policy-version', 0), 0)
     .option('--out <file>', 'write the JSON report here')
     .option('--episodes <file>', 'write every episode (turns, observations, llm() calls) here as JSONL')

@@ -275,51 +275,64 @@ export class EpisodeRunner {
     };
   }
 
-  /**
-   * Runs G episodes of one task turn-synchronously: each turn's sampling for all unfinished episodes is one
-   * batched policy call (episodes with identical prompts, as at the first turn, share one request and its
-   * prefill). A sample that ends in `infra_error` is rerun (fresh sandbox, same seed) up to `maxInfraRetries`
-   * times, then excluded; it is never scored as 0.
-   */
+  /** Runs G episodes of one task: `runGroups` with one group. */
   async runGroup(task: EpisodeTask, options: RunGroupOptions): Promise<GroupRollout> {
-    if (!Number.isInteger(options.G) || options.G < 1)
-      throw new RolloutError(RolloutErrorCode.InvalidArgument, `G must be a positive integer, got ${options.G}`);
-    const kept = new Map<number, EpisodeTrajectory>();
-    const excluded: EpisodeTrajectory[] = [];
-    const infraFailures: InfraFailure[] = [];
-    let pending = Array.from({ length: options.G }, (_, i) => i);
+    const [group] = await this.runGroups([{ task, seed: options.seed }], options.G);
+    return group;
+  }
+
+  /**
+   * Runs G episodes of each task, every group at once and turn-synchronously: each turn's sampling for all
+   * unfinished episodes of all groups is one batched policy call (episodes of one group with identical prompts, as
+   * at the first turn, share one request and its prefill). A group's episodes depend only on its task and seed,
+   * not on the other groups of the call. A sample that ends in `infra_error` is rerun (fresh sandbox, same seed)
+   * up to `maxInfraRetries` times, then excluded; it is never scored as 0.
+   */
+  async runGroups(groups: readonly { task: EpisodeTask; seed: number }[], G: number): Promise<GroupRollout[]> {
+    if (!Number.isInteger(G) || G < 1)
+      throw new RolloutError(RolloutErrorCode.InvalidArgument, `G must be a positive integer, got ${G}`);
+    const rollouts = groups.map(({ task }) => ({
+      kept: new Map<number, EpisodeTrajectory>(),
+      excluded: [] as EpisodeTrajectory[],
+      infraFailures: [] as InfraFailure[],
+      taskId: task.id,
+    }));
+    let pending = groups.flatMap((_, group) => Array.from({ length: G }, (_, sampleIndex) => ({ group, sampleIndex })));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      const trajectories = await this.runAttempt(task, pending, options.seed, attempt);
+      const trajectories = await this.runAttempt(groups, pending, attempt);
+      const ran = pending;
       pending = [];
-      for (const traj of trajectories) {
+      trajectories.forEach((traj, i) => {
+        const { group } = ran[i];
+        const rollout = rollouts[group];
         if (traj.status !== 'infra_error') {
-          kept.set(traj.sampleIndex, traj);
-          continue;
+          rollout.kept.set(traj.sampleIndex, traj);
+          return;
         }
         const failure = traj.infraError ?? { code: 'invalid_trajectory' as const, message: 'no infra error recorded' };
-        infraFailures.push({ sampleIndex: traj.sampleIndex, attempt, ...failure });
-        if (attempt < this.config.maxInfraRetries) pending.push(traj.sampleIndex);
-        else excluded.push(traj);
-      }
+        rollout.infraFailures.push({ sampleIndex: traj.sampleIndex, attempt, ...failure });
+        if (attempt < this.config.maxInfraRetries) pending.push(ran[i]);
+        else rollout.excluded.push(traj);
+      });
     }
-    return {
-      taskId: task.id,
+    return rollouts.map(({ taskId, kept, excluded, infraFailures }) => ({
+      taskId,
       trajectories: [...kept.values()].sort((a, b) => a.sampleIndex - b.sampleIndex),
       excluded,
       infraFailures,
-    };
+    }));
   }
 
   private async runAttempt(
-    task: EpisodeTask,
-    sampleIndexes: readonly number[],
-    seed: number,
+    groups: readonly { task: EpisodeTask; seed: number }[],
+    samples: readonly { group: number; sampleIndex: number }[],
     attempt: number,
   ): Promise<EpisodeTrajectory[]> {
     const policyVersion = this.deps.policy.version;
     const states = await Promise.all(
-      sampleIndexes.map((sampleIndex) =>
-        this.openEpisode({
+      samples.map(({ group, sampleIndex }) => {
+        const { task, seed } = groups[group];
+        return this.openEpisode({
           taskId: task.id,
           task,
           ctxKey: task.id,
@@ -330,8 +343,8 @@ export class EpisodeRunner {
           parent: null,
           maxTurns: this.config.maxTurns,
           tokenLimit: this.config.maxEpisodeTokens,
-        }),
-      ),
+        });
+      }),
     );
     for (const state of states) state.policyVersion = policyVersion;
     try {
@@ -339,7 +352,9 @@ export class EpisodeRunner {
     } finally {
       await Promise.all(states.map((s) => s.close()));
     }
-    return states.map((state, i) => this.toTrajectory(state, task.id, sampleIndexes[i], attempt, policyVersion));
+    return states.map((state, i) =>
+      this.toTrajectory(state, groups[samples[i].group].task.id, samples[i].sampleIndex, attempt, policyVersion),
+    );
   }
 
   private async openEpisode(spec: {
@@ -395,39 +410,74 @@ export class EpisodeRunner {
           state.finish('truncated', 'token_limit');
           continue;
         }
-        const key = `${room}:${state.seq.ids.join(',')}`;
+        // Only one group's episodes (its task and seed, path[0]) share a request: a group samples as it would alone.
+        const key = `${state.taskId}:${state.path[0]}:${room}:${state.seq.ids.join(',')}`;
         const group = groups.get(key);
         if (group) {
           group.members.push(state);
           group.request.n++;
         } else {
           const seed = pathSeed(0, [...state.path, state.turns.length]);
-          groups.set(key, { members: [state], request: { prompt: state.seq.ids, n: 1, maxNewTokens: room, seed } });
+          // Root turns reuse the decoded prefix of their last turn. Child episodes do not: they run concurrently,
+          // in the sandbox step phase, so their use of the policy's kept prefixes would depend on timing.
+          const reuse = state.parent === null;
+          groups.set(key, {
+            members: [state],
+            request: { prompt: state.seq.ids, n: 1, maxNewTokens: room, seed, reuse },
+          });
         }
       }
       if (groups.size === 0) return;
       const batch = [...groups.values()];
       const started = this.now();
-      let results: SampledContinuation[][];
-      try {
-        results = await policy.sample(
-          batch.map((g) => g.request),
-          this.params,
-        );
-        const problem = this.checkSamples(
-          batch.map((g) => g.request),
-          results,
-        );
-        if (problem !== null) throw new Error(problem);
-        if (policy.version !== policyVersion)
-          throw new Error(`policy version changed mid-episode from ${policyVersion} to ${policy.version}`);
-      } catch (error) {
-        for (const g of batch) for (const s of g.members) s.failInfra('policy_error', errorMessage(error));
-        continue;
-      }
+      const results = await this.sampleBatch(
+        batch.map((g) => g.request),
+        policyVersion,
+      );
       const generationMs = this.now() - started;
-      await Promise.all(batch.flatMap((g, i) => g.members.map((s, j) => this.step(s, results[i][j], generationMs))));
-      this.reportTurns(batch.flatMap((g) => g.members));
+      const live = batch.flatMap((g, i) => {
+        const result = results[i];
+        if (typeof result === 'string') {
+          for (const s of g.members) s.failInfra('policy_error', result);
+          return [];
+        }
+        return g.members.map((s, j) => ({ state: s, sampled: result[j] }));
+      });
+      await Promise.all(live.map(({ state, sampled }) => this.step(state, sampled, generationMs)));
+      this.reportTurns(live.map(({ state }) => state));
+    }
+  }
+
+  /**
+   * One policy call for all `requests`; each result is the request's continuations, or why they cannot be used.
+   * When the batched call fails, each request is tried alone, so one bad request fails only its own episodes.
+   */
+  private async sampleBatch(
+    requests: readonly SampleRequest[],
+    policyVersion: number,
+  ): Promise<(SampledContinuation[] | string)[]> {
+    const policy = this.deps.policy;
+    const attempt = async (batch: readonly SampleRequest[]): Promise<SampledContinuation[][]> => {
+      const results = await policy.sample(batch, this.params);
+      const problem = this.checkSamples(batch, results);
+      if (problem !== null) throw new Error(problem);
+      if (policy.version !== policyVersion)
+        throw new Error(`policy version changed mid-episode from ${policyVersion} to ${policy.version}`);
+      return results;
+    };
+    try {
+      return await attempt(requests);
+    } catch (error) {
+      if (requests.length === 1) return [errorMessage(error)];
+      const alone: (SampledContinuation[] | string)[] = [];
+      for (const request of requests) {
+        try {
+          alone.push((await attempt([request]))[0]);
+        } catch (err) {
+          alone.push(errorMessage(err));
+        }
+      }
+      return alone;
     }
   }
 

@@ -29,6 +29,11 @@ export interface SampleRequest {
   spanOf?: readonly (readonly number[])[];
   /** With spanOf: the ids that are part of a word; a continuation then starts and ends only at word edges. */
   spanWordTokens?: readonly number[];
+  /**
+   * The prompt continues an earlier request's prompt and continuation (an episode's next turn): a policy that keeps
+   * decoded prefixes may start from one instead of prefilling the whole prompt. A hint; the result is the same.
+   */
+  reuse?: boolean;
 }
 
 export interface SamplingParams {

@@ -72,6 +72,38 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
     }
   });
 
+  it('runs several groups as one batch per turn, each group sampling exactly as it does alone', async () => {
+    const calls: SampleRequest[][] = [];
+    const inner = new SamplerPolicy(backend, tokenizer, 0);
+    const spy: Policy = {
+      tokenizer,
+      version: 0,
+      maxLength: inner.maxLength,
+      sample: (reqs, params) => {
+        calls.push([...reqs]);
+        return inner.sample(reqs, params);
+      },
+    };
+    const episode = { maxTurnTokens: 8, maxTurns: 2, promptStyle: { system: 'compact' as const, previewChars: 16 } };
+    const other = { ...task, id: 'sampler-2', question: 'Who?' };
+    const groups = [
+      { task, seed: 5 },
+      { task: other, seed: 6 },
+      { task, seed: 7 },
+    ];
+    const together = await new EpisodeRunner({ sandbox: pool, policy: spy }, episode).runGroups(groups, 3);
+    // The first turn: one call, one request (n = 3) per group, even for two groups of the same task.
+    expect(calls[0].map((r) => r.n)).toEqual([3, 3, 3]);
+    expect(calls.length).toBeLessThanOrEqual(episode.maxTurns);
+    const alone = new EpisodeRunner({ sandbox: pool, policy: inner }, episode);
+    for (const [i, { task: t, seed }] of groups.entries()) {
+      const group = await alone.runGroup(t, { G: 3, seed });
+      const tokens = (g: typeof group) => g.trajectories.map((traj) => [traj.ids, traj.logprobs, traj.status]);
+      expect(together[i].taskId).toBe(t.id);
+      expect(tokens(together[i])).toEqual(tokens(group));
+    }
+  });
+
   it('answers an extractive leaf read with a span of whole words of its chunk or "unknown", where a free read does not', async () => {
     const policy = new SamplerPolicy(backend, tokenizer, 0);
     const chunk = 'The Pelmor Accord of 1911 was signed in Dunvask.';

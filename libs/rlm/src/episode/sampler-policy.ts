@@ -1,9 +1,9 @@
-import { generate, type DecodeBackend, type Tokenizer } from '@fathom/model';
+import { generateBatch, type DecodeBackend, type Tokenizer } from '@fathom/model';
 import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
 
 /**
- * A `@fathom/model` decoder as a `Policy`: each request is one `generate` call (its n continuations share one
- * prefill); requests run one after another, since a CPU decoder gains nothing from interleaving them.
+ * A `@fathom/model` decoder as a `Policy`: one `sample` call is one `generateBatch` call, so every continuation of
+ * every request decodes in one batch (each prompt prefilled once, shared by its n continuations).
  */
 export class SamplerPolicy implements Policy {
   constructor(
@@ -17,21 +17,14 @@ export class SamplerPolicy implements Policy {
   }
 
   async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
-    const results: SampledContinuation[][] = [];
-    for (const request of requests) {
-      const completions = await generate(this.backend, request.prompt, {
-        n: request.n,
-        maxNewTokens: request.maxNewTokens,
-        temperature: params.temperature,
-        topP: params.topP,
-        topK: params.topK,
-        stopTokens: params.stopTokens,
-        seed: request.seed,
-        spanOf: request.spanOf,
-        spanWordTokens: request.spanWordTokens,
-      });
-      results.push(completions.map((c) => ({ tokens: c.tokens, logprobs: c.logprobs, finishReason: c.finishReason })));
-    }
-    return results;
+    const results = await generateBatch(this.backend, requests, {
+      temperature: params.temperature,
+      topP: params.topP,
+      topK: params.topK,
+      stopTokens: params.stopTokens,
+    });
+    return results.map((completions) =>
+      completions.map((c) => ({ tokens: c.tokens, logprobs: c.logprobs, finishReason: c.finishReason })),
+    );
   }
 }

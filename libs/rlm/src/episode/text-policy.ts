@@ -40,29 +40,30 @@ export class TextEndpointPolicy implements Policy {
     this.imEnd = imEnd;
   }
 
+  /** Sends every continuation of every request at once, so a batch costs the endpoint's latency once. */
   async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
-    const results: SampledContinuation[][] = [];
-    for (const request of requests) {
-      if (request.spanOf !== undefined || request.spanWordTokens !== undefined)
-        throw new RolloutError(
-          RolloutErrorCode.InvalidArgument,
-          'extractive (span-constrained) reads need a local model policy: a text endpoint cannot constrain its tokens',
+    if (requests.some((r) => r.spanOf !== undefined || r.spanWordTokens !== undefined))
+      throw new RolloutError(
+        RolloutErrorCode.InvalidArgument,
+        'extractive (span-constrained) reads need a local model policy: a text endpoint cannot constrain its tokens',
+      );
+    return Promise.all(
+      requests.map((request) => {
+        const prompt = this.tokenizer.decode(request.prompt);
+        return Promise.all(
+          Array.from({ length: request.n }, async (_, j) => {
+            const reply = await this.generate({
+              prompt,
+              maxTokens: request.maxNewTokens,
+              temperature: params.temperature,
+              stop: [IM_END],
+              seed: (request.seed + j) >>> 0,
+            });
+            return this.continuation(reply, request.maxNewTokens);
+          }),
         );
-      const prompt = this.tokenizer.decode(request.prompt);
-      const continuations: SampledContinuation[] = [];
-      for (let j = 0; j < request.n; j++) {
-        const reply = await this.generate({
-          prompt,
-          maxTokens: request.maxNewTokens,
-          temperature: params.temperature,
-          stop: [IM_END],
-          seed: (request.seed + j) >>> 0,
-        });
-        continuations.push(this.continuation(reply, request.maxNewTokens));
-      }
-      results.push(continuations);
-    }
-    return results;
+      }),
+    );
   }
 
   /** The reply as ids within `maxNewTokens`: ended by `<|im_end|>` when the endpoint stopped, cut otherwise. */

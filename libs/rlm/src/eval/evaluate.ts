@@ -12,7 +12,7 @@ import { isCorrect, scoreTrajectory } from '@fathom/rewards';
 import type { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { resolveEpisodeConfig, type EpisodeConfigInput } from '../episode/episode.config';
-import { EpisodeRunner, episodeTaskOf, type LeafCall } from '../episode/episode.runner';
+import { EpisodeRunner, episodeTaskOf, type GroupRollout, type LeafCall } from '../episode/episode.runner';
 import { RolloutError, RolloutErrorCode } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import { flattenCalls, rolloutMetrics, toRewardTrajectory, type RolloutMetrics } from '../episode/trajectory';
@@ -56,7 +56,7 @@ export interface EvalOptions {
   reward?: RewardConfigInput;
   /** Base seed of the sampled mode; task i of seed s runs with group seed s·100003 + i. Default 0. */
   seed?: number;
-  /** Tasks run at once. Default 4. */
+  /** Tasks run at once, as one batch: their episodes decode together (`EpisodeRunner.runGroups`). Default 16. */
   concurrency?: number;
   /** Reads every leaf `llm()` call instead of the policy (child episodes stay the policy's). */
   leafReader?: TaskLeafReader;
@@ -225,21 +225,17 @@ export function groupResults(
   return { overall: evalStats(results), byType, byBucket, byPhrasing, byTypeAndBucket };
 }
 
-/** Runs `tasks` with up to `limit` at once, in input order of results. */
-async function mapLimited<T, R>(
+/** Runs `items` in consecutive batches of up to `size`, one batch at a time; results in input order. */
+async function mapBatches<T, R>(
   items: readonly T[],
-  limit: number,
-  fn: (item: T, i: number) => Promise<R>,
+  size: number,
+  fn: (batch: readonly T[], first: number) => Promise<R[]>,
 ): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (!Number.isInteger(size) || size < 1)
+    throw new RolloutError(RolloutErrorCode.InvalidArgument, `concurrency must be a positive integer, got ${size}`);
+  const out: R[] = [];
+  for (let first = 0; first < items.length; first += size)
+    out.push(...(await fn(items.slice(first, first + size), first)));
   return out;
 }
 
@@ -322,9 +318,7 @@ export async function evaluate(policy: Policy, tasks: readonly Task[], options: 
   );
   const trajectories: EpisodeTrajectory[] = [];
   let done = 0;
-  const results = await mapLimited(tasks, options.concurrency ?? 4, async (task, i) => {
-    leafCalls.set(task.id, []);
-    const group = await runner.runGroup(episodeTaskOf(task), { G: 1, seed: seed * 100_003 + i });
+  const resultOf = (task: Task, group: GroupRollout): EvalTaskResult => {
     const contextTokens = estimateTokens(task.context);
     const traj = group.trajectories[0] ?? group.excluded[0];
     const calls = flattenCalls(traj.recursionTree);
@@ -366,6 +360,14 @@ export async function evaluate(policy: Policy, tasks: readonly Task[], options: 
     options.onEpisode?.(episodeOf(task, result, traj));
     options.onTask?.(result, ++done, tasks.length);
     return result;
+  };
+  const results = await mapBatches(tasks, options.concurrency ?? 16, async (batch, first) => {
+    for (const task of batch) leafCalls.set(task.id, []);
+    const groups = await runner.runGroups(
+      batch.map((task, k) => ({ task: episodeTaskOf(task), seed: seed * 100_003 + first + k })),
+      1,
+    );
+    return batch.map((task, k) => resultOf(task, groups[k]));
   });
 
   return {
