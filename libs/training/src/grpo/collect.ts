@@ -26,9 +26,9 @@ export interface CollectedStep {
 }
 
 /**
- * Rolls out one group of G episodes per task with `runner` (whose policy holds `claimedVersion`'s weights) and
- * scores every scorable trajectory with `@fathom/rewards`. Samples whose infra-error retries ran out stay in
- * `excluded`, unscored.
+ * Rolls out one group of G episodes per task with `runner` (whose policy holds `claimedVersion`'s weights), all
+ * groups decoding together, and scores every scorable trajectory with `@fathom/rewards`. Samples whose infra-error
+ * retries ran out stay in `excluded`, unscored.
  */
 export async function collectGroups(
   runner: EpisodeRunner,
@@ -36,20 +36,16 @@ export async function collectGroups(
   spec: { step: number; seed: number; G: number; claimedVersion: number; reward: RewardConfig },
   clock: () => number,
 ): Promise<CollectedStep> {
-  const groups: StepGroup[] = [];
-  let generationMs = 0;
-  let scoringMs = 0;
-  for (const [index, task] of tasks.entries()) {
-    const started = clock();
-    const rollout = await runner.runGroup(episodeTaskOf(task), {
-      G: spec.G,
-      seed: groupSeed(spec.seed, spec.step, index),
-    });
-    const scoredAt = clock();
-    generationMs += scoredAt - started;
+  const started = clock();
+  const rollouts = await runner.runGroups(
+    tasks.map((task, index) => ({ task: episodeTaskOf(task), seed: groupSeed(spec.seed, spec.step, index) })),
+    spec.G,
+  );
+  const scoredAt = clock();
+  const groups: StepGroup[] = rollouts.map((rollout, index) => {
+    const task = tasks[index];
     const results = rollout.trajectories.map((t) => scoreTrajectory(toRewardTrajectory(t), task, spec.reward));
-    scoringMs += clock() - scoredAt;
-    groups.push({
+    return {
       groupId: stepGroupId(spec.step, index, task.id),
       taskId: task.id,
       claimedVersion: spec.claimedVersion,
@@ -58,7 +54,7 @@ export async function collectGroups(
       results,
       excluded: rollout.excluded,
       infraFailures: rollout.infraFailures,
-    });
-  }
-  return { groups, generationMs, scoringMs };
+    };
+  });
+  return { groups, generationMs: scoredAt - started, scoringMs: clock() - scoredAt };
 }

@@ -219,6 +219,8 @@ export class InProcessCollector implements StepCollector {
       },
       this.clock,
     );
+    // The step's episodes are over: their kept prefixes would only hold memory through the update.
+    this.decoder.forget();
     return { ...collected, weightSyncMs };
   }
 
