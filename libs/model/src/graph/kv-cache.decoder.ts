@@ -386,25 +386,33 @@ export class KvCacheSession implements DecodeSession {
     return Array.from({ length: this.config.numLayers }, () => new Float32Array(size));
   }
 
-  /** Copies the filled positions of `rows` (in that order) into new buffers of `capacity` positions. */
+  /**
+   * Moves the filled positions of `rows` (in that order) into buffers of `capacity` positions: in place when rows
+   * only move down (increasing rows, capacity not larger), as dropping finished rows does, else into new buffers.
+   */
   private relayout(rows: readonly number[], capacity: number): void {
     const { numKvHeads: k, headDim: d } = this.config;
     const old = this.capacity;
-    const copy = (buffers: Float32Array[]) =>
-      buffers.map((buffer) => {
-        const next = new Float32Array(rows.length * k * capacity * d);
-        rows.forEach((r, i) => {
-          for (let h = 0; h < k; h++) {
-            const from = (r * k + h) * old * d;
-            next.set(buffer.subarray(from, from + this.lengths[r] * d), (i * k + h) * capacity * d);
-          }
-        });
-        return next;
+    const inPlace = capacity <= old && rows.every((r, i) => i === 0 || r > rows[i - 1]);
+    const size = rows.length * k * capacity * d;
+    const move = (buffer: Float32Array) => {
+      // In place, every block moves to an offset no later than its own, and before the next block's source.
+      const next = inPlace ? buffer.subarray(0, size) : new Float32Array(size);
+      rows.forEach((r, i) => {
+        for (let h = 0; h < k; h++) {
+          const from = (r * k + h) * old * d;
+          const to = (i * k + h) * capacity * d;
+          if (!inPlace) next.set(buffer.subarray(from, from + this.lengths[r] * d), to);
+          else if (to !== from) buffer.copyWithin(to, from, from + this.lengths[r] * d);
+        }
       });
-    this.keys = copy(this.keys);
-    this.values = copy(this.values);
+      return next;
+    };
+    this.keys = this.keys.map(move);
+    this.values = this.values.map(move);
     const lengths = Int32Array.from(rows, (r) => this.lengths[r]);
-    this.bias = new Float32Array(rows.length * capacity).fill(MASKED);
+    this.bias = inPlace ? this.bias.subarray(0, rows.length * capacity) : new Float32Array(rows.length * capacity);
+    this.bias.fill(MASKED);
     lengths.forEach((length, i) => this.bias.fill(0, i * capacity, i * capacity + length));
     this.lengths = lengths;
     this.sequences = rows.map((r) => this.sequences[r]);

@@ -65,6 +65,11 @@ describe.each(smallConfigs())('ModelGraphs on %s', (_name, config) => {
         live = [3, 1];
         session.retain([3, 1]);
       }
+      // Increasing rows move down in place.
+      if (s === 20) {
+        live = [1];
+        session.retain([1]);
+      }
       const next = live.map((r) => (r * 5 + s * 3) % v);
       live.forEach((r, i) => seqs[r].push(next[i]));
       const out = await session.step(next);
