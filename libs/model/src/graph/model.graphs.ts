@@ -134,7 +134,11 @@ export class ModelGraphs {
   decoder(weights: ParamMap): KvCacheDecoder {
     this.checkWeights(weights);
     const mode = this.mode;
-    const base = mode.kind === 'lora' ? mergeLora(this.config, mode.base, mode.lora, weights) : new Map(weights);
+    // Copied: onnxruntime reads initializers when a graph first runs, and the extend graph first runs later.
+    const base =
+      mode.kind === 'lora'
+        ? mergeLora(this.config, mode.base, mode.lora, weights)
+        : new Map([...weights].map(([name, w]) => [name, w.slice()]));
     const frozen = { kind: 'frozen', base } as const;
     return new KvCacheDecoder(this.config, this.invFreq, {
       prefill: this.buildDecode('prefill', frozen),
