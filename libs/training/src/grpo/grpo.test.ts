@@ -96,6 +96,27 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
     expect(await dtypes(result.checkpointDir)).toEqual(new Set(['F32']));
   });
 
+  it("with maxStaleness 1, samples step s + 1 with the weights before step s's update, the same again for the same seed", async () => {
+    const grpo = { groupSize: 4, beta: 0.04, maxStaleness: 1 };
+    const run = async (out: string) => {
+      const config = tinyGrpoConfig(f, out, { steps: 3, grpo });
+      await runGrpo(config, { sandbox: pool });
+      return MetricsLog.read(join(config.out, 'metrics.jsonl'));
+    };
+    const records = await run('overlap-a');
+    expect(records.map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(records[0].updated).toBe(true);
+    // Step 2's rollouts ran during step 1's update: they were sampled by version 0, not by the version it made.
+    expect(records.map((r) => r.sampled_version)).toEqual([
+      0,
+      0,
+      Number(records[1].policy_version) - Number(records[1].updated),
+    ]);
+    expect(records[1].staleness_histogram).toEqual({ 1: (records[1].groups as { trainable: number }).trainable });
+    for (const r of records) expect(r.time).toMatchObject({ rollout_wait_s: expect.any(Number) });
+    expect(withoutTime(await run('overlap-b'))).toEqual(withoutTime(records));
+  });
+
   it('resumed from a checkpoint, writes exactly the metrics and weights of an uninterrupted run', async () => {
     const full = await runGrpo(tinyGrpoConfig(f, 'full', { steps: 3 }), { sandbox: pool });
     const config = tinyGrpoConfig(f, 'cut', { steps: 3 });

@@ -19,7 +19,7 @@ import { readTasksJsonl } from '@fathom/tasks';
 import { CheckpointStore, type TrainingState } from '../checkpoint.store';
 import { MetricsLog } from '../metrics.log';
 import { createAdamW } from '../optimizer';
-import { EpochSampler } from '../sampler';
+import { type DataPosition, EpochSampler } from '../sampler';
 import { collectGroups, type CollectedStep } from './collect';
 import type { GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
@@ -194,9 +194,12 @@ export class InProcessCollector implements StepCollector {
     let weightSyncMs = 0;
     if (this.decoder === null || this.decoderVersion !== request.policyVersion) {
       const syncStarted = this.clock();
-      await this.decoder?.release();
+      const previous = this.decoder;
+      // Before any await: with overlapped steps the update starts as soon as this call yields, and the decoder
+      // must hold the weights as they are now.
       this.decoder = this.learner.graphs.decoder(this.learner.params);
       this.decoderVersion = request.policyVersion;
+      await previous?.release();
       weightSyncMs = this.clock() - syncStarted;
     }
     const runner = new EpisodeRunner(
@@ -330,66 +333,103 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
     return dir;
   };
 
+  /** A step's rollouts: where the sampler stood before its tasks were drawn, and the collection in flight. */
+  interface StepRollouts {
+    position: DataPosition;
+    taskIndexes: number[];
+    /** The policy version they are sampled with. */
+    version: number;
+    collected: Promise<(CollectedStep & { weightSyncMs: number }) | null>;
+  }
+  const startRollouts = (step: number): StepRollouts => {
+    const position = sampler.position;
+    const taskIndexes = sampler.next(config.batchSize);
+    const collected = collector
+      .collect({
+        step,
+        tasks: taskIndexes.map((i) => tasks[i]),
+        taskIndexes,
+        policyVersion,
+        seed: config.seed,
+        G: config.grpo.groupSize,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof StepStoppedError) return null;
+        throw error;
+      });
+    // Awaited later (after an update, when overlapped); a failure must not go unhandled meanwhile.
+    collected.catch(() => undefined);
+    return { position, taskIndexes, version: policyVersion, collected };
+  };
+  // With maxStaleness ≥ 1, step s + 1's rollouts run with the current weights while step s's update runs; they
+  // reach the update one version behind and are corrected by its importance ratios.
+  const overlap = config.grpo.maxStaleness >= 1;
+  let next: StepRollouts | null = null;
+
   let last: GrpoStepRecord | null = null;
   let checkpointDir = resumeDir ?? '';
   let stopped = false;
   try {
     for (let step = startStep + 1; step <= config.steps; step++) {
+      const stepStarted = clock();
+      const prefetched: StepRollouts | null = next;
+      next = null;
       // A stop checkpoints the last completed step with the data position before this step's tasks were drawn, so
       // a resume draws them again.
-      const position = sampler.position;
-      const stopBefore = async () => {
+      const stopBefore = async (position: DataPosition) => {
         stopped = true;
         if (step - 1 > startStep && (step - 1) % config.checkpointEvery !== 0)
           checkpointDir = await checkpoint(step - 1, position);
       };
       if (options.shouldStop && (await options.shouldStop(step))) {
-        await stopBefore();
+        // Rollouts already started for this step finish first, unused.
+        await prefetched?.collected.catch(() => null);
+        await stopBefore(prefetched?.position ?? sampler.position);
         break;
       }
-      const stepStarted = clock();
-      const taskIndexes = sampler.next(config.batchSize);
-      const collected = await collector
-        .collect({
-          step,
-          tasks: taskIndexes.map((i) => tasks[i]),
-          taskIndexes,
-          policyVersion,
-          seed: config.seed,
-          G: config.grpo.groupSize,
-        })
-        .catch((error: unknown) => {
-          if (error instanceof StepStoppedError) return null;
-          throw error;
-        });
+      const current = prefetched ?? startRollouts(step);
+      const collected = await current.collected;
+      const rolloutWaitMs = clock() - stepStarted;
       if (collected === null) {
-        await stopBefore();
+        await stopBefore(current.position);
         break;
       }
+      const { taskIndexes } = current;
       const selection = selectStepGroups(collected.groups, policyVersion, config.grpo, config.minOkSamples);
       await rollouts.write({ step, learnerVersion: policyVersion, taskIndexes, groups: collected.groups });
+      if (overlap && step < config.steps) next = startRollouts(step + 1);
       const updateStarted = clock();
       const updatePhases: UpdateTimings = { logprobsMs: 0, trainMs: 0, optimizerMs: 0 };
       const update = await applyUpdate(learner, selection.trainable, learnerOptions(config), step, updatePhases);
       const updateMs = clock() - updateStarted;
-      const sampledVersion = policyVersion;
       if (update) policyVersion++;
-      last = stepRecord(step, sampledVersion, collected.groups, selection, update, {
-        generationMs: collected.generationMs,
-        scoringMs: collected.scoringMs,
-        updateMs,
-        updatePhases,
-        weightSyncMs: collected.weightSyncMs,
-        stepMs: clock() - stepStarted,
-      });
+      last = stepRecord(
+        step,
+        { sampled: current.version, policy: policyVersion },
+        collected.groups,
+        selection,
+        update,
+        {
+          generationMs: collected.generationMs,
+          scoringMs: collected.scoringMs,
+          updateMs,
+          updatePhases,
+          weightSyncMs: collected.weightSyncMs,
+          rolloutWaitMs,
+          stepMs: clock() - stepStarted,
+        },
+      );
       await metrics.write(last);
       // Checkpointed before the step is announced: a learner killed in between finds the step it recorded
       // (Run.step) on disk and resumes after it, instead of starting the run over.
-      if (step === config.steps || step % config.checkpointEvery === 0) checkpointDir = await checkpoint(step);
+      if (step === config.steps || step % config.checkpointEvery === 0)
+        checkpointDir = await checkpoint(step, next?.position);
       await observer?.onStep?.(last, collected.groups);
       if (update) await observer?.onPolicy?.({ version: policyVersion, step, model });
     }
   } finally {
+    // Rollouts started for a step the run did not reach (an update failed) end before the collector closes.
+    await next?.collected.catch(() => null);
     await collector.close();
     await reader?.release();
     await learner.graphs.release();

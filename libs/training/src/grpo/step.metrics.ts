@@ -12,6 +12,11 @@ export interface StepTimings {
   updatePhases?: UpdateTimings;
   /** Building the decoder from the updated weights (in-process weight sync). */
   weightSyncMs: number;
+  /**
+   * How long the step waited for its rollouts: all of their time when synchronous, only what was left of it when
+   * they ran during the previous step's update (maxStaleness ≥ 1).
+   */
+  rolloutWaitMs: number;
   stepMs: number;
 }
 
@@ -35,10 +40,13 @@ export type GrpoStepRecord = {
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-/** The metrics.jsonl record of one step. */
+/**
+ * The metrics.jsonl record of one step: `versions.sampled` sampled its rollouts, `versions.policy` is the learner's
+ * after its update (one more than the version it updated, which is `sampled` unless the rollouts overlapped).
+ */
 export function stepRecord(
   step: number,
-  sampledVersion: number,
+  versions: { sampled: number; policy: number },
   groups: readonly StepGroup[],
   selection: StepSelection,
   update: UpdateMetrics | null,
@@ -70,8 +78,8 @@ export function stepRecord(
   return {
     kind: 'train',
     step,
-    sampled_version: sampledVersion,
-    policy_version: update ? sampledVersion + 1 : sampledVersion,
+    sampled_version: versions.sampled,
+    policy_version: versions.policy,
     updated: update !== null,
     ...u,
     ...(update ? { 'clip_ratio/low_mean': clip_ratio_low, 'clip_ratio/high_mean': clip_ratio_high } : {}),
@@ -109,6 +117,7 @@ export function stepRecord(
           }
         : {}),
       weight_sync_s: timings.weightSyncMs / 1000,
+      rollout_wait_s: timings.rolloutWaitMs / 1000,
       step_s: timings.stepMs / 1000,
       // The process's resident memory as the step is recorded: a machine figure like the times, not a seeded one.
       learner_rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
