@@ -98,12 +98,14 @@ try {
       update_s: learned / rates.train_tokens_per_s + (config.grpo.beta > 0 ? learned / rates.forward_tokens_per_s : 0),
     };
     const floorS = floor.sampling_s + floor.update_s;
-    const parts = ['generation_s', 'scoring_s', 'update_s', 'weight_sync_s'];
+    // Overlapped rollouts (maxStaleness ≥ 1) ran during the previous update: only the wait for them is the step's.
+    const parts = ['rollout_wait_s', 'update_s'];
     emit({
       bench: 'grpo_step',
       step: r.step,
       step_s: round(t.step_s),
       generation_s: round(t.generation_s),
+      rollout_wait_s: round(t.rollout_wait_s),
       scoring_s: round(t.scoring_s),
       update_s: round(t.update_s),
       update_logprobs_s: round(t.update_logprobs_s ?? 0),
