@@ -150,6 +150,10 @@ if (selected('decode')) {
   await decode(1, 64, 128);
   await decode(8, 64, 128);
   await decode(8, 1024, 128);
+  // A GRPO step's 32 episodes after their first turns: reading the cache is most of a step.
+  await decode(32, 256, 64);
+  await decode(32, 1024, 64);
+  await decode(32, 2048, 64);
 }
 if (selected('generate')) await sampled(8, 64, 128);
 if (selected('prefill')) {
