@@ -52,8 +52,8 @@ describe('generate', () => {
   const [, config] = smallConfigs()[0];
   const params = initParams(config, 11, 0.5);
   const backend = new ReferenceDecodeBackend(config, params);
-
-  it('prefills once for all completions and reports the model log-probs of the sampled tokens', async () => {
+  /** The reference backend, counting its sessions. */
+  const countingStarts = () => {
     let starts = 0;
     const counting: DecodeBackend = {
       vocabSize: backend.vocabSize,
@@ -63,9 +63,14 @@ describe('generate', () => {
         return backend.start(prompts);
       },
     };
+    return { counting, starts: () => starts };
+  };
+
+  it('prefills once for all completions and reports the model log-probs of the sampled tokens', async () => {
+    const { counting, starts } = countingStarts();
     const prompt = [1, 5, 9];
     const out = await generate(counting, prompt, { n: 3, maxNewTokens: 5, seed: 4 });
-    expect(starts).toBe(1);
+    expect(starts()).toBe(1);
     expect(out).toHaveLength(3);
     let maxDiff = 0;
     for (const c of out) {
@@ -81,15 +86,7 @@ describe('generate', () => {
   });
 
   it('samples a batch of requests in one session, each exactly as it samples alone', async () => {
-    let starts = 0;
-    const counting: DecodeBackend = {
-      vocabSize: backend.vocabSize,
-      maxLength: backend.maxLength,
-      start: (prompts) => {
-        starts++;
-        return backend.start(prompts);
-      },
-    };
+    const { counting, starts } = countingStarts();
     const requests = [
       { prompt: [1, 5, 9], n: 3, maxNewTokens: 6, seed: 4 },
       { prompt: [2], n: 1, maxNewTokens: 2, seed: 9 },
@@ -97,7 +94,7 @@ describe('generate', () => {
     ];
     const options = { temperature: 1, stopTokens: [3] };
     const batched = await generateBatch(counting, requests, options);
-    expect(starts).toBe(1);
+    expect(starts()).toBe(1);
     for (const [i, request] of requests.entries()) {
       const alone = await generate(backend, request.prompt, { ...options, ...request });
       expect(batched[i]).toEqual(alone);
