@@ -11,7 +11,7 @@ const MASKED = -1e9;
  * Attention runs over the whole capacity, so spare room costs compute each step; growing costs one copy.
  */
 const GROWTH = 32;
-/** Bytes of kept prefixes a decoder holds by default; the least recently used go first. */
+/** Bytes of kept prefixes a decoder holds by default; the oldest go first. */
 export const PREFIX_CACHE_BYTES = 512 * 2 ** 20;
 /** The shortest shared prefix that is reused rather than prefilled again. */
 const MIN_REUSE = 16;
@@ -31,7 +31,7 @@ interface KeptPrefix {
   bytes: number;
 }
 
-/** Kept prefixes under a byte budget, least recently used first. */
+/** Kept prefixes under a byte budget, oldest first. */
 class PrefixCache {
   private entries: KeptPrefix[] = [];
   private bytes = 0;
@@ -44,8 +44,11 @@ class PrefixCache {
     while (this.bytes > this.budget && this.entries.length > 0) this.bytes -= this.entries.shift()!.bytes;
   }
 
-  /** The kept prefix sharing the most leading tokens with `tokens` (at least MIN_REUSE), marked recently used. */
-  match(tokens: readonly number[]): { entry: KeptPrefix; shared: number } | null {
+  /**
+   * Takes out the kept prefix sharing the most leading tokens with `tokens` (at least MIN_REUSE). An episode's
+   * turn continues its last turn only, and keeps a longer prefix of its own when its rows are dropped.
+   */
+  take(tokens: readonly number[]): { entry: KeptPrefix; shared: number } | null {
     let best: { entry: KeptPrefix; shared: number } | null = null;
     for (const entry of this.entries) {
       const limit = Math.min(entry.tokens.length, tokens.length);
@@ -55,7 +58,7 @@ class PrefixCache {
     }
     if (best) {
       this.entries.splice(this.entries.indexOf(best.entry), 1);
-      this.entries.push(best.entry);
+      this.bytes -= best.entry.bytes;
     }
     return best;
   }
@@ -123,7 +126,7 @@ export class KvCacheDecoder implements DecodeBackend {
     prompts.reduce((row, { rows }) => (firstRow.push(row), row + rows), 0);
     const byLength = new Map<number, number[]>();
     for (const [i, { tokens, rows, reuse }] of prompts.entries()) {
-      const match = reuse ? this.kept.match(tokens) : null;
+      const match = reuse ? this.kept.take(tokens) : null;
       if (match === null) {
         byLength.set(tokens.length, [...(byLength.get(tokens.length) ?? []), i]);
         continue;
