@@ -267,36 +267,13 @@ export class KvCacheSession implements DecodeSession {
     first: number,
     copies: number,
   ): void {
-    const { numKvHeads: k, headDim: d } = this.config;
-    for (let l = 0; l < this.config.numLayers; l++) {
-      for (const [src, dst] of [
-        [out[`key.${l}`].data as Float32Array, this.keys[l]],
-        [out[`value.${l}`].data as Float32Array, this.values[l]],
-      ] as const) {
-        for (let h = 0; h < k; h++) {
-          const block = src.subarray((source * k + h) * t * d, (source * k + h + 1) * t * d);
-          for (let r = first; r < first + copies; r++) dst.set(block, ((r * k + h) * this.capacity + at) * d);
-        }
-      }
-    }
+    this.copyIn(this.layersOf(out), source, t, t, at, first, copies);
     for (let r = first; r < first + copies; r++) this.bias.fill(0, r * this.capacity, r * this.capacity + at + t);
   }
 
   /** @internal copies the first `shared` positions of a kept prefix into rows [first, first + copies). */
   writeKept(entry: KeptPrefix, shared: number, first: number, copies: number): void {
-    const { numKvHeads: k, headDim: d } = this.config;
-    const n = entry.tokens.length;
-    for (let l = 0; l < this.config.numLayers; l++) {
-      for (const [src, dst] of [
-        [entry.keys[l], this.keys[l]],
-        [entry.values[l], this.values[l]],
-      ] as const) {
-        for (let h = 0; h < k; h++) {
-          const block = src.subarray(h * n * d, (h * n + shared) * d);
-          for (let r = first; r < first + copies; r++) dst.set(block, (r * k + h) * this.capacity * d);
-        }
-      }
-    }
+    this.copyIn(entry, 0, entry.tokens.length, shared, 0, first, copies);
   }
 
   async step(tokens: readonly number[]): Promise<Float32Array> {
@@ -322,19 +299,8 @@ export class KvCacheSession implements DecodeSession {
       feeds[`past_value.${l}`] = { data: this.values[l], dims };
     }
     const out = await this.decoder.runStep(feeds, this.lengths);
-    for (let l = 0; l < this.config.numLayers; l++) {
-      for (const [src, dst] of [
-        [out[`key.${l}`].data as Float32Array, this.keys[l]],
-        [out[`value.${l}`].data as Float32Array, this.values[l]],
-      ] as const) {
-        for (let r = 0; r < this.rows; r++)
-          for (let h = 0; h < k; h++)
-            dst.set(
-              src.subarray((r * k + h) * d, (r * k + h + 1) * d),
-              ((r * k + h) * this.capacity + this.lengths[r]) * d,
-            );
-      }
-    }
+    const added = this.layersOf(out);
+    for (let r = 0; r < this.rows; r++) this.copyIn(added, r, 1, 1, this.lengths[r], r, 1);
     for (let r = 0; r < this.rows; r++) {
       this.bias[r * this.capacity + this.lengths[r]++] = 0;
       this.sequences[r]?.push(tokens[r]);
@@ -377,6 +343,40 @@ export class KvCacheSession implements DecodeSession {
     const keys = this.keys.map(copy);
     const values = this.values.map(copy);
     this.decoder.keep({ tokens, keys, values, bytes: 2 * this.config.numLayers * k * n * d * 4 });
+  }
+
+  /** A graph's new keys and values, per layer. */
+  private layersOf(out: Record<string, { data: unknown }>): Pick<KeptPrefix, 'keys' | 'values'> {
+    const layer = (name: string) =>
+      Array.from({ length: this.config.numLayers }, (_, l) => out[`${name}.${l}`].data as Float32Array);
+    return { keys: layer('key'), values: layer('value') };
+  }
+
+  /**
+   * Copies the first `count` positions of sequence `index` of per-layer keys and values laid out (·, K, n, D) into
+   * rows [first, first + copies), from position `at` on.
+   */
+  private copyIn(
+    src: Pick<KeptPrefix, 'keys' | 'values'>,
+    index: number,
+    n: number,
+    count: number,
+    at: number,
+    first: number,
+    copies: number,
+  ): void {
+    const { numKvHeads: k, headDim: d } = this.config;
+    for (let l = 0; l < this.config.numLayers; l++) {
+      for (const [from, to] of [
+        [src.keys[l], this.keys[l]],
+        [src.values[l], this.values[l]],
+      ] as const) {
+        for (let h = 0; h < k; h++) {
+          const block = from.subarray((index * k + h) * n * d, ((index * k + h) * n + count) * d);
+          for (let r = first; r < first + copies; r++) to.set(block, ((r * k + h) * this.capacity + at) * d);
+        }
+      }
+    }
   }
 
   /** The capacity for sequences of up to `length` positions: that many plus room to grow. */
