@@ -3,8 +3,9 @@ import type { RuntimeConfig } from '@fathom/tensor';
 import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 
 /**
- * The frozen leaf readers of runs (`model.readerCheckpoint`), loaded once per checkpoint folder and kept until the
- * worker closes: a reader never changes during a run, and runs that name the same folder share one decoder. The
+ * The frozen policies of runs (`model.readerCheckpoint`, `model.rootCheckpoint`), loaded once per checkpoint folder
+ * and kept until the worker closes: a frozen policy never changes during a run, and runs that name the same folder
+ * share one decoder. The
  * folders come from stored run configs, which the admin API confines to its data roots, so there are few.
  */
 export class ReaderCache {
@@ -12,7 +13,7 @@ export class ReaderCache {
 
   constructor(private readonly runtime: RuntimeConfig = {}) {}
 
-  /** The reader policy of the checkpoint folder `dir`, loaded on first use; a failed load is retried next time. */
+  /** The policy of the checkpoint folder `dir`, loaded on first use; a failed load is retried next time. */
   async policy(dir: string): Promise<Policy> {
     let loading = this.loaded.get(dir);
     if (loading === undefined) {

@@ -4,7 +4,7 @@ import type { RunRepository } from '@fathom/persistence';
 import { PermanentJobError, type JobProducer } from '@fathom/queue';
 import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
-import { UnknownRunError, type RunContextCache } from '@fathom/training';
+import { frozenRoleOf, rolePolicies, UnknownRunError, type RunContextCache } from '@fathom/training';
 import type { PolicyCache } from './policy.cache';
 import type { ReaderCache } from './reader.cache';
 import type { RolloutMetrics } from './metrics';
@@ -13,7 +13,7 @@ export interface RolloutServiceDeps {
   runs: Pick<RunRepository, 'endedStatus'>;
   contexts: Pick<RunContextCache, 'task'>;
   policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
-  /** The frozen leaf readers of runs that name a `model.readerCheckpoint`. */
+  /** The frozen policies of runs that name a `model.readerCheckpoint` or a `model.rootCheckpoint`. */
   readers: Pick<ReaderCache, 'policy'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   producer: Pick<JobProducer, 'enqueue'>;
@@ -32,8 +32,9 @@ export class RolloutService {
     const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
       throw error instanceof UnknownRunError ? new PermanentJobError(error.message) : error;
     });
-    const { readerCheckpoint } = context.train.model;
-    const readerPolicy = readerCheckpoint === undefined ? undefined : await this.deps.readers.policy(readerCheckpoint);
+    const role = frozenRoleOf(context.train);
+    const frozen =
+      role === null ? undefined : { role: role.role, policy: await this.deps.readers.policy(role.checkpoint) };
     const started = performance.now();
     const { rollout, weightSyncMs } = await this.deps.policies.with(
       job.runId,
@@ -43,8 +44,7 @@ export class RolloutService {
         const runner = new EpisodeRunner(
           {
             sandbox: this.deps.sandbox,
-            policy: new SamplerPolicy(policy.decoder, context.tokenizer, policy.version),
-            readerPolicy,
+            ...rolePolicies(new SamplerPolicy(policy.decoder, context.tokenizer, policy.version), frozen),
           },
           context.train.episode,
         );

@@ -81,11 +81,26 @@ export interface RecursionTreeNode {
   children: RecursionTreeNode[];
 }
 
+/**
+ * The span constraint a sequence's model tokens were decoded under (an extractive read, `SpanConstraint` of
+ * `@fathom/model`): the learner replays it to score each token under the distribution it was sampled from.
+ */
+export interface SpanSpec {
+  /** The token runs a completion copies from (the chunk, "unknown"). */
+  sources: number[][];
+  /** The ids that end a completion once its span is non-empty. */
+  stopTokens: number[];
+  /** The ids that are part of a word: spans start and end at word edges. */
+  wordTokens?: number[];
+}
+
 /** Ids, their behaviour log-probs (0 where mask is 0) and the model-token mask, one entry per id. */
 export interface TokenSequence {
   ids: number[];
   logprobs: number[];
   mask: number[];
+  /** Present when the model tokens were decoded under a span constraint. */
+  span?: SpanSpec;
 }
 
 /** The first violated invariant of a token sequence, or null: lengths agree, mask is 0/1, log-probs finite and 0 off-mask. */
@@ -99,17 +114,29 @@ export function tokenSequenceProblem(seq: TokenSequence): string | null {
     if (seq.mask[i] === 0 && seq.logprobs[i] !== 0) return `logprobs[${i}] is ${seq.logprobs[i]} on a prompt token`;
     if (seq.logprobs[i] > 0) return `logprobs[${i}] is positive (${seq.logprobs[i]})`;
   }
+  if (seq.span !== undefined) {
+    if (seq.span.sources.every((s) => s.length === 0)) return 'span has no source token to copy';
+    if (seq.span.stopTokens.length === 0) return 'span has no stop token';
+  }
   return null;
 }
 
+const TokenIdsSchema = z.array(z.number().int().nonnegative());
+
 const TokenSequenceShape = {
-  ids: z.array(z.number().int().nonnegative()),
+  ids: TokenIdsSchema,
   logprobs: z.array(z.number()),
   mask: z.array(z.number().int()),
 };
 
+const SpanSpecSchema = z.strictObject({
+  sources: z.array(TokenIdsSchema),
+  stopTokens: TokenIdsSchema,
+  wordTokens: TokenIdsSchema.optional(),
+});
+
 export const TokenSequenceSchema: z.ZodType<TokenSequence> = z
-  .strictObject(TokenSequenceShape)
+  .strictObject({ ...TokenSequenceShape, span: SpanSpecSchema.optional() })
   .superRefine((seq, issue) => {
     const problem = tokenSequenceProblem(seq);
     if (problem !== null) issue.addIssue({ code: 'custom', message: problem });
@@ -177,6 +204,11 @@ export const EpisodeTrajectorySchema = z
     policyVersion: z.number().int().nonnegative(),
     /** Whether the learner should train on the sub-call sequences in `recursionTree` (run config). */
     trainSubcalls: z.boolean(),
+    /**
+     * False when a frozen policy wrote the root's turns (`model.rootCheckpoint`): the learner trains only the leaf
+     * reads in `recursionTree`, which the trained policy sampled. Absent: true.
+     */
+    trainRoot: z.boolean().optional(),
     timings: z.strictObject({
       /** Sampling time of the root's turns, ms. */
       generationMs: z.number().nonnegative(),

@@ -47,12 +47,29 @@ describe('RunConfigSchema', () => {
     expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLearningRate']);
   });
 
-  it('refuses extractive reads together with training on sub-call tokens, and accepts either alone', () => {
-    const both = RunConfigSchema.safeParse({ name: 'x', rollout: { extractiveReads: true, trainSubcalls: true } });
-    expect(both.error?.issues[0]).toMatchObject({ path: ['rollout', 'extractiveReads'] });
-    expect(both.error?.issues[0].message).toMatch(/trainSubcalls/);
-    expect(RunConfigSchema.parse({ name: 'x', rollout: { extractiveReads: true } }).rollout.extractiveReads).toBe(true);
+  it('accepts extractive reads with training on sub-call tokens (the learner scores them under the constraint)', () => {
+    const both = RunConfigSchema.parse({ name: 'x', rollout: { extractiveReads: true, trainSubcalls: true } });
+    expect(both.rollout).toMatchObject({ extractiveReads: true, trainSubcalls: true });
     expect(RunConfigSchema.parse({ name: 'x', rollout: { trainSubcalls: true } }).rollout.extractiveReads).toBe(false);
+  });
+
+  it('refuses a frozen root checkpoint without trainSubcalls or together with a frozen reader', () => {
+    const root = { rootCheckpoint: 'data/checkpoints/search-grpo' };
+    const alone = RunConfigSchema.safeParse({ name: 'x', model: root });
+    expect(alone.error?.issues[0]).toMatchObject({ path: ['model', 'rootCheckpoint'] });
+    expect(alone.error?.issues[0].message).toMatch(/trainSubcalls/);
+    const both = RunConfigSchema.safeParse({
+      name: 'x',
+      model: { ...root, readerCheckpoint: 'data/checkpoints/reader' },
+      rollout: { trainSubcalls: true },
+    });
+    expect(both.error?.issues[0].message).toMatch(/one of the two roles/);
+    const ok = RunConfigSchema.parse({
+      name: 'x',
+      model: root,
+      rollout: { trainSubcalls: true, extractiveReads: true },
+    });
+    expect(ok.model.rootCheckpoint).toBe(root.rootCheckpoint);
   });
 
   it('refuses a leaf temperature together with training on sub-call tokens', () => {

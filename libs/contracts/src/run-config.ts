@@ -53,6 +53,12 @@ export const RunConfigSchema = z
          * rollout.trainSubcalls: the reader's tokens are not the trained policy's.
          */
         readerCheckpoint: TextPathSchema.optional(),
+        /**
+         * A second checkpoint folder, frozen for the whole run, that writes every turn while the trained policy
+         * answers leaf llm() reads: GRPO of the reader (docs/GRPO.md). Only the reads are trained, so it needs
+         * rollout.trainSubcalls; not with readerCheckpoint.
+         */
+        rootCheckpoint: TextPathSchema.optional(),
       })
       .prefault({}),
     data: z
@@ -125,8 +131,8 @@ export const RunConfigSchema = z
         /** Train on the tokens of llm() sub-call episodes too (one advantage per root episode either way). */
         trainSubcalls: z.boolean().default(false),
         /**
-         * Leaf llm() reads answer with a span of their chunk or "unknown" (extractive decoding, docs/EVAL.md). Not
-         * with trainSubcalls: the learner would score constrained tokens under the unconstrained policy.
+         * Leaf llm() reads answer with a span of their chunk or "unknown" (extractive decoding, docs/EVAL.md). With
+         * trainSubcalls the learner scores their tokens under the same constraint.
          */
         extractiveReads: z.boolean().default(false),
         /**
@@ -169,11 +175,17 @@ export const RunConfigSchema = z
           `batchSize × grpo.groupSize = ${config.batchSize} × ${config.grpo.groupSize} = ${episodes} episodes per ` +
           `step; at most ${RUN_LIMITS.maxEpisodesPerStep}`,
       });
-    if (config.rollout.extractiveReads && config.rollout.trainSubcalls)
+    if (config.model.rootCheckpoint !== undefined && config.model.readerCheckpoint !== undefined)
       ctx.addIssue({
         code: 'custom',
-        path: ['rollout', 'extractiveReads'],
-        message: 'extractiveReads with trainSubcalls: constrained sub-call tokens cannot be trained on',
+        path: ['model', 'rootCheckpoint'],
+        message: 'rootCheckpoint with readerCheckpoint: one of the two roles must be the trained policy',
+      });
+    if (config.model.rootCheckpoint !== undefined && !config.rollout.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model', 'rootCheckpoint'],
+        message: 'rootCheckpoint without rollout.trainSubcalls: the leaf reads are the only trained tokens',
       });
     if (config.model.readerCheckpoint !== undefined && config.rollout.trainSubcalls)
       ctx.addIssue({

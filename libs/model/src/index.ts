@@ -58,7 +58,7 @@ export {
   type LoraConfig,
 } from './lora';
 export { DEFAULT_CONFIG_PATH } from './defaults';
-export { ModelGraphs, type TokenBatch, type TrainResult } from './graph/model.graphs';
+export { MASKED_LOGIT, ModelGraphs, type TokenBatch, type TrainResult } from './graph/model.graphs';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
 export type { WeightMode } from './graph/model.graph';
 export { TokenBatchFileSchema, toTrainBatch, type TokenBatchFile } from './batch';

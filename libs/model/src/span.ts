@@ -1,3 +1,5 @@
+import { ModelError, ModelErrorCode } from './errors';
+
 /**
  * Span-constrained (extractive) decoding: a completion must be a non-empty run of consecutive tokens of one of
  * the `sources`, then a stop token. At each step only the tokens that continue a still-matching span are allowed,
@@ -46,6 +48,28 @@ export class SpanConstraint {
     const at = this.emitted;
     this.starts = this.starts.map((starts, k) => starts.filter((j) => this.sources[k][j + at] === token));
     this.emitted++;
+  }
+
+  /**
+   * The allowed set before each of `tokens`, replayed from a fresh constraint: what the sampler masked at each step
+   * of a completion it drew. Throws `ModelError` (INVALID_ARGUMENT) naming the first token the constraint forbids.
+   */
+  static replay(
+    spec: { sources: readonly (readonly number[])[]; stopTokens: readonly number[]; wordTokens?: readonly number[] },
+    tokens: readonly number[],
+  ): Set<number>[] {
+    const words = spec.wordTokens === undefined ? undefined : new Set(spec.wordTokens);
+    const span = new SpanConstraint(spec.sources, new Set(spec.stopTokens), words);
+    return tokens.map((token, i) => {
+      const allowed = span.allowed();
+      if (!allowed.has(token))
+        throw new ModelError(
+          ModelErrorCode.InvalidArgument,
+          `token ${token} at completion position ${i} is outside its span constraint`,
+        );
+      span.advance(token);
+      return allowed;
+    });
   }
 
   /** `logits` with every token outside `allowed` set to −∞ (a new array; `logits` is left as it is). */

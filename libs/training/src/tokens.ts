@@ -1,4 +1,5 @@
-import type { TokenBatch, Tokenizer } from '@fathom/model';
+import type { SpanSpec } from '@fathom/contracts';
+import { MASKED_LOGIT, SpanConstraint, type TokenBatch, type Tokenizer } from '@fathom/model';
 import type { Segment } from '@fathom/rlm';
 import { TrainingError, TrainingErrorCode } from './errors';
 
@@ -9,6 +10,8 @@ import { TrainingError, TrainingErrorCode } from './errors';
 export interface MaskedSequence {
   ids: readonly number[];
   mask: readonly number[];
+  /** The span constraint the model tokens were decoded under (an extractive read): they are scored under it. */
+  span?: SpanSpec;
 }
 
 /**
@@ -42,6 +45,8 @@ export interface PackOptions {
   padMultiple: number;
   /** The longest input row allowed (the caller drops longer sequences beforehand; a longer one throws). */
   maxLength: number;
+  /** The model's vocabulary size: needed for the logit bias of sequences with a `span`. */
+  vocabSize?: number;
 }
 
 /** A graph-ready batch and the loss mask aligned with its targets. */
@@ -63,7 +68,9 @@ export interface PackedBatch {
  * positions; position t reads ids[t], predicts ids[t + 1], and is trained on when mask[t + 1] is 1 (the mask
  * belongs to the predicted token). Every row is padded with `padId` to the same length T = the longest row rounded
  * up to a multiple of `padMultiple`, capped at `maxLength`. Causal attention means right padding never changes
- * the log-probs of real positions, and padded positions carry mask 0.
+ * the log-probs of real positions, and padded positions carry mask 0. When a sequence has a `span`, the batch gets
+ * a logit bias (`TokenBatch.logitBias`) that masks, at the position before each model token, every token the
+ * replayed constraint did not allow there, so the graphs score those tokens as they were sampled.
  */
 export function packBatch(sequences: readonly MaskedSequence[], options: PackOptions): PackedBatch {
   if (sequences.length === 0) throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, 'an empty batch');
@@ -101,13 +108,46 @@ export function packBatch(sequences: readonly MaskedSequence[], options: PackOpt
       trainedTokens += m;
     }
   });
+  const logitBias = spanBias(sequences, length, options.vocabSize);
   return {
-    batch: { batch: rows, length, ids, targets },
+    batch: { batch: rows, length, ids, targets, ...(logitBias === null ? {} : { logitBias }) },
     targetMask,
     rowLengths,
     tokens: rowLengths.reduce((a, b) => a + b, 0),
     trainedTokens,
   };
+}
+
+/** The (B, T, V) logit bias of the sequences with a span constraint; null when none has one. */
+function spanBias(sequences: readonly MaskedSequence[], length: number, vocabSize?: number): Float32Array | null {
+  if (sequences.every((s) => s.span === undefined)) return null;
+  if (vocabSize === undefined)
+    throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, 'a sequence with a span needs the vocabulary size');
+  const bias = new Float32Array(sequences.length * length * vocabSize);
+  sequences.forEach((s, b) => {
+    if (s.span === undefined) return;
+    const at = s.mask.flatMap((m, i) => (m === 1 ? [i] : []));
+    if (at[0] === 0)
+      throw new TrainingError(
+        TrainingErrorCode.INVALID_SEQUENCE,
+        `row ${b}: a span sequence starts with a model token`,
+      );
+    let allowed: Set<number>[];
+    try {
+      allowed = SpanConstraint.replay(
+        s.span,
+        at.map((i) => s.ids[i]),
+      );
+    } catch (error) {
+      throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, `row ${b}: ${(error as Error).message}`);
+    }
+    at.forEach((i, k) => {
+      const row = bias.subarray((b * length + i - 1) * vocabSize, (b * length + i) * vocabSize);
+      row.fill(MASKED_LOGIT);
+      for (const token of allowed[k]) if (token < vocabSize) row[token] = 0;
+    });
+  });
+  return bias;
 }
 
 /**

@@ -50,13 +50,15 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   /**
-   * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint, reader
-   * checkpoint or task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
+   * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint, frozen
+   * reader or root checkpoint, or task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
    */
   create(config: RunConfig): Promise<Run> {
     checkDataPath(this.deps.dataRoots, ['model', 'checkpoint'], config.model.checkpoint);
-    if (config.model.readerCheckpoint !== undefined)
-      checkDataPath(this.deps.dataRoots, ['model', 'readerCheckpoint'], config.model.readerCheckpoint);
+    for (const field of ['readerCheckpoint', 'rootCheckpoint'] as const) {
+      const dir = config.model[field];
+      if (dir !== undefined) checkDataPath(this.deps.dataRoots, ['model', field], dir);
+    }
     if (config.data.trainFile !== undefined)
       checkDataPath(this.deps.dataRoots, ['data', 'trainFile'], config.data.trainFile);
     return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });

@@ -1,4 +1,5 @@
 import {
+  add,
   CompiledGraph,
   Graph,
   grad,
@@ -35,7 +36,16 @@ export interface TokenBatch {
   ids: ArrayLike<number>;
   /** The token each position predicts (B, T): usually ids shifted left by one. Ignored where weights are 0. */
   targets: ArrayLike<number>;
+  /**
+   * Added to the logits before the log-softmax of the train and log-prob graphs (B, T, V); absent: zeros. A position
+   * decoded under a constraint (an extractive read's `SpanConstraint`) carries `MASKED_LOGIT` on every token it could
+   * not emit, so its log-probs are those of the distribution it was sampled from.
+   */
+  logitBias?: Float32Array;
 }
+
+/** The logit bias of a token a constrained position may not emit: exp() of it is 0, and 0 · it is 0, not NaN. */
+export const MASKED_LOGIT = -1e9;
 
 export interface TrainResult {
   /** Σ weights[b, t] · logp[b, t]. */
@@ -92,6 +102,7 @@ export class ModelGraphs {
     const out = await this.train.run({
       ...this.weightFeeds(weights),
       ...this.batchFeeds(batch),
+      ...this.biasFeed(batch),
       token_weights: tokenWeights,
     });
     const grads = new Map<string, Float32Array>();
@@ -112,6 +123,7 @@ export class ModelGraphs {
     const out = await this.logprobGraph.run({
       ...this.weightFeeds(weights),
       ...this.batchFeeds(batch),
+      ...this.biasFeed(batch),
       inv_temperature: { data: Float32Array.of(1 / temperature), dims: [] },
     });
     return out.logprobs.data as Float32Array;
@@ -178,6 +190,11 @@ export class ModelGraphs {
         `batch ${b.batch}×${b.length} with ${b.ids.length} ids and ${b.targets.length} targets`,
       );
     }
+    if (b.logitBias !== undefined && b.logitBias.length !== n * this.config.vocabSize)
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `logit bias has ${b.logitBias.length} entries, batch is ${b.batch}×${b.length}×${this.config.vocabSize}`,
+      );
     if (b.length > this.config.maxPositions) {
       throw new ModelError(
         ModelErrorCode.InvalidArgument,
@@ -195,6 +212,11 @@ export class ModelGraphs {
         }
       }
     }
+  }
+
+  private biasFeed(b: TokenBatch) {
+    const dims = [b.batch, b.length, this.config.vocabSize];
+    return { logit_bias: { data: b.logitBias ?? new Float32Array(dims[0] * dims[1] * dims[2]), dims } };
   }
 
   private batchFeeds(b: TokenBatch) {
@@ -222,9 +244,10 @@ export class ModelGraphs {
   }
 
   private buildTrain(): CompiledGraph<string> {
-    const { g, w, logits } = this.base('train');
+    const { g, w, logits: free } = this.base('train');
     const targets = g.input('targets', 'int64', ['B', 'T']);
     const tokenWeights = g.input('token_weights', 'float32', ['B', 'T']);
+    const logits = add(free, g.input('logit_bias', 'float32', ['B', 'T', this.config.vocabSize]));
     const logprobs = tokenLogProbs(logits, targets); // (B, T)
     const loss = reduceSum(mul(logprobs, tokenWeights), [0, 1]);
     const grads = grad(loss, w.trainable);
@@ -237,7 +260,8 @@ export class ModelGraphs {
     const { g, logits } = this.base('logprobs');
     const targets = g.input('targets', 'int64', ['B', 'T']);
     const invTemperature = g.input('inv_temperature', 'float32', []);
-    return this.runtime.compile(g, { logprobs: tokenLogProbs(mul(logits, invTemperature), targets) });
+    const bias = g.input('logit_bias', 'float32', ['B', 'T', this.config.vocabSize]);
+    return this.runtime.compile(g, { logprobs: tokenLogProbs(add(mul(logits, invTemperature), bias), targets) });
   }
 
   private buildLogits(): CompiledGraph<'logits'> {

@@ -42,7 +42,8 @@ export const EpisodeConfigSchema = z.strictObject({
        * Extractive leaf reads: the answer is decoded as a span of whole words of the chunk or as "unknown"
        * (`SampleRequest.spanOf`, `spanWordTokens`), so the reader chooses where a value starts and ends and copies it
        * by construction; it cannot stop inside a word.
-       * Needs a local model policy; not with `trainSubcalls` (the learner scores sub-call tokens unconstrained).
+       * Needs a local model policy. With `trainSubcalls` each read's sequence records its constraint
+       * (`TokenSequence.span`), and the learner scores its tokens under it.
        */
       extractive: z.boolean().default(false),
       /**
@@ -59,6 +60,12 @@ export const EpisodeConfigSchema = z.strictObject({
    * token counts, latency and answers are always recorded, their token sequences only when this is on.
    */
   trainSubcalls: z.boolean().default(false),
+  /**
+   * False: the root's turns (and child episodes) are sampled by a frozen policy and not trained; the learner trains
+   * only the leaf reads, which the trained policy samples as the reader (GRPO of the reader, `model.rootCheckpoint`).
+   * Needs `trainSubcalls`.
+   */
+  trainRoot: z.boolean().default(true),
   /** Retries of a sample that ended in `infra_error` before it is excluded from the group. */
   maxInfraRetries: z.number().int().nonnegative().default(2),
   /** Overrides of the sandbox pool's limits for every episode (root and child). */
@@ -83,11 +90,10 @@ export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>
 export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeConfig {
   const parsed = EpisodeConfigSchema.safeParse(input);
   if (!parsed.success) throw new RolloutError(RolloutErrorCode.InvalidConfig, z.prettifyError(parsed.error));
-  if (parsed.data.subcalls.extractive && parsed.data.trainSubcalls)
+  if (!parsed.data.trainRoot && !parsed.data.trainSubcalls)
     throw new RolloutError(
       RolloutErrorCode.InvalidConfig,
-      'subcalls.extractive with trainSubcalls: the learner would score constrained sub-call tokens under the ' +
-        'unconstrained policy; train sub-calls without extractive reads',
+      'trainRoot false without trainSubcalls: the episodes would hold no trained token',
     );
   if (parsed.data.subcalls.leafTemperature !== undefined && parsed.data.trainSubcalls)
     throw new RolloutError(

@@ -256,6 +256,8 @@ export class EpisodeRunner {
   private readonly params: SamplingParams;
   /** What samples leaf reads: the reader policy, else the policy, with its own end-of-turn id. */
   private readonly reader: { policy: Policy; imEnd: number; params: SamplingParams };
+  /** The policy whose tokens are trained, whose version every trajectory carries: the reader when `trainRoot` is off. */
+  private readonly trained: Policy;
 
   constructor(
     private readonly deps: EpisodeRunnerDeps,
@@ -273,6 +275,7 @@ export class EpisodeRunner {
       imEnd: readerImEnd,
       params: { ...this.params, temperature, stopTokens: [readerImEnd] },
     };
+    this.trained = this.config.trainRoot ? deps.policy : reader;
   }
 
   /** Runs G episodes of one task: `runGroups` with one group. */
@@ -328,7 +331,7 @@ export class EpisodeRunner {
     samples: readonly { group: number; sampleIndex: number }[],
     attempt: number,
   ): Promise<EpisodeTrajectory[]> {
-    const policyVersion = this.deps.policy.version;
+    const policyVersion = this.trained.version;
     const states = await Promise.all(
       samples.map(({ group, sampleIndex }) => {
         const { task, seed } = groups[group];
@@ -461,8 +464,8 @@ export class EpisodeRunner {
       const results = await policy.sample(batch, this.params);
       const problem = this.checkSamples(batch, results);
       if (problem !== null) throw new Error(problem);
-      if (policy.version !== policyVersion)
-        throw new Error(`policy version changed mid-episode from ${policyVersion} to ${policy.version}`);
+      if (this.trained.version !== policyVersion)
+        throw new Error(`policy version changed mid-episode from ${policyVersion} to ${this.trained.version}`);
       return results;
     };
     try {
@@ -624,7 +627,7 @@ export class EpisodeRunner {
       { ids: [], logprobs: [], mask: [] },
       this.now(),
     );
-    caller.policyVersion = this.deps.policy.version;
+    caller.policyVersion = this.trained.version;
     const response = await this.serveSubcall(caller, req);
     return { response, node: caller.node.children[0] };
   }
@@ -665,7 +668,8 @@ export class EpisodeRunner {
         node.turns = child.turns.length;
         node.promptTokens = child.seq.ids.length - completion;
         node.completionTokens = completion + child.subcallTokens;
-        if (this.config.trainSubcalls) node.sequence = child.seq;
+        // A child episode is the root policy's work: trained only when the root is.
+        if (this.config.trainSubcalls && this.config.trainRoot) node.sequence = child.seq;
       } else {
         node = { ...emptyNode(req.depth, 'leaf', req.prompt, req.chunk?.length ?? 0), turns: 1 };
         parent.node.children.push(node);
@@ -725,6 +729,9 @@ export class EpisodeRunner {
         ids: [...prompt.ids, ...sampled.tokens],
         logprobs: [...prompt.logprobs, ...sampled.logprobs],
         mask: [...prompt.mask, ...sampled.tokens.map(() => 1)],
+        ...(spanOf === undefined
+          ? {}
+          : { span: { sources: spanOf, stopTokens: [...params.stopTokens], wordTokens: spanWordTokens } }),
       };
     }
   }
@@ -769,6 +776,7 @@ export class EpisodeRunner {
       recursionTree: node,
       policyVersion,
       trainSubcalls: this.config.trainSubcalls,
+      trainRoot: this.config.trainRoot,
       timings: {
         generationMs: state.turns.reduce((t, turn) => t + turn.generationMs, 0),
         envMs: state.turns.reduce((t, turn) => t + turn.envMs, 0),

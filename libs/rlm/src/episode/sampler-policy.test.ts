@@ -136,16 +136,13 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
     expect(free.some((text) => !chunk.includes(text) && !'unknown'.includes(text))).toBe(true);
   });
 
-  it('rejects an episode config that trains constrained sub-call tokens', () => {
-    expect(
-      () =>
-        new EpisodeRunner(
-          { sandbox: pool, policy: new SamplerPolicy(backend, tokenizer, 0) },
-          {
-            trainSubcalls: true,
-            subcalls: { extractive: true },
-          },
-        ),
-    ).toThrow(/subcalls.extractive with trainSubcalls/);
+  it('rejects an episode config that trains neither the root nor the sub-calls', () => {
+    const runner = (trainSubcalls: boolean) =>
+      new EpisodeRunner(
+        { sandbox: pool, policy: new SamplerPolicy(backend, tokenizer, 0) },
+        { trainRoot: false, trainSubcalls, subcalls: { extractive: true } },
+      );
+    expect(() => runner(false)).toThrow(/trainRoot false without trainSubcalls/);
+    expect(runner(true).config.trainRoot).toBe(false);
   });
 });

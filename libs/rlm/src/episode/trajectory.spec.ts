@@ -148,6 +148,7 @@ describe('trainingSequences', () => {
       { ids: traj.ids, logprobs: traj.logprobs, mask: traj.mask },
       sequence,
     ]);
+    expect(trainingSequences({ ...traj, trainSubcalls: true, trainRoot: false })).toEqual([sequence]);
   });
 
   it('refuses a dropped mask entry, naming the sequence', () => {

@@ -55,8 +55,8 @@ export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
 
 /**
  * The token sequences a learner trains on for one root episode, each checked (mask and log-probs against ids):
- * the root's, then — only when the run trains on sub-calls — every sub-call's, depth-first. All of them take the
- * root episode's one advantage. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error` trajectory and
+ * the root's — unless a frozen policy wrote it (`trainRoot` false) — then, only when the run trains on sub-calls,
+ * every sub-call's that was kept, depth-first. All of them take the root episode's one advantage. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error` trajectory and
  * (INVALID_ARGUMENT) naming the sequence whose mask or log-probs disagree with its ids.
  */
 export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
@@ -65,9 +65,10 @@ export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
       RolloutErrorCode.NotScorable,
       `task ${traj.taskId} sample ${traj.sampleIndex} is infra_error`,
     );
-  const sequences: { where: string; seq: TokenSequence }[] = [
-    { where: 'root', seq: { ids: traj.ids, logprobs: traj.logprobs, mask: traj.mask } },
-  ];
+  const sequences: { where: string; seq: TokenSequence }[] =
+    traj.trainRoot === false
+      ? []
+      : [{ where: 'root', seq: { ids: traj.ids, logprobs: traj.logprobs, mask: traj.mask } }];
   if (traj.trainSubcalls) {
     for (const [i, node] of flattenCalls(traj.recursionTree).entries()) {
       if (node.sequence !== undefined)

@@ -25,6 +25,12 @@ export const GrpoTrainConfigSchema = z
        * every turn). Absent: the trained policy reads too. Not with `episode.trainSubcalls`.
        */
       readerCheckpoint: path.optional(),
+      /**
+       * A second checkpoint folder, frozen for the whole run, that writes every turn and drives child episodes while
+       * the trained policy answers leaf llm() reads: GRPO of the reader (docs/GRPO.md). Needs `episode.trainRoot`
+       * false and `episode.trainSubcalls`; not with `readerCheckpoint`.
+       */
+      rootCheckpoint: path.optional(),
     }),
     data: z.strictObject({
       /** Train-split tasks JSONL (libs/tasks schema). */
@@ -91,6 +97,26 @@ export const GrpoTrainConfigSchema = z
         code: 'custom',
         path: ['model', 'readerCheckpoint'],
         message: 'readerCheckpoint with trainSubcalls: the frozen reader samples the sub-calls, not the trained policy',
+      });
+    if (c.model.rootCheckpoint !== undefined && c.model.readerCheckpoint !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model', 'rootCheckpoint'],
+        message: 'rootCheckpoint with readerCheckpoint: one of the two roles must be the trained policy',
+      });
+    if ((c.model.rootCheckpoint !== undefined) !== !c.episode.trainRoot)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['episode', 'trainRoot'],
+        message:
+          'model.rootCheckpoint and episode.trainRoot false go together: the root is untrained exactly when a frozen ' +
+          'checkpoint writes it',
+      });
+    if (!c.episode.trainRoot && !c.episode.trainSubcalls)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['episode', 'trainSubcalls'],
+        message: 'episode.trainRoot false needs trainSubcalls: the leaf reads are the only trained tokens',
       });
     if (c.minOkSamples > c.grpo.groupSize)
       ctx.addIssue({

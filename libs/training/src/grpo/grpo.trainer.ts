@@ -177,9 +177,33 @@ function differingKeys(a: unknown, b: unknown): string[] {
 }
 
 /**
+ * A frozen checkpoint's policy and the role it plays for the whole run: `reader` (`model.readerCheckpoint`) answers
+ * leaf llm() reads while the trained policy writes the turns; `root` (`model.rootCheckpoint`) writes the turns while
+ * the trained policy reads.
+ */
+export interface FrozenRole {
+  role: 'reader' | 'root';
+  policy: Policy;
+}
+
+/** The run's frozen checkpoint and its role, if it names one. */
+export function frozenRoleOf(config: GrpoTrainConfig): { role: FrozenRole['role']; checkpoint: string } | null {
+  const { readerCheckpoint, rootCheckpoint } = config.model;
+  if (rootCheckpoint !== undefined) return { role: 'root', checkpoint: rootCheckpoint };
+  if (readerCheckpoint !== undefined) return { role: 'reader', checkpoint: readerCheckpoint };
+  return null;
+}
+
+/** The episode runner's policies: the trained one, and the frozen one in its role. */
+export function rolePolicies(trained: Policy, frozen?: FrozenRole): { policy: Policy; readerPolicy?: Policy } {
+  if (frozen?.role === 'root') return { policy: frozen.policy, readerPolicy: trained };
+  return { policy: trained, readerPolicy: frozen?.policy };
+}
+
+/**
  * Samples each step's groups in this process: the policy decodes with the learner's live weights (rebuilt when the
  * version changes: the in-process weight sync), episodes run in `sandbox`, and `@fathom/rewards` scores them. A
- * `readerPolicy` (the run's frozen `model.readerCheckpoint`) answers leaf llm() reads in place of the policy.
+ * `frozen` checkpoint plays its role (`FrozenRole`) and the trained policy the other.
  */
 export class InProcessCollector implements StepCollector {
   private decoder: KvCacheDecoder | null = null;
@@ -192,7 +216,7 @@ export class InProcessCollector implements StepCollector {
     private readonly sandbox: Pick<SandboxPool, 'openEpisode'>,
     private readonly makePolicy: PolicyFactory,
     private readonly clock: () => number,
-    private readonly readerPolicy?: Policy,
+    private readonly frozen?: FrozenRole,
   ) {}
 
   async collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }> {
@@ -210,8 +234,7 @@ export class InProcessCollector implements StepCollector {
     const runner = new EpisodeRunner(
       {
         sandbox: this.sandbox,
-        policy: this.makePolicy(this.decoder, this.tokenizer, request.policyVersion),
-        readerPolicy: this.readerPolicy,
+        ...rolePolicies(this.makePolicy(this.decoder, this.tokenizer, request.policyVersion), this.frozen),
       },
       this.config.episode,
     );
@@ -299,10 +322,11 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   await mkdir(config.out, { recursive: true });
   await writeFile(join(config.out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 
-  const reader =
-    options.collector || config.model.readerCheckpoint === undefined
+  const frozenRole = options.collector ? null : frozenRoleOf(config);
+  const frozen =
+    frozenRole === null
       ? null
-      : await loadPolicy(config.model.readerCheckpoint, { runtime: options.runtime });
+      : { role: frozenRole.role, loaded: await loadPolicy(frozenRole.checkpoint, { runtime: options.runtime }) };
   const ownedPool =
     options.collector || options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
   const makePolicy: PolicyFactory =
@@ -316,7 +340,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
       options.sandbox ?? ownedPool!,
       makePolicy,
       clock,
-      reader?.policy,
+      frozen === null ? undefined : { role: frozen.role, policy: frozen.loaded.policy },
     );
   const observer = options.observer;
   await observer?.onStart?.({ startStep, steps: config.steps, tasks: tasks.length, resumedFrom: resumeDir });
@@ -436,7 +460,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
     // Rollouts started for a step the run did not reach (an update failed) end before the collector closes.
     await next?.collected.catch(() => null);
     await collector.close();
-    await reader?.release();
+    await frozen?.loaded.release();
     await learner.graphs.release();
     await ownedPool?.close();
   }

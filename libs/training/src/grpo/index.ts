@@ -29,11 +29,14 @@ export {
 } from './step-groups';
 export { stepRecord, type GrpoStepRecord, type StepTimings } from './step.metrics';
 export {
+  frozenRoleOf,
   InProcessCollector,
   loadGrpoTasks,
+  rolePolicies,
   runGrpo,
   StepStoppedError,
   tasksFingerprint,
+  type FrozenRole,
   type GrpoObserver,
   type GrpoRunOptions,
   type GrpoRunResult,

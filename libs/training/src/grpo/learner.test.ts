@@ -1,6 +1,6 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
 import { grpoConfig } from '@fathom/grpo';
-import { createDefaultModel, ModelGraphs, type ParamMap } from '@fathom/model';
+import { createDefaultModel, generate, ModelGraphs, type ParamMap } from '@fathom/model';
 import { AdamW } from '@fathom/tensor';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { packBatch } from '../tokens';
@@ -76,5 +76,76 @@ describe('applyUpdate', () => {
       for (let i = 0; i < p.length; i++) maxDiff = Math.max(maxDiff, Math.abs(p[i] - q[i]));
     }
     expect(maxDiff).toBeLessThan(1e-5);
+  });
+
+  it('scores an extractive read under its span constraint, as the sampler drew it', async () => {
+    const model = await createDefaultModel(undefined, 4);
+    const own = new ModelGraphs(model.config);
+    const prompt = [40, 41, 42, 43, 44, 45];
+    const chunk = [70, 71, 72, 32, 73, 74, 32, 75, 76, 77];
+    const unknown = [117, 110, 107];
+    const span = { sources: [chunk, unknown], stopTokens: [258], wordTokens: [70, 71, 72, 73, 74, 75, 76, 77] };
+    const decoder = own.decoder(model.params);
+    const completions = await generate(decoder, prompt, {
+      n: 4,
+      maxNewTokens: 8,
+      seed: 3,
+      stopTokens: span.stopTokens,
+      spanOf: span.sources,
+      spanWordTokens: span.wordTokens,
+    });
+    await decoder.release();
+    const trajectories = completions.map(
+      (c, b) =>
+        ({
+          taskId: 't',
+          sampleIndex: b,
+          status: 'answered',
+          trainSubcalls: true,
+          trainRoot: false,
+          recursionTree: {
+            children: [
+              {
+                kind: 'leaf',
+                children: [],
+                sequence: {
+                  ids: [...prompt, ...c.tokens],
+                  logprobs: [...prompt.map(() => 0), ...c.logprobs],
+                  mask: [...prompt.map(() => 0), ...c.tokens.map(() => 1)],
+                  span,
+                },
+              },
+            ],
+          },
+        }) as unknown as EpisodeTrajectory,
+    );
+    const update = async (withSpan: boolean) => {
+      const params: ParamMap = new Map([...model.params].map(([k, v]) => [k, Float32Array.from(v)]));
+      const learner = {
+        graphs: own,
+        params,
+        reference: null,
+        padId: PAD,
+        optimizer: new AdamW(Object.fromEntries(params), { lr: 1e-3 }),
+      };
+      const group = {
+        trajectories: trajectories.map((t) => {
+          const leaf = t.recursionTree.children[0];
+          const { span: _, ...plain } = leaf.sequence!;
+          return withSpan
+            ? t
+            : { ...t, recursionTree: { ...t.recursionTree, children: [{ ...leaf, sequence: plain }] } };
+        }),
+      } as TrainableGroup['group'];
+      const options = { grpo: grpoConfig({ beta: 0 }), microBatchSize: 4, padMultiple: 8, entropy: false };
+      return (await applyUpdate(learner, [{ group, advantages: [1, -1, 1, -1], staleness: 0 }], options, 1))!;
+    };
+    const constrained = await update(true);
+    expect(Object.keys(constrained.logprob_diff_per_turn)).toEqual(['subcall']);
+    expect(constrained.trained_sequences).toBe(4);
+    expect(constrained.logprob_diff_max).toBeLessThan(1e-4);
+    // Scored without the constraint, an untrained model puts most of its mass outside the span: far from the sampler.
+    expect((await update(false)).logprob_diff_mean).toBeGreaterThan(1);
+    await own.release();
   });
 });

@@ -76,7 +76,9 @@ function rowsOf(trainable: readonly TrainableGroup[]): Row[] {
   const rows: Row[] = [];
   for (const { group, advantages } of trainable)
     group.trajectories.forEach((traj, i) =>
-      trainingSequences(traj).forEach((seq, k) => rows.push({ seq, advantage: advantages[i], subcall: k > 0 })),
+      trainingSequences(traj).forEach((seq, k) =>
+        rows.push({ seq, advantage: advantages[i], subcall: k > 0 || traj.trainRoot === false }),
+      ),
     );
   return rows;
 }
@@ -111,7 +113,12 @@ export async function applyUpdate(
   const rows = rowsOf(trainable).sort((a, b) => b.seq.ids.length - a.seq.ids.length);
   if (rows.length === 0) return null;
   const { graphs, params } = learner;
-  const pack = { padId: learner.padId, padMultiple: options.padMultiple, maxLength: graphs.config.maxPositions };
+  const pack = {
+    padId: learner.padId,
+    padMultiple: options.padMultiple,
+    maxLength: graphs.config.maxPositions,
+    vocabSize: graphs.config.vocabSize,
+  };
   const batches: { rows: Row[]; packed: PackedBatch }[] = [];
   for (let i = 0; i < rows.length; i += options.microBatchSize) {
     const chunk = rows.slice(i, i + options.microBatchSize);
@@ -125,7 +132,8 @@ export async function applyUpdate(
   }
 
   // On-policy — every group sampled with these very weights, at the temperature 1 without truncation that the run
-  // config enforces — the learner's log-probs equal the behaviour log-probs up to float rounding, so the loss
+  // config enforces, extractive reads under the span constraint the packed logit bias replays — the learner's
+  // log-probs equal the behaviour log-probs up to float rounding, so the loss
   // weights are computed from the behaviour log-probs and the train step's forward is the only one. Stale groups
   // need the learner's own log-probs for the importance ratio: one forward more per micro-batch.
   const onPolicy = trainable.every((t) => t.staleness === 0);

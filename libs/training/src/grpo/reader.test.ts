@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RecursionTreeNode } from '@fathom/contracts';
+import { flattenCalls } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +82,52 @@ describe('runGrpo with a frozen reader (model.readerCheckpoint)', () => {
         episode: { trainSubcalls: true },
       }),
     ).toThrow(/readerCheckpoint with trainSubcalls[\s\S]*at model\.readerCheckpoint/);
+  });
+});
+
+describe('runGrpo with a frozen root (model.rootCheckpoint): GRPO of the reader', () => {
+  it('trains only the extractive leaf reads, scored under the span constraint they were sampled with', async () => {
+    const base = await config('reader-grpo');
+    const run = parseGrpoTrainConfig({
+      ...base,
+      model: { checkpoint: reader, rootCheckpoint: searchRoot },
+      episode: { ...base.episode, trainRoot: false, trainSubcalls: true },
+      steps: 2,
+    });
+    await runGrpo(run, { sandbox: pool });
+    const stored = await new RolloutStore(run.out).read(1);
+    const trajectories = stored!.groups.flatMap((g) => g.trajectories);
+    const reads = trajectories.flatMap((t) => flattenCalls(t.recursionTree)).filter((n) => n.kind === 'leaf');
+    expect(trajectories.every((t) => t.trainRoot === false)).toBe(true);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((n) => n.sequence?.span !== undefined)).toBe(true);
+    const records = readFileSync(join(run.out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const updated = records.filter((r) => r.updated === true);
+    expect(updated.length).toBeGreaterThan(0);
+    for (const record of updated) {
+      // Only reads are trained; the sampler's constrained log-probs and the learner's agree to float rounding (an
+      // unconstrained learner would disagree by the log of the mass outside the span, several nats).
+      const perTurn = record.logprob_diff_per_turn as Record<string, { max: number }>;
+      expect(Object.keys(perTurn)).toEqual(['subcall']);
+      expect(perTurn.subcall.max).toBeLessThan(1e-3);
+      expect(record.policy_version).toBeGreaterThan(record.sampled_version as number);
+    }
+  }, 240_000);
+
+  it('refuses a frozen root without trainRoot false or together with a frozen reader, naming the field', () => {
+    const parse = (model: object, episode: object) =>
+      parseGrpoTrainConfig({ model: { checkpoint: reader, ...model }, data: { tasks }, episode });
+    expect(() => parse({ rootCheckpoint: searchRoot }, { trainSubcalls: true })).toThrow(
+      /rootCheckpoint and episode.trainRoot false go together[\s\S]*at episode\.trainRoot/,
+    );
+    expect(() => parse({ rootCheckpoint: searchRoot }, { trainRoot: false })).toThrow(
+      /trainRoot false needs trainSubcalls/,
+    );
+    expect(() =>
+      parse({ rootCheckpoint: searchRoot, readerCheckpoint: reader }, { trainRoot: false, trainSubcalls: true }),
+    ).toThrow(/one of the two roles must be the trained policy[\s\S]*at model\.rootCheckpoint/);
   });
 });

@@ -31,12 +31,10 @@ export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
   );
 }
 
-/** The frozen reader checkpoint folder of a run, if it names one; throws INVALID_CONFIG when it does not exist. */
-export function runReaderDir(run: Pick<RunConfig, 'model'>): string | undefined {
-  const { readerCheckpoint } = run.model;
-  return readerCheckpoint === undefined
-    ? undefined
-    : existingCheckpoint('model.readerCheckpoint', resolve(readerCheckpoint));
+/** A run's frozen checkpoint folder for `field`, if it names one; throws INVALID_CONFIG when it does not exist. */
+function frozenDir(run: Pick<RunConfig, 'model'>, field: 'readerCheckpoint' | 'rootCheckpoint'): string | undefined {
+  const dir = run.model[field];
+  return dir === undefined ? undefined : existingCheckpoint(`model.${field}`, resolve(dir));
 }
 
 /**
@@ -77,7 +75,11 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
   const promptStyle = run.rollout.promptStyle ?? (await readPromptStyle(checkpoint)) ?? { ...DEFAULT_PROMPT_STYLE };
   const { optimizer: o, rollout: r, learner: l } = run;
   return parseGrpoTrainConfig({
-    model: { checkpoint, readerCheckpoint: runReaderDir(run) },
+    model: {
+      checkpoint,
+      readerCheckpoint: frozenDir(run, 'readerCheckpoint'),
+      rootCheckpoint: frozenDir(run, 'rootCheckpoint'),
+    },
     data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : resolve(run.data.trainFile) },
     steps: run.steps,
     batchSize: run.batchSize,
@@ -87,6 +89,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
       maxEpisodeTokens: r.maxEpisodeTokens,
       promptStyle,
       trainSubcalls: r.trainSubcalls,
+      trainRoot: run.model.rootCheckpoint === undefined,
       subcalls: { extractive: r.extractiveReads, leafTemperature: r.leafTemperature },
       maxInfraRetries: r.maxInfraRetries,
       sandboxLimits: { maxDepth: r.maxDepth },
