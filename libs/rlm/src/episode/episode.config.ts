@@ -50,7 +50,8 @@ export const EpisodeConfigSchema = z.strictObject({
        * Temperature of leaf reads (0 = greedy); absent: the episode's `sampling.temperature`. A reader whose tokens
        * are not trained — a frozen reader checkpoint, or the policy when `trainSubcalls` is off — can read
        * greedily while the policy samples its turns, so a turn's reward does not hang on a sampled read. Not with
-       * `trainSubcalls`: trained sub-call tokens are sampled like the root's.
+       * `trainSubcalls`, where trained sub-call tokens are sampled like the root's — unless `trainRoot` is off: then
+       * only the reads are trained, and they may be sampled at another temperature than the frozen root's turns.
        */
       leafTemperature: z.number().nonnegative().max(2).optional(),
     })
@@ -95,7 +96,7 @@ export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeCon
       RolloutErrorCode.InvalidConfig,
       'trainRoot false without trainSubcalls: the episodes would hold no trained token',
     );
-  if (parsed.data.subcalls.leafTemperature !== undefined && parsed.data.trainSubcalls)
+  if (parsed.data.subcalls.leafTemperature !== undefined && parsed.data.trainSubcalls && parsed.data.trainRoot)
     throw new RolloutError(
       RolloutErrorCode.InvalidConfig,
       "subcalls.leafTemperature with trainSubcalls: trained sub-call tokens are sampled at the root's temperature",

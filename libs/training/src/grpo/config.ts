@@ -83,14 +83,19 @@ export const GrpoTrainConfigSchema = z
     exportDtype: z.enum(['F32', 'F16', 'BF16']).default('F32'),
   })
   .superRefine((c, ctx) => {
+    // The trained tokens: the root's (sampling.temperature), or with a frozen root only the leaf reads'.
     const s = c.episode.sampling;
-    if (s.temperature !== 1 || s.topP !== 1 || s.topK !== 0)
+    const trainedTemperature = c.episode.trainRoot
+      ? s.temperature
+      : (c.episode.subcalls.leafTemperature ?? s.temperature);
+    if (trainedTemperature !== 1 || s.topP !== 1 || s.topK !== 0)
       ctx.addIssue({
         code: 'custom',
         path: ['episode', 'sampling'],
         message:
           'GRPO trains on the log-probs of the distribution the tokens were drawn from; the learner computes them at ' +
-          'temperature 1 without truncation, so sampling must be temperature 1, topP 1, topK 0',
+          'temperature 1 without truncation, so the trained tokens must be sampled at temperature 1 (with ' +
+          'episode.trainRoot false: subcalls.leafTemperature), topP 1, topK 0',
       });
     if (c.model.readerCheckpoint !== undefined && c.episode.trainSubcalls)
       ctx.addIssue({

@@ -129,5 +129,10 @@ describe('runGrpo with a frozen root (model.rootCheckpoint): GRPO of the reader'
     expect(() =>
       parse({ rootCheckpoint: searchRoot, readerCheckpoint: reader }, { trainRoot: false, trainSubcalls: true }),
     ).toThrow(/one of the two roles must be the trained policy[\s\S]*at model\.rootCheckpoint/);
+    // With the root frozen, its turns may be greedy; the trained reads must still be sampled at temperature 1.
+    const frozenRoot = { trainRoot: false, trainSubcalls: true, sampling: { temperature: 0 } };
+    expect(() => parse({ rootCheckpoint: searchRoot }, frozenRoot)).toThrow(/leafTemperature/);
+    const run = parse({ rootCheckpoint: searchRoot }, { ...frozenRoot, subcalls: { leafTemperature: 1 } });
+    expect(run.episode.sampling.temperature).toBe(0);
   });
 });

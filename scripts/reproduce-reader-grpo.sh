@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# GRPO of the reader (configs/grpo/reader-grpo.json): data/checkpoints/reader is the trained policy and answers every
+# leaf llm() read, extractively and sampled at temperature 1, while the frozen data/checkpoints/search-grpo writes the
+# turns greedily; each episode's correctness is the advantage of its reads. 1,000 train tasks of the three one-key
+# types (niah, extractive, tracking; seed 1, contexts 4K-32K tokens), 100 steps of B = 8 prompts x G = 8 episodes.
+# Measured results are in docs/RESULTS.md. The checkpoint is out/grpo/reader-grpo/final (F16).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+export PATH="$PWD/node_modules/.bin:$PATH"
+mkdir -p out/grpo
+fathom data generate --split train --n 1000 --seed 1 --max-tokens 32768 --mix niah=1,extractive=1,tracking=1 \
+  --out out/grpo/tasks-one-key.jsonl
+fathom train --config configs/grpo/reader-grpo.json
