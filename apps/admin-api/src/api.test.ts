@@ -161,6 +161,11 @@ describe('POST /runs', () => {
       { name: 'x', model: { readerCheckpoint: '/etc' } },
       ['body', 'model', 'readerCheckpoint'],
     ],
+    [
+      'a root checkpoint outside them',
+      { name: 'x', model: { rootCheckpoint: '/etc' }, rollout: { trainSubcalls: true } },
+      ['body', 'model', 'rootCheckpoint'],
+    ],
   ])('rejects %s with 422 and the zod issue path', async (_label, body, path) => {
     const reply = await call('POST', '/runs', body);
     expect(reply.status).toBe(422);
