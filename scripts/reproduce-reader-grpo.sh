@@ -6,10 +6,4 @@
 # Measured results are in docs/RESULTS.md. The checkpoint is out/grpo/reader-grpo/final (F16; committed as
 # data/checkpoints/reader-grpo).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
-export PATH="$PWD/node_modules/.bin:$PATH"
-mkdir -p out/grpo
-fathom data generate --split train --n 1000 --seed 1 --max-tokens 32768 --mix niah=1,extractive=1,tracking=1 \
-  --out out/grpo/tasks-one-key.jsonl
-fathom train --config configs/grpo/reader-grpo.json
+exec bash "$(dirname "$0")/reproduce-search-grpo.sh" configs/grpo/reader-grpo.json

@@ -5,6 +5,7 @@
 # data/checkpoints/reader, greedily and extractively, so an episode's reward depends on the program the root writes
 # and not on a sampled read. About 52 minutes of steps on the 2-core machine; measured results are in
 # docs/RESULTS.md. The checkpoint is out/grpo/search-reader/final (F16; committed as data/checkpoints/search-grpo).
+# With a config argument it trains that config on the same tasks instead (scripts/reproduce-reader-grpo.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -12,4 +13,4 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p out/grpo
 fathom data generate --split train --n 1000 --seed 1 --max-tokens 32768 --mix niah=1,extractive=1,tracking=1 \
   --out out/grpo/tasks-one-key.jsonl
-fathom train --config configs/grpo/search-reader.json
+fathom train --config "${1:-configs/grpo/search-reader.json}"
