@@ -18,7 +18,7 @@ describe('RolloutService', () => {
       runs: { endedStatus: async () => 'stopped' },
       contexts,
       policies,
-      readers: { policy: vi.fn() },
+      frozen: { policy: vi.fn() },
       sandbox: { openEpisode: vi.fn() },
       producer,
       metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),

@@ -6,7 +6,7 @@ import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '
 import type { SandboxPool } from '@fathom/sandbox';
 import { frozenRoleOf, rolePolicies, UnknownRunError, type RunContextCache } from '@fathom/training';
 import type { PolicyCache } from './policy.cache';
-import type { ReaderCache } from './reader.cache';
+import type { FrozenPolicyCache } from './frozen-policy.cache';
 import type { RolloutMetrics } from './metrics';
 
 export interface RolloutServiceDeps {
@@ -14,7 +14,7 @@ export interface RolloutServiceDeps {
   contexts: Pick<RunContextCache, 'task'>;
   policies: Pick<PolicyCache, 'with' | 'newestVersion'>;
   /** The frozen policies of runs that name a `model.readerCheckpoint` or a `model.rootCheckpoint`. */
-  readers: Pick<ReaderCache, 'policy'>;
+  frozen: Pick<FrozenPolicyCache, 'policy'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   producer: Pick<JobProducer, 'enqueue'>;
   metrics: RolloutMetrics;
@@ -34,7 +34,7 @@ export class RolloutService {
     });
     const role = frozenRoleOf(context.train);
     const frozen =
-      role === null ? undefined : { role: role.role, policy: await this.deps.readers.policy(role.checkpoint) };
+      role === null ? undefined : { role: role.role, policy: await this.deps.frozen.policy(role.checkpoint) };
     const started = performance.now();
     const { rollout, weightSyncMs } = await this.deps.policies.with(
       job.runId,

@@ -11,7 +11,7 @@ import { startInferenceServer, type InferenceServerHandle } from './inference/in
 import { EvalService } from './eval/eval.service';
 import { RolloutMetrics } from './metrics';
 import { PolicyCache } from './policy.cache';
-import { ReaderCache } from './reader.cache';
+import { FrozenPolicyCache } from './frozen-policy.cache';
 import { RolloutService } from './rollout.service';
 
 export interface RolloutWorker {
@@ -39,14 +39,14 @@ export async function startRolloutWorker(
   const { registry, transport, prisma } = infra;
   const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
   const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
-  const readers = new ReaderCache({ executionProvider: config.EXECUTION_PROVIDER });
+  const frozen = new FrozenPolicyCache({ executionProvider: config.EXECUTION_PROVIDER });
   const sandbox = await SandboxPool.start({ workers: config.SANDBOX_WORKERS });
   const runs = new RunRepository(prisma);
   const service = new RolloutService({
     runs,
     contexts: new RunContextCache(runs),
     policies,
-    readers,
+    frozen,
     sandbox,
     producer: new JobProducer(transport),
     metrics: new RolloutMetrics(registry),
@@ -105,7 +105,7 @@ export async function startRolloutWorker(
       await unsubscribe();
       await ops.close();
       await policies.close();
-      await readers.close();
+      await frozen.close();
       policyClient.close();
       await sandbox.close();
       await infra.close();

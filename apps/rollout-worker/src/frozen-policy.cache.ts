@@ -5,10 +5,10 @@ import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 /**
  * The frozen policies of runs (`model.readerCheckpoint`, `model.rootCheckpoint`), loaded once per checkpoint folder
  * and kept until the worker closes: a frozen policy never changes during a run, and runs that name the same folder
- * share one decoder. The
- * folders come from stored run configs, which the admin API confines to its data roots, so there are few.
+ * share one decoder. The folders come from stored run configs, which the admin API confines to its data roots, so
+ * there are few.
  */
-export class ReaderCache {
+export class FrozenPolicyCache {
   private readonly loaded = new Map<string, Promise<LoadedPolicy>>();
 
   constructor(private readonly runtime: RuntimeConfig = {}) {}
@@ -25,8 +25,8 @@ export class ReaderCache {
   }
 
   async close(): Promise<void> {
-    const readers = [...this.loaded.values()];
+    const policies = [...this.loaded.values()];
     this.loaded.clear();
-    for (const reader of readers) await (await reader.catch(() => null))?.release();
+    for (const policy of policies) await (await policy.catch(() => null))?.release();
   }
 }
