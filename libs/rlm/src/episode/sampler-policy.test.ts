@@ -142,7 +142,7 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
         { sandbox: pool, policy: new SamplerPolicy(backend, tokenizer, 0) },
         { trainRoot: false, trainSubcalls, subcalls: { extractive: true } },
       );
-    expect(() => runner(false)).toThrow(/trainRoot false without trainSubcalls/);
+    expect(() => runner(false)).toThrow(/trainRoot false needs trainSubcalls[\s\S]*at trainSubcalls/);
     expect(runner(true).config.trainRoot).toBe(false);
   });
 });

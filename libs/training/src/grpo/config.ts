@@ -117,12 +117,6 @@ export const GrpoTrainConfigSchema = z
           'model.rootCheckpoint and episode.trainRoot false go together: the root is untrained exactly when a frozen ' +
           'checkpoint writes it',
       });
-    if (!c.episode.trainRoot && !c.episode.trainSubcalls)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['episode', 'trainSubcalls'],
-        message: 'episode.trainRoot false needs trainSubcalls: the leaf reads are the only trained tokens',
-      });
     if (c.minOkSamples > c.grpo.groupSize)
       ctx.addIssue({
         code: 'custom',
