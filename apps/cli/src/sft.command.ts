@@ -29,6 +29,9 @@ function progressBar(): SftObserver & { stop(): void } {
         `sft: ${data.train.examples} train examples (${data.train.tasks} tasks, ${data.train.subcalls} sub-calls), ` +
           `${data.heldOut.examples} held out; dropped ${data.droppedTooLong} over seqLen ${data.seqLen}, ` +
           `${data.droppedNoTrainedTokens} without trained tokens` +
+          (data.extractive + data.droppedNotExtractive > 0
+            ? `; ${data.extractive} extractive reads, ${data.droppedNotExtractive} not a span of their chunk`
+            : '') +
           (resumedFrom ? `; resuming from ${resumedFrom}` : ''),
       );
       bar.start(steps, startStep, { loss: '-', lr: '-', tps: '-', eval: evalLoss });

@@ -34,6 +34,7 @@ export {
   TextEndpointPolicy,
   TokenMismatchError,
   encodeSegments,
+  extractiveSpan,
   episodeTaskOf,
   flattenCalls,
   prefixMismatch,

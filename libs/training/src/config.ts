@@ -54,6 +54,12 @@ const TeacherDataSchema = z.strictObject({
   /** Also train on each example's `llm()` sub-calls as leaf reading completions (`renderSftSubcall`). */
   subcalls: z.boolean().default(true),
   /**
+   * Train leaf reads as extractive reads are decoded (`subcalls.extractive` in rollouts, `--extractive-reads` in
+   * eval): each answer is scored under its chunk's span constraint, a softmax over the tokens that continue a
+   * whole-word run of the chunk (or "unknown"). Reads whose answer is not such a span are dropped and counted.
+   */
+  extractiveReads: z.boolean().default(false),
+  /**
    * The reader curriculum (`fathom sft-data --readers`): leaf sub-call examples mixed in at `perEpisode` reader
    * conversations per teacher episode, taken in file order (docs/TEACHER.md).
    */

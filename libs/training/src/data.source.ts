@@ -23,6 +23,8 @@ export interface Conversation {
   taskId: string;
   kind: 'episode' | 'subcall';
   segments: Segment[];
+  /** A leaf read's chunk: with `data.extractiveReads` its answer is scored under that chunk's span constraint. */
+  chunk?: string;
 }
 
 /**
@@ -140,6 +142,7 @@ export async function readTeacherConversations(
             taskId: task.id,
             kind: 'subcall',
             segments: renderSftSubcall(subcall),
+            ...(subcall.chunk === undefined ? {} : { chunk: subcall.chunk }),
           }),
         );
       rendered[i] = conversations;
@@ -170,7 +173,7 @@ export async function readReaderConversations(path: string, wanted: number): Pro
   for await (const { line, value } of jsonLines(path)) {
     const reader = parseLine(SftReaderExampleSchema, path, line, value);
     const id = `reader/${line}`;
-    out.push({ id, taskId: id, kind: 'subcall', segments: renderSftSubcall(reader) });
+    out.push({ id, taskId: id, kind: 'subcall', segments: renderSftSubcall(reader), chunk: reader.chunk });
     if (out.length === wanted) return out;
   }
   throw new TrainingError(

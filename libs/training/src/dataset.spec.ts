@@ -1,7 +1,9 @@
-import { ByteTokenizer } from '@fathom/model';
+import { ByteTokenizer, MASKED_LOGIT } from '@fathom/model';
+import { renderSftSubcall } from '@fathom/rlm';
 import { describe, expect, it } from 'vitest';
 import type { Conversation } from './data.source';
 import { splitHeldOut, tokenizeConversations } from './dataset';
+import { packBatch } from './tokens';
 
 const tokenizer = new ByteTokenizer();
 const conversation = (id: string, taskId: string, prompt: string, answer: string): Conversation => ({
@@ -33,6 +35,45 @@ describe('tokenizeConversations', () => {
       longestTokens: 36,
       droppedExamples: ['long (36 tokens)', 'empty (no trained tokens)'],
     });
+  });
+});
+
+describe('tokenizeConversations with extractive reads', () => {
+  const read = (id: string, chunk: string, answer: string): Conversation => ({
+    id,
+    taskId: id,
+    kind: 'subcall',
+    segments: renderSftSubcall({ question: 'What colour is the van?', chunk, answer }),
+    chunk,
+  });
+  const reads = [
+    read('stated', 'The car is blue. The van is crimson.', 'crimson'),
+    read('unknown', 'The car is blue.', 'unknown'),
+    read('cut', 'The van is crimson.', 'crims'),
+    read('absent', 'The van is crimson.', 'scarlet'),
+  ];
+
+  it('gives each read whose answer is a whole-word span of its chunk (or "unknown") its span, and drops the rest', () => {
+    const { examples, report } = tokenizeConversations(reads, tokenizer, 512, { extractive: true });
+    expect(examples.map((e) => e.id)).toEqual(['stated', 'unknown']);
+    expect(examples.every((e) => e.span !== undefined)).toBe(true);
+    expect(report).toMatchObject({ kept: 2, extractive: 2, droppedNotExtractive: 2 });
+    expect(report.droppedExamples).toEqual([
+      'cut (answer is not a span of its chunk)',
+      'absent (answer is not a span of its chunk)',
+    ]);
+    expect(tokenizeConversations(reads, tokenizer, 512).examples.some((e) => e.span !== undefined)).toBe(false);
+  });
+
+  it("masks, before the answer's first token, every token that starts no span of the chunk", () => {
+    const [stated] = tokenizeConversations(reads, tokenizer, 512, { extractive: true }).examples;
+    const vocabSize = 260;
+    const { batch } = packBatch([stated], { padId: 0, padMultiple: 1, maxLength: 512, vocabSize });
+    const first = stated.mask.indexOf(1);
+    const row = batch.logitBias!.subarray((first - 1) * vocabSize, first * vocabSize);
+    const open = [...row.keys()].filter((t) => row[t] === 0).map((t) => String.fromCharCode(t));
+    expect(open.sort()).toEqual([' ', '.', 'T', 'b', 'c', 'i', 'u', 'v']);
+    expect(row['x'.charCodeAt(0)]).toBe(MASKED_LOGIT);
   });
 });
 

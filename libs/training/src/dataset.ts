@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Rng } from '@fathom/contracts';
-import type { Tokenizer } from '@fathom/model';
+import { SpanConstraint, type Tokenizer } from '@fathom/model';
+import { extractiveSpan, IM_END } from '@fathom/rlm';
 import type { Conversation } from './data.source';
+import { TrainingError, TrainingErrorCode } from './errors';
 import { permutation, streamSeed } from './sampler';
 import { encodeConversation, trainedCount, type MaskedSequence } from './tokens';
 
@@ -20,6 +22,10 @@ export interface TokenizeReport {
   droppedTooLong: number;
   /** No trained token at all (nothing to learn from). */
   droppedNoTrainedTokens: number;
+  /** With `extractive`: leaf reads whose answer is not a whole-word span of their chunk (nor "unknown"). */
+  droppedNotExtractive: number;
+  /** With `extractive`: leaf reads kept, each scored under its span constraint. */
+  extractive: number;
   /** Ids of the first few dropped conversations, for a look. */
   droppedExamples: string[];
   /** The longest conversation seen, in tokens, kept or not. */
@@ -28,11 +34,17 @@ export interface TokenizeReport {
 
 const DROPPED_SHOWN = 10;
 
-/** Encodes each conversation segment by segment; drops (and counts) those over `seqLen` tokens or with no trained token. */
+/**
+ * Encodes each conversation segment by segment; drops (and counts) those over `seqLen` tokens or with no trained
+ * token. With `extractive`, a leaf read with a chunk carries the span constraint an extractive read of that chunk
+ * is decoded under (`extractiveSpan`), so it is trained on the distribution it is sampled from; one whose answer
+ * the constraint forbids is dropped and counted.
+ */
 export function tokenizeConversations(
   conversations: readonly Conversation[],
   tokenizer: Tokenizer,
   seqLen: number,
+  options: { extractive?: boolean } = {},
 ): { examples: TokenizedExample[]; report: TokenizeReport } {
   const examples: TokenizedExample[] = [];
   const report: TokenizeReport = {
@@ -40,8 +52,16 @@ export function tokenizeConversations(
     kept: 0,
     droppedTooLong: 0,
     droppedNoTrainedTokens: 0,
+    droppedNotExtractive: 0,
+    extractive: 0,
     droppedExamples: [],
     longestTokens: 0,
+  };
+  const imEnd = tokenizer.tokenId(IM_END);
+  if (options.extractive && imEnd === undefined)
+    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, `extractive reads need the tokenizer's ${IM_END}`);
+  const drop = (id: string, why: string) => {
+    if (report.droppedExamples.length < DROPPED_SHOWN) report.droppedExamples.push(`${id} (${why})`);
   };
   for (const c of conversations) {
     const seq = encodeConversation(c.segments, tokenizer);
@@ -50,8 +70,23 @@ export function tokenizeConversations(
     if (tooLong || trainedCount(seq) === 0) {
       if (tooLong) report.droppedTooLong++;
       else report.droppedNoTrainedTokens++;
-      if (report.droppedExamples.length < DROPPED_SHOWN)
-        report.droppedExamples.push(`${c.id} (${tooLong ? `${seq.ids.length} tokens` : 'no trained tokens'})`);
+      drop(c.id, tooLong ? `${seq.ids.length} tokens` : 'no trained tokens');
+      continue;
+    }
+    if (options.extractive && c.kind === 'subcall' && c.chunk !== undefined) {
+      const span = extractiveSpan(c.chunk, tokenizer, [imEnd!]);
+      try {
+        SpanConstraint.replay(
+          span,
+          seq.ids.filter((_, i) => seq.mask[i] === 1),
+        );
+      } catch {
+        report.droppedNotExtractive++;
+        drop(c.id, 'answer is not a span of its chunk');
+        continue;
+      }
+      report.extractive++;
+      examples.push({ id: c.id, taskId: c.taskId, kind: c.kind, ...seq, span });
       continue;
     }
     examples.push({ id: c.id, taskId: c.taskId, kind: c.kind, ...seq });

@@ -166,7 +166,9 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
       `seqLen ${config.seqLen} needs ${config.seqLen - 1} positions, the model has max_position_embeddings ${model.config.maxPositions}`,
     );
 
-  const { examples, report } = tokenizeConversations(conversations, tokenizer, config.seqLen);
+  const { examples, report } = tokenizeConversations(conversations, tokenizer, config.seqLen, {
+    extractive: config.data.format === 'teacher' && config.data.extractiveReads,
+  });
   const { train, heldOut } = splitHeldOut(examples, config.evalFraction, config.seed);
   if (train.length === 0)
     throw new TrainingError(
@@ -221,6 +223,7 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
     padId: padIdOf(tokenizer),
     padMultiple: config.padMultiple,
     maxLength: config.seqLen - 1,
+    vocabSize: model.config.vocabSize,
   };
   options.observer?.onStart?.({ startStep, steps: config.steps, data, resumedFrom: resumeDir });
 

@@ -18,10 +18,9 @@ import { applyTurn } from '../turn';
 import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
 import { RolloutError, RolloutErrorCode } from './errors';
 import { observationText } from '../teacher/observation';
-import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
-import { encodeSegments, prefixMismatch, TokenMismatchError, wordTokensOf } from './tokens';
+import { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 
 /** What an episode needs of a task: the prompt's fields plus an id (the sandbox's document cache key). */
 export interface EpisodeTask extends PromptTask {
@@ -703,15 +702,23 @@ export class EpisodeRunner {
     // The guest sees this as an LlmError it can handle: its own chunk was too large, not an infra failure.
     if (room < 1)
       throw new Error(`llm() prompt of ${prompt.ids.length} tokens leaves no room (token budget ${req.tokenBudget})`);
-    const spanOf =
+    const span =
       this.config.subcalls.extractive && req.chunk
-        ? [policy.tokenizer.encode(req.chunk), policy.tokenizer.encode(SUBCALL_UNKNOWN)]
+        ? extractiveSpan(req.chunk, policy.tokenizer, params.stopTokens)
         : undefined;
-    const spanWordTokens = spanOf && wordTokensOf(spanOf.flat(), policy.tokenizer);
     let sampled: SampledContinuation;
     try {
       const results = await policy.sample(
-        [{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: pathSeed(0, [...path, 0]), spanOf, spanWordTokens }],
+        [
+          {
+            prompt: prompt.ids,
+            n: 1,
+            maxNewTokens: room,
+            seed: pathSeed(0, [...path, 0]),
+            spanOf: span?.sources,
+            spanWordTokens: span?.wordTokens,
+          },
+        ],
         params,
       );
       const problem = this.checkSamples([{ prompt: prompt.ids, n: 1, maxNewTokens: room, seed: 0 }], results);
@@ -729,9 +736,7 @@ export class EpisodeRunner {
         ids: [...prompt.ids, ...sampled.tokens],
         logprobs: [...prompt.logprobs, ...sampled.logprobs],
         mask: [...prompt.mask, ...sampled.tokens.map(() => 1)],
-        ...(spanOf === undefined
-          ? {}
-          : { span: { sources: spanOf, stopTokens: [...params.stopTokens], wordTokens: spanWordTokens } }),
+        ...(span === undefined ? {} : { span }),
       };
     }
   }

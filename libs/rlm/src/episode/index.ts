@@ -34,5 +34,5 @@ export {
   type TextGenerationRequest,
 } from './text-policy';
 export { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
-export { encodeSegments, prefixMismatch, TokenMismatchError } from './tokens';
+export { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';

@@ -1,5 +1,6 @@
-import type { TokenSequence } from '@fathom/contracts';
+import type { SpanSpec, TokenSequence } from '@fathom/contracts';
 import type { Segment } from '../prompt';
+import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
 
 /**
@@ -82,4 +83,14 @@ export function prefixMismatch(
  */
 export function wordTokensOf(ids: readonly number[], tokenizer: PolicyTokenizer): number[] {
   return [...new Set(ids)].filter((id) => /^[\p{L}\p{N}\uFFFD]+$/u.test(tokenizer.decode([id])));
+}
+
+/**
+ * The span constraint of an extractive read of `chunk` (`subcalls.extractive`): the answer is a run of the chunk's
+ * tokens or "unknown", cut at word edges, then one of `stopTokens`. Rollouts decode leaf reads under it and SFT
+ * (`data.extractiveReads`) scores reader answers under it, so both see the same renormalised distribution.
+ */
+export function extractiveSpan(chunk: string, tokenizer: PolicyTokenizer, stopTokens: readonly number[]): SpanSpec {
+  const sources = [tokenizer.encode(chunk), tokenizer.encode(SUBCALL_UNKNOWN)];
+  return { sources, stopTokens: [...stopTokens], wordTokens: wordTokensOf(sources.flat(), tokenizer) };
 }
