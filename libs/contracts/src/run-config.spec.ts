@@ -78,6 +78,20 @@ describe('RunConfigSchema', () => {
     expect(RunConfigSchema.parse({ name: 'x', rollout: { leafTemperature: 0 } }).rollout.leafTemperature).toBe(0);
   });
 
+  it('lets a frozen root write greedily while the trained leaf reads sample at temperature 1, and only then', () => {
+    const model = { rootCheckpoint: 'data/checkpoints/search-grpo' };
+    const rollout = { trainSubcalls: true, extractiveReads: true, temperature: 0, leafTemperature: 1 };
+    expect(RunConfigSchema.parse({ name: 'x', model, rollout }).rollout).toMatchObject({ temperature: 0 });
+    const greedyReads = RunConfigSchema.safeParse({ name: 'x', model, rollout: { ...rollout, leafTemperature: 0 } });
+    expect(greedyReads.error?.issues[0]).toMatchObject({ path: ['rollout', 'leafTemperature'] });
+    expect(greedyReads.error?.issues[0].message).toMatch(/temperature 1.*got 0 for the leaf reads/);
+    const { leafTemperature: _, ...inherited } = rollout;
+    const greedyByDefault = RunConfigSchema.safeParse({ name: 'x', model, rollout: inherited });
+    expect(greedyByDefault.error?.issues[0]).toMatchObject({ path: ['rollout', 'leafTemperature'] });
+    const greedyRoot = RunConfigSchema.safeParse({ name: 'x', rollout: { temperature: 0 } });
+    expect(greedyRoot.error?.issues[0]).toMatchObject({ path: ['rollout', 'temperature'] });
+  });
+
   it('refuses a frozen reader checkpoint together with training on sub-call tokens', () => {
     const both = RunConfigSchema.safeParse({
       name: 'x',

@@ -108,12 +108,12 @@ export const RunConfigSchema = z
         /** Tokens of a whole episode (prompt, turns, observations); the turn that reaches it ends the episode. */
         maxEpisodeTokens: z.number().int().positive().max(1_000_000).default(4096),
         /**
-         * Sampling temperature. GRPO trains on the log-probs of the distribution the tokens were drawn from, which the
-         * learner computes at temperature 1, so 1 is the only value a training run accepts.
+         * Sampling temperature of the root's turns. GRPO trains on the log-probs of the distribution the tokens
+         * were drawn from, which the learner computes at temperature 1, so the trained tokens must be sampled at 1:
+         * this is 1, except with a frozen root (`model.rootCheckpoint`), whose turns may be greedy (0) while the
+         * trained leaf reads sample at `leafTemperature` 1.
          */
-        temperature: z
-          .literal(1, { error: 'GRPO samples at temperature 1 (the learner scores tokens at 1)' })
-          .default(1),
+        temperature: z.number().min(0).max(2).default(1),
         /** Recursion depth of llm() sub-calls (2 in training, as in the original FATHOM). */
         maxDepth: z.number().int().positive().max(8).default(2),
         /**
@@ -136,9 +136,9 @@ export const RunConfigSchema = z
          */
         extractiveReads: z.boolean().default(false),
         /**
-         * Temperature of leaf llm() reads (0 = greedy); absent: the rollout temperature (1). Leaf reads whose tokens
+         * Temperature of leaf llm() reads (0 = greedy); absent: the rollout temperature. Leaf reads whose tokens
          * are not trained (a model.readerCheckpoint, or trainSubcalls off) may read greedily while the policy
-         * samples its turns. Not with trainSubcalls.
+         * samples its turns. With trainSubcalls only when the root is frozen (`model.rootCheckpoint`), and then 1.
          */
         leafTemperature: z.number().min(0).max(2).optional(),
       })
@@ -193,11 +193,24 @@ export const RunConfigSchema = z
         path: ['model', 'readerCheckpoint'],
         message: 'readerCheckpoint with trainSubcalls: the frozen reader samples the sub-calls, not the trained policy',
       });
-    if (config.rollout.leafTemperature !== undefined && config.rollout.trainSubcalls)
+    const frozenRoot = config.model.rootCheckpoint !== undefined;
+    if (config.rollout.leafTemperature !== undefined && config.rollout.trainSubcalls && !frozenRoot)
       ctx.addIssue({
         code: 'custom',
         path: ['rollout', 'leafTemperature'],
         message: "leafTemperature with trainSubcalls: trained sub-call tokens are sampled at the rollout's temperature",
+      });
+    // The trained tokens: the root's turns, or with a frozen root only the leaf reads.
+    const trained = frozenRoot
+      ? { temperature: config.rollout.leafTemperature ?? config.rollout.temperature, field: 'leafTemperature' }
+      : { temperature: config.rollout.temperature, field: 'temperature' };
+    if (trained.temperature !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', trained.field],
+        message:
+          `GRPO samples the trained tokens at temperature 1 (the learner scores tokens at 1); got ${trained.temperature}` +
+          (frozenRoot ? ' for the leaf reads the frozen root leaves to the trained policy' : ''),
       });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({

@@ -72,6 +72,21 @@ describe('a service run config as a fathom train config', () => {
     });
   });
 
+  it('maps a frozen root that writes greedily while the trained reads sample at temperature 1', async () => {
+    const dir = await checkpointDir();
+    const run = RunConfigSchema.parse({
+      name: 'r',
+      model: { checkpoint: dir, rootCheckpoint: dir },
+      rollout: { trainSubcalls: true, extractiveReads: true, temperature: 0, leafTemperature: 1 },
+    });
+    expect((await grpoTrainConfigOfRun(run, 'o')).episode).toMatchObject({
+      trainRoot: false,
+      trainSubcalls: true,
+      sampling: { temperature: 0 },
+      subcalls: { extractive: true, leafTemperature: 1 },
+    });
+  });
+
   it('names a missing checkpoint or reader checkpoint', async () => {
     const run = RunConfigSchema.parse({ name: 'r', model: { checkpoint: '/nowhere/at/all' } });
     expect(() => runCheckpointDir(run)).toThrow(/model\.checkpoint: no checkpoint at \/nowhere\/at\/all/);

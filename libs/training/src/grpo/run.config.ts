@@ -93,6 +93,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
       subcalls: { extractive: r.extractiveReads, leafTemperature: r.leafTemperature },
       maxInfraRetries: r.maxInfraRetries,
       sandboxLimits: { maxDepth: r.maxDepth },
+      sampling: { temperature: r.temperature },
     },
     grpo: run.grpo,
     reward: run.reward,
