@@ -2,10 +2,11 @@
  * Speed of the SFT loop on the default policy model: one JSON line per measurement, medians over timed steps.
  *
  *   node --no-node-snapshot --import tsx bench/training/sft.ts [--runs N] [--batch B] [--lengths 640,1280]
+ *        [--shapes dynamic|specialized]   # one session for every length (the trainer's), or one per length
  *        [--data CONFIG]   # also measure padding with and without length bucketing on that SFT config's data
  */
 import { loadavg } from 'node:os';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { createDefaultModel, ModelGraphs } from '@fathom/model';
 import {
   createAdamW,
@@ -23,16 +24,21 @@ const opts = new Command()
   .option('--runs <n>', 'timed steps per measurement', (v) => Number(v), 5)
   .option('--batch <n>', 'conversations per step', (v) => Number(v), 8)
   .option('--lengths <list>', 'tokens per conversation', '640,1280')
+  .addOption(
+    new Option('--shapes <kind>', 'one compiled session for every length, or one per length')
+      .choices(['dynamic', 'specialized'])
+      .default('dynamic'),
+  )
   .option('--data <config>', 'an SFT config whose data to measure padding on')
   .parse()
-  .opts<{ runs: number; batch: number; lengths: string; data?: string }>();
+  .opts<{ runs: number; batch: number; lengths: string; shapes: 'dynamic' | 'specialized'; data?: string }>();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, d = 1) => Number(x.toFixed(d));
 const emit = (o: Record<string, unknown>) => console.log(JSON.stringify({ ...o, load1: round(loadavg()[0], 2) }));
 
 const model = await createDefaultModel();
-const graphs = new ModelGraphs(model.config);
+const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: opts.shapes === 'specialized' });
 const optimizer = createAdamW(
   model.params,
   graphs.trainableSpecs,
@@ -70,6 +76,9 @@ for (const length of opts.lengths.split(',').map(Number)) {
     median_ms: round(median(ms)),
     adamw_ms: round(median(updateMs)),
     tokens_per_s: round((opts.batch * (length - 1)) / (median(ms) / 1000)),
+    shapes: opts.shapes,
+    // Peak resident memory of the process so far: each length's compile adds its arena when shapes are specialized.
+    max_rss_mib: round(process.resourceUsage().maxRSS / 1024),
     runs: opts.runs,
   });
 }

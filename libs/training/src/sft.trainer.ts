@@ -197,7 +197,9 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
   await mkdir(config.out, { recursive: true });
   await writeFile(join(config.out, 'data.json'), JSON.stringify(data, null, 2) + '\n');
 
-  const graphs = new ModelGraphs(model.config);
+  // One session for every padded length, as the GRPO learner compiles (createLearner): a session per length keeps
+  // an onnxruntime arena per length, train and eval each, which took a 16 × 896 reader run past 24 GB.
+  const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: false });
   const optimizer = createAdamW(model.params, graphs.trainableSpecs, config.optimizer, config.steps);
   if (resumed) {
     if (resumed.optimizer.step !== resumed.state.step)
