@@ -57,7 +57,8 @@ export function tokenizeConversations(
     droppedExamples: [],
     longestTokens: 0,
   };
-  const imEnd = tokenizer.tokenId(IM_END);
+  // The stop token of an extractive read; set exactly when reads are trained extractively.
+  const imEnd = options.extractive ? tokenizer.tokenId(IM_END) : undefined;
   if (options.extractive && imEnd === undefined)
     throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, `extractive reads need the tokenizer's ${IM_END}`);
   const drop = (id: string, why: string) => {
@@ -73,8 +74,11 @@ export function tokenizeConversations(
       drop(c.id, tooLong ? `${seq.ids.length} tokens` : 'no trained tokens');
       continue;
     }
-    if (options.extractive && c.kind === 'subcall' && c.chunk !== undefined) {
-      const span = extractiveSpan(c.chunk, tokenizer, [imEnd!]);
+    const span =
+      imEnd !== undefined && c.kind === 'subcall' && c.chunk !== undefined
+        ? extractiveSpan(c.chunk, tokenizer, [imEnd])
+        : undefined;
+    if (span !== undefined) {
       try {
         SpanConstraint.replay(
           span,
@@ -86,10 +90,8 @@ export function tokenizeConversations(
         continue;
       }
       report.extractive++;
-      examples.push({ id: c.id, taskId: c.taskId, kind: c.kind, ...seq, span });
-      continue;
     }
-    examples.push({ id: c.id, taskId: c.taskId, kind: c.kind, ...seq });
+    examples.push({ id: c.id, taskId: c.taskId, kind: c.kind, ...seq, ...(span === undefined ? {} : { span }) });
   }
   report.kept = examples.length;
   return { examples, report };
