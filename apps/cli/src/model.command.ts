@@ -1,9 +1,12 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   createDefaultModel,
   DEFAULT_CONFIG_PATH,
   generate,
+  growDepth,
   loadCheckpoint,
   ModelGraphs,
   saveCheckpoint,
@@ -14,6 +17,7 @@ import {
   type Checkpoint,
   type SafetensorsDtype,
 } from '@fathom/model';
+import { PROMPT_STYLE_FILE } from '@fathom/training';
 import { number } from './args';
 
 function tokensOf(checkpoint: Checkpoint, flags: { tokens?: string; text?: string; prompt?: string }): number[] {
@@ -51,6 +55,35 @@ export function modelCommand(): Command {
           out: flags.out,
           architecture: checkpoint.config.architecture,
           params: countParams(checkpoint.config),
+        }),
+      );
+    });
+
+  model
+    .command('grow')
+    .description(
+      'Deepen a checkpoint without changing its outputs: new blocks copy the one before them with their output ' +
+        'projections zeroed (block expansion). Tokenizer, generation config and prompt style are carried over.',
+    )
+    .requiredOption('--checkpoint <dir>', 'checkpoint folder to grow')
+    .requiredOption(
+      '--layers <n>',
+      'decoder layers of the grown model (more than the checkpoint has)',
+      number('--layers'),
+    )
+    .requiredOption('--out <dir>', 'checkpoint folder to write')
+    .addOption(new Option('--dtype <dtype>', 'tensor dtype on disk').choices(['F32', 'F16', 'BF16']).default('F32'))
+    .action(async (flags: { checkpoint: string; layers: number; out: string; dtype: SafetensorsDtype }) => {
+      const checkpoint = await loadCheckpoint(flags.checkpoint);
+      const grown = growDepth(checkpoint, flags.layers);
+      await saveCheckpoint(flags.out, grown, flags.dtype);
+      const style = join(flags.checkpoint, PROMPT_STYLE_FILE);
+      if (existsSync(style)) await copyFile(style, join(flags.out, PROMPT_STYLE_FILE));
+      console.log(
+        JSON.stringify({
+          out: flags.out,
+          layers: `${checkpoint.config.numLayers} -> ${grown.config.numLayers}`,
+          params: `${countParams(checkpoint.config)} -> ${countParams(grown.config)}`,
         }),
       );
     });

@@ -47,6 +47,7 @@ export {
 } from './sampler';
 export { SpanConstraint } from './span';
 export { loadCheckpoint, loadTokenizer, saveCheckpoint, type Checkpoint } from './checkpoint';
+export { growDepth, growthPlan } from './grow';
 export {
   LoraConfigSchema,
   initLora,
