@@ -22,6 +22,13 @@ describe('structuralIssues', () => {
     ]);
   });
 
+  it('catches a sub-answer that its evidence does not write, as a price without its thousands separator', () => {
+    const t = one('multi_needle');
+    const [first, ...rest] = t.meta!.subquestions;
+    const meta = { ...t.meta!, subquestions: [{ ...first, answer: `${first.answer}.0` }, ...rest] };
+    expect(structuralIssues({ ...t, meta })).toEqual([expect.stringContaining('is not written in its evidence')]);
+  });
+
   it('catches a multi_hop chain whose second hop is not about the first answer', () => {
     const t = one('multi_hop');
     const meta = { ...t.meta!, keys: [t.meta!.key, 'Someone Else'] };

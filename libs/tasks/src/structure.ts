@@ -49,7 +49,7 @@ function answerIssues(task: Task, meta: TaskMeta): string[] {
       return answer(0) === task.answer ? [] : [`answer "${task.answer}" is not the sub-answer "${answer(0)}"`];
     case 'multi_needle': {
       if (subs.length !== meta.keys.length) return [`${meta.keys.length} items but ${subs.length} sub-questions`];
-      const total = subs.reduce((sum, s) => sum + Number(s.answer), 0);
+      const total = subs.reduce((sum, s) => sum + Number(s.answer.replace(/,/g, '')), 0);
       return String(total) === task.answer ? [] : [`answer "${task.answer}" is not the sum of the prices (${total})`];
     }
     case 'multi_hop':
@@ -91,6 +91,9 @@ export function structuralIssues(task: Task): string[] {
     for (const sentence of sub.evidence)
       if (!needles.has(sentence))
         issues.push(`evidence of sub-question ${i} is not a needle sentence of the context: "${sentence}"`);
+  for (const [i, sub] of meta.subquestions.entries())
+    if (!sub.evidence.some((sentence) => sentence.includes(sub.answer)))
+      issues.push(`sub-answer ${i} "${sub.answer}" is not written in its evidence, so no reader can copy it`);
   issues.push(...answerIssues(task, meta));
 
   const keys = meta.keys.map((k) => k.toLowerCase());

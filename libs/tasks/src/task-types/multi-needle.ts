@@ -33,7 +33,8 @@ export const multiNeedleBuilder: TaskTypeBuilder = {
     const subquestions: SubQuestion[] = items.map((item, k) => ({
       question: rng.pick(pricePhrasings).render(item),
       evidence: [w.write('needle', { key: item, value: withThousands(prices[k]) }, true)],
-      answer: String(prices[k]),
+      // As the needle writes it, so a reader copies it; answers are scored with numbers read as numbers.
+      answer: withThousands(prices[k]),
     }));
     w.maybe(MULTI_NEEDLE_DISTRACTORS, rates, (kind) => {
       const k = rng.int(0, items.length - 1);
