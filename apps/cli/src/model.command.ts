@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { copyFile, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   createDefaultModel,
@@ -17,7 +15,7 @@ import {
   type Checkpoint,
   type SafetensorsDtype,
 } from '@fathom/model';
-import { PROMPT_STYLE_FILE } from '@fathom/training';
+import { readPromptStyle, writePromptStyle } from '@fathom/training';
 import { number } from './args';
 
 function tokensOf(checkpoint: Checkpoint, flags: { tokens?: string; text?: string; prompt?: string }): number[] {
@@ -77,8 +75,8 @@ export function modelCommand(): Command {
       const checkpoint = await loadCheckpoint(flags.checkpoint);
       const grown = growDepth(checkpoint, flags.layers);
       await saveCheckpoint(flags.out, grown, flags.dtype);
-      const style = join(flags.checkpoint, PROMPT_STYLE_FILE);
-      if (existsSync(style)) await copyFile(style, join(flags.out, PROMPT_STYLE_FILE));
+      const style = await readPromptStyle(flags.checkpoint);
+      if (style !== null) await writePromptStyle(flags.out, style);
       console.log(
         JSON.stringify({
           out: flags.out,

@@ -1,9 +1,9 @@
 import type { Checkpoint } from './checkpoint';
 import { ModelError, ModelErrorCode } from './errors';
-import { paramSpecs, type ParamMap } from './params';
+import { linearPrefix, paramSpecs, type LinearModule, type ParamMap } from './params';
 
 /** The projections that write a block's output into the residual stream: zeroed in an inserted block. */
-const RESIDUAL_WRITERS = ['self_attn.o_proj.weight', 'mlp.down_proj.weight'] as const;
+const RESIDUAL_WRITERS: readonly LinearModule[] = ['o_proj', 'down_proj'];
 
 /**
  * Where the inserted blocks go: the k-th of `added` (k = 0 … added−1) follows original layer ⌈(k+1)·L/added⌉ − 1, so
@@ -41,6 +41,9 @@ export function growDepth(checkpoint: Checkpoint, layers: number): Checkpoint {
   }
   const config = { ...checkpoint.config, numLayers: layers };
   const plan = growthPlan(from, layers - from);
+  const zeroed = new Set(
+    plan.flatMap(({ inserted }, l) => (inserted ? RESIDUAL_WRITERS.map((m) => `${linearPrefix(l, m)}.weight`) : [])),
+  );
   const params: ParamMap = new Map();
   for (const spec of paramSpecs(config)) {
     const match = /^model\.layers\.(\d+)\.(.+)$/.exec(spec.name);
@@ -48,14 +51,8 @@ export function growDepth(checkpoint: Checkpoint, layers: number): Checkpoint {
       params.set(spec.name, checkpoint.params.get(spec.name)!.slice());
       continue;
     }
-    const { source, inserted } = plan[Number(match[1])];
-    const copied = checkpoint.params.get(`model.layers.${source}.${match[2]}`)!;
-    params.set(
-      spec.name,
-      inserted && (RESIDUAL_WRITERS as readonly string[]).includes(match[2])
-        ? new Float32Array(copied.length)
-        : copied.slice(),
-    );
+    const copied = checkpoint.params.get(`model.layers.${plan[Number(match[1])].source}.${match[2]}`)!;
+    params.set(spec.name, zeroed.has(spec.name) ? new Float32Array(copied.length) : copied.slice());
   }
   return { ...checkpoint, config, params };
 }
