@@ -24,7 +24,7 @@ import {
   RunRepository,
   type PrismaClient,
 } from '@fathom/persistence';
-import { REWARD_COMPONENTS, TASK_TYPES } from '@fathom/contracts';
+import { groupId, REWARD_COMPONENTS, TASK_TYPES } from '@fathom/contracts';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -121,7 +121,7 @@ async function seed(prisma: PrismaClient): Promise<void> {
     rows.push({
       runId: RUN,
       step,
-      groupId: `g${Math.floor(within / groupSize)}`,
+      groupId: groupId(step, Math.floor(within / groupSize)),
       sampleIndex: within % groupSize,
       taskId: `task-${step}-${Math.floor(within / groupSize)}`,
       taskType: TASK_TYPES[n % TASK_TYPES.length],

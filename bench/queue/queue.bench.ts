@@ -7,6 +7,7 @@
  * Prints one JSON object per measurement.
  */
 import {
+  groupId,
   MESSAGE_SCHEMAS,
   type EpisodeTrajectory,
   type JobName,
@@ -49,7 +50,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const emit = (record: object) => process.stdout.write(`${JSON.stringify(record)}\n`);
 
 function rolloutJob(i: number, runId: string): RolloutGroupJob {
-  return { runId, step: 1, groupId: `g${i}`, taskId: `task-${i}`, policyVersion: 0, G, seed: i };
+  return { runId, step: 1, groupId: groupId(1, i), taskId: `task-${i}`, policyVersion: 0, G, seed: i };
 }
 
 /** A reward.group job of G trajectories of TOKENS tokens each (the size a rollout worker really sends). */
@@ -101,7 +102,7 @@ function rewardJob(i: number, runId: string): RewardGroupJob {
   return {
     runId,
     step: 1,
-    groupId: `g${i}`,
+    groupId: groupId(1, i),
     taskId: `task-${i}`,
     policyVersion: 0,
     trajectories: Array.from({ length: G }, (_, s) => trajectory(s)),

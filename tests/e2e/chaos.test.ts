@@ -7,6 +7,7 @@ import {
   deadLetterIdOf,
   deadLetterQueueOf,
   DeadLetterSchema,
+  groupId,
   groupJobId,
   QUEUE_NAMES,
   type RunConfigInput,
@@ -193,7 +194,7 @@ async function deadLettersOf(runId: string): Promise<string[]> {
   for (let step = 1; step <= STEPS; step++)
     for (let g = 0; g < B; g++)
       for (const queue of ['rollout', 'reward', 'learn'] as const) {
-        const id = groupJobId({ runId, step, groupId: `g${g}` });
+        const id = groupJobId({ runId, step, groupId: groupId(step, g) });
         const data = await transport.getJobData(deadLetterQueueOf(queue), deadLetterIdOf(id));
         if (data !== undefined) letters.push(`${queue} ${id}: ${DeadLetterSchema.parse(data).reason}`);
       }
@@ -385,7 +386,7 @@ describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Red
     worker2.kill('SIGSTOP');
     try {
       stalledRunId = await startRun('chaos-stalled-twice', 1);
-      const jobId = groupJobId({ runId: stalledRunId, step: 1, groupId: 'g0' });
+      const jobId = groupJobId({ runId: stalledRunId, step: 1, groupId: groupId(1, 0) });
       await until('the rollout job of step 1', () => transport.getJobData('rollout', jobId), 60_000, stack);
       learner.kill('SIGSTOP');
       child('rollout-worker-1').kill('SIGCONT');

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { groupJobId, QUEUE_NAMES, type RunConfigInput } from '@fathom/contracts';
+import { groupId, groupJobId, QUEUE_NAMES, type RunConfigInput } from '@fathom/contracts';
 import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport, queueStats } from '@fathom/queue';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
@@ -84,7 +84,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
     });
     expect(created.status).toBe(201);
     runId = ((await created.json()) as { id: string }).id;
-    const firstGroup = groupJobId({ runId, step: 1, groupId: 'g0' });
+    const firstGroup = groupJobId({ runId, step: 1, groupId: groupId(1, 0) });
     leftover = await until(
       'the rollout jobs of step 1',
       () => transport.getJobData('rollout', firstGroup),
@@ -105,7 +105,7 @@ describe('stopping a run mid-step (separate processes, real Redis and Postgres)'
     // What a demo killed mid-step leaves behind: a rollout job of a run that has ended, for the next workers.
     await transport.add(
       'rollout',
-      { id: groupJobId({ runId, step: 1, groupId: 'g0' }), name: 'rollout.group', data: leftover },
+      { id: groupJobId({ runId, step: 1, groupId: groupId(1, 0) }), name: 'rollout.group', data: leftover },
       {
         attempts: 5,
         backoffMs: 2000,

@@ -1,4 +1,4 @@
-import { TASK_TYPES, deadLetterQueueOf } from '@fathom/contracts';
+import { TASK_TYPES, deadLetterQueueOf, groupId } from '@fathom/contracts';
 import {
   EpisodeRepository,
   EvalRepository,
@@ -27,15 +27,15 @@ const call = (method: string, path: string, body?: unknown) => request(h.baseUrl
 const SEEDED_RUN = 'run-seeded';
 const seeded: EpisodeRecord[] = [];
 for (let step = 1; step <= 3; step++) {
-  for (const groupId of ['g0', 'g1']) {
+  for (const id of [groupId(step, 0), groupId(step, 1)]) {
     for (let sampleIndex = 0; sampleIndex < 4; sampleIndex++) {
       const i = seeded.length;
       seeded.push({
         runId: SEEDED_RUN,
         step,
-        groupId,
+        groupId: id,
         sampleIndex,
-        taskId: `task-${step}-${groupId}`,
+        taskId: `task-${step}-${id}`,
         taskType: TASK_TYPES[i % TASK_TYPES.length],
         contextTokens: 4096 * (1 + (i % 4)),
         policyVersion: step - 1,
@@ -401,7 +401,7 @@ describe('POST /evals and GET /queues', () => {
     const transport = new BullMqTransport({ redisUrl: TEST_REDIS_URL, prefix: h.queuePrefix });
     await transport.add(
       'learn',
-      { id: 'run-x:1:g0', name: 'learn.group', data: { broken: true } },
+      { id: 'run-x:1:s1-g0', name: 'learn.group', data: { broken: true } },
       { attempts: 1, backoffMs: 0, keepCompletedS: 60, keepFailedS: 60 },
     );
     const worker = transport.work(
@@ -420,7 +420,7 @@ describe('POST /evals and GET /queues', () => {
       queue: 'learn',
       items: [
         {
-          id: 'run-x:1:g0',
+          id: 'run-x:1:s1-g0',
           name: 'learn.group',
           reason: 'malformed learn.group payload: runId: required',
           attemptsMade: 1,

@@ -1,6 +1,7 @@
 import {
   deadLetterIdOf,
   deadLetterQueueOf,
+  groupId,
   groupJobId,
   JOB_OPTIONS,
   type DeadLetter,
@@ -75,7 +76,7 @@ function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJob
   return { collector, recreated, rollouts, pipeline };
 }
 
-const jobId = (step: number, g: number) => groupJobId({ runId: RUN, step, groupId: `g${g}` });
+const jobId = (step: number, g: number) => groupJobId({ runId: RUN, step, groupId: groupId(step, g) });
 
 async function writeDeadLetter(step: number, g: number, failedAt: Date): Promise<void> {
   const id = jobId(step, g);
@@ -98,7 +99,15 @@ async function writeDeadLetter(step: number, g: number, failedAt: Date): Promise
 
 /** Leaves the group's rollout job kept as failed, as a dead-lettered job is. */
 async function failRolloutJob(step: number, g: number): Promise<void> {
-  const job: RolloutGroupJob = { runId: RUN, step, groupId: `g${g}`, taskId: `t${g}`, policyVersion: 0, G: 2, seed: 1 };
+  const job: RolloutGroupJob = {
+    runId: RUN,
+    step,
+    groupId: groupId(step, g),
+    taskId: `t${g}`,
+    policyVersion: 0,
+    G: 2,
+    seed: 1,
+  };
   await new JobProducer(transport).enqueue('rollout.group', job);
   const worker = transport.work(
     'rollout',
@@ -121,6 +130,7 @@ describe('DistributedCollector: groups lost from the queues (a Redis that came b
     pipeline();
     const step = await collecting;
     expect(step.groups.map((g) => g.taskId)).toEqual(['t0', 't1']);
+    expect(step.groups.map((g) => g.groupId)).toEqual(['s1-g0', 's1-g1']);
     expect(recreated).toEqual(['lost', 'lost']);
     expect(rollouts.sort((a, b) => a.groupId.localeCompare(b.groupId))).toEqual(enqueued);
   });
@@ -164,7 +174,7 @@ describe('DistributedCollector: dead letters of a resumed run', () => {
     expect(step.groups).toHaveLength(2);
     expect(recreated).toEqual(['dead_lettered_before_resume']);
     expect(await transport.getJobData(deadLetterQueueOf('rollout'), deadLetterIdOf(jobId(1, 0)))).toBeUndefined();
-    expect(rollouts.map((r) => r.groupId).sort()).toEqual(['g0', 'g1']);
+    expect(rollouts.map((r) => r.groupId).sort()).toEqual(['s1-g0', 's1-g1']);
   });
 
   it('still fails the step on a dead letter written after the resume', async () => {
@@ -173,7 +183,9 @@ describe('DistributedCollector: dead letters of a resumed run', () => {
     const collecting = collector.collect(request(1, 2));
     await writeDeadLetter(1, 1, new Date());
     await expect(collecting).rejects.toThrow(GroupFailedError);
-    await expect(collecting).rejects.toThrow(/group g1 of step 1 \(task t1\) failed in the rollout queue: .*stalled/);
+    await expect(collecting).rejects.toThrow(
+      /group s1-g1 of step 1 \(task t1\) failed in the rollout queue: .*stalled/,
+    );
     expect(recreated).toEqual([]);
   });
 

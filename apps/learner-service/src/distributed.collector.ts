@@ -2,6 +2,7 @@ import {
   deadLetterIdOf,
   deadLetterQueueOf,
   DeadLetterSchema,
+  groupId,
   groupJobId,
   LearnGroupJobSchema,
   type LearnGroupJob,
@@ -12,7 +13,6 @@ import type { Logger } from '@fathom/observability';
 import type { JobProducer, JobTransport } from '@fathom/queue';
 import {
   groupSeed,
-  stepGroupId,
   type CollectedStep,
   type StepCollectRequest,
   type StepCollector,
@@ -56,17 +56,14 @@ export const ABSENT_CHECKS_BEFORE_RECREATE = 2;
 /** The queues a group's jobs pass through, in order; one job id per group in each. */
 const GROUP_QUEUES: readonly QueueName[] = ['rollout', 'reward', 'learn'];
 
-/** The learn job of group `index`: `g<index>` (group ids are entity ids, so no `:`). */
-export const groupIdOf = (index: number) => `g${index}`;
-
 /** A group failed for good (its rollout, reward or learn job was dead-lettered): the step cannot complete. */
 export class GroupFailedError extends Error {
   override name = 'GroupFailedError';
 }
 
 /**
- * Collects a step's groups from the services: enqueues one rollout.group job per task (id `${run}:${step}:g<i>`,
- * seed `groupSeed(seed, step, i)` exactly as the in-process loop uses), then waits for the scored groups on the
+ * Collects a step's groups from the services: enqueues one rollout.group job per task (group id `groupId(step, i)`,
+ * seed `groupSeed(seed, step, i)`: both as the in-process loop makes them), then waits for the scored groups on the
  * learn queue. Recovery after a learner restart: a rollout job that already existed is not enqueued again, and a
  * learn job that already completed is read back from the queue, and a group with no kept result (its jobs were
  * dropped while the run was stopped) is rolled out again. A group dead-lettered anywhere fails the step with the dead
@@ -89,7 +86,7 @@ export class DistributedCollector implements StepCollector {
     const jobs: RolloutGroupJob[] = request.tasks.map((task, i) => ({
       runId: this.o.runId,
       step: request.step,
-      groupId: groupIdOf(i),
+      groupId: groupId(request.step, i),
       taskId: task.id,
       policyVersion: request.policyVersion,
       G: request.G,
@@ -108,10 +105,10 @@ export class DistributedCollector implements StepCollector {
       });
     }
     const received = await this.waitForGroups(jobs);
-    const groups: StepGroup[] = jobs.map((job, index) => {
+    const groups: StepGroup[] = jobs.map((job) => {
       const learn = received.get(job.groupId)!;
       return {
-        groupId: stepGroupId(request.step, index, job.taskId),
+        groupId: job.groupId,
         taskId: learn.taskId,
         claimedVersion: learn.policyVersion,
         trajectories: learn.trajectories,

@@ -1,4 +1,4 @@
-import type { RewardGroupJob } from '@fathom/contracts';
+import { groupId, type RewardGroupJob } from '@fathom/contracts';
 import { createLogger, createMetricsRegistry } from '@fathom/observability';
 import type { RunStatus } from '@fathom/persistence';
 import { PermanentJobError } from '@fathom/queue';
@@ -11,7 +11,7 @@ import { RewardService } from './reward.service';
 const job = (taskId: string): RewardGroupJob => ({
   runId: 'run-1',
   step: 1,
-  groupId: 'g0',
+  groupId: groupId(1, 0),
   taskId,
   policyVersion: 0,
   trajectories: [],

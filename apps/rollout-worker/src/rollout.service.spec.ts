@@ -1,4 +1,4 @@
-import { deadLetterQueueOf, type RolloutGroupJob } from '@fathom/contracts';
+import { deadLetterQueueOf, groupId, type RolloutGroupJob } from '@fathom/contracts';
 import { createLogger, createMetricsRegistry } from '@fathom/observability';
 import { handlerFor, InProcessTransport, JobConsumer, JobProducer } from '@fathom/queue';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,15 @@ import { RolloutService } from './rollout.service';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-const job: RolloutGroupJob = { runId: 'run-1', step: 2, groupId: 'g0', taskId: 't0', policyVersion: 1, G: 4, seed: 9 };
+const job: RolloutGroupJob = {
+  runId: 'run-1',
+  step: 2,
+  groupId: groupId(2, 0),
+  taskId: 't0',
+  policyVersion: 1,
+  G: 4,
+  seed: 9,
+};
 
 describe('RolloutService', () => {
   it('drops a group of a stopped run at once: no rollout, no reward job, no retry and no dead letter', async () => {

@@ -9,13 +9,15 @@ import {
   LearnGroupJobSchema,
   RewardGroupJobSchema,
   deadLetterQueueOf,
+  groupId,
   groupJobId,
   jobIdOf,
   jobNamesOf,
 } from './jobs';
 import type { RecursionTreeNode } from './rollout';
+import { EntityIdSchema } from './run-config';
 
-const key = { runId: 'run-1', step: 3, groupId: 'g0', taskId: 't1', policyVersion: 2 };
+const key = { runId: 'run-1', step: 3, groupId: groupId(3, 0), taskId: 't1', policyVersion: 2 };
 const node = (depth: number, kind: 'root' | 'episode' | 'leaf', children: RecursionTreeNode[] = []) => ({
   depth,
   kind,
@@ -69,9 +71,17 @@ describe('job contracts', () => {
     }
   });
 
+  it('makes the group id from step and index: an entity id, different for every step and index', () => {
+    expect(groupId(3, 0)).toBe('s3-g0');
+    for (const id of [groupId(0, 0), groupId(3, 12), groupId(1_000_000, 1023)])
+      expect(EntityIdSchema.parse(id)).toBe(id);
+    const ids = Array.from({ length: 20 }, (_, step) => Array.from({ length: 20 }, (_, index) => groupId(step, index)));
+    expect(new Set(ids.flat()).size).toBe(20 * 20);
+  });
+
   it('makes the job id from run, step and group', () => {
-    expect(groupJobId(key)).toBe('run-1:3:g0');
-    expect(jobIdOf('rollout.group', { ...key, G: 8, seed: 1 })).toBe('run-1:3:g0');
+    expect(groupJobId(key)).toBe('run-1:3:s3-g0');
+    expect(jobIdOf('rollout.group', { ...key, G: 8, seed: 1 })).toBe('run-1:3:s3-g0');
     const evalJob = { evalId: 'e1', checkpoint: 'default', split: 'eval', runId: null, limit: null, seed: 0 } as const;
     expect(jobIdOf('eval.run', evalJob)).toBe('eval-e1');
   });

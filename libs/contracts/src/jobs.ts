@@ -208,6 +208,16 @@ export type JobPayload<N extends JobName> = MessagePayload<N>;
 export type EventPayload<N extends EventName> = MessagePayload<N>;
 
 /**
+ * The id of group `index` of `step`: `s<step>-g<index>`, made here and nowhere else. It is the `groupId` of the
+ * group's jobs (so an entity id: no `:`, see `EntityIdSchema`) and of its StepGroup in step records and
+ * rollouts/step-N.jsonl, the same whichever collector sampled the group. It carries the step because with
+ * maxStaleness ≥ 1 groups of two steps are held together; the task travels beside it as `taskId`.
+ */
+export function groupId(step: number, index: number): string {
+  return `s${step}-g${index}`;
+}
+
+/**
  * The job id of a group job: `${runId}:${step}:${groupId}`. The same group always gets the same id, so an
  * enqueue repeated by a retried producer never creates a second job.
  */

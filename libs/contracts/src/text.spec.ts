@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EnvResetRequestSchema, EnvStepRequestSchema } from './env';
-import { MESSAGE_SCHEMAS } from './jobs';
+import { groupId, MESSAGE_SCHEMAS } from './jobs';
 import { isInvalidTextIssue, storableText, TEXT_LIMITS, TextIdSchema, TextNameSchema, textProblem } from './text';
 
 describe('storable text', () => {
@@ -48,7 +48,7 @@ describe('every edge that takes an id or a path refuses text Postgres or a log c
   });
 
   it('job payloads: a task id or an eval checkpoint with a NUL never reaches a worker', () => {
-    const key = { runId: 'run-1', step: 0, groupId: 'g0', policyVersion: 0 };
+    const key = { runId: 'run-1', step: 0, groupId: groupId(0, 0), policyVersion: 0 };
     for (const value of bad) {
       const rollout = MESSAGE_SCHEMAS['rollout.group'].safeParse({ ...key, taskId: value, G: 2, seed: 1 });
       expect(rollout.error?.issues.some(isInvalidTextIssue)).toBe(true);

@@ -133,7 +133,7 @@ describe('repositories', () => {
     const make = (sampleIndex: number, reward: number, taskType = 'niah'): EpisodeRecord => ({
       runId,
       step: 1,
-      groupId: 'g0',
+      groupId: 's1-g0',
       sampleIndex,
       taskId: 'train-000001',
       taskType,

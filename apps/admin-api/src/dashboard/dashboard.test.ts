@@ -1,3 +1,4 @@
+import { groupId } from '@fathom/contracts';
 import {
   EpisodeRepository,
   EvalRepository,
@@ -119,7 +120,7 @@ const TASK_TYPES = ['niah', 'counting', 'niah', 'extractive'] as const;
 const episodes: EpisodeRecord[] = TASK_TYPES.map((taskType, sampleIndex) => ({
   runId: RUN,
   step: 3,
-  groupId: 'g0',
+  groupId: groupId(3, 0),
   sampleIndex,
   taskId: `task-${sampleIndex}`,
   taskType,

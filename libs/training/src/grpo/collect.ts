@@ -1,4 +1,4 @@
-import type { RewardConfig, Task } from '@fathom/contracts';
+import { groupId, type RewardConfig, type Task } from '@fathom/contracts';
 import { scoreTrajectory } from '@fathom/rewards';
 import { episodeTaskOf, toRewardTrajectory, type EpisodeRunner } from '@fathom/rlm';
 import { streamSeed } from '../sampler';
@@ -7,14 +7,6 @@ import type { StepGroup } from './step-groups';
 /** The sampling seed of group `index` of `step`: depends on nothing else, so a resumed step samples the same. */
 export function groupSeed(seed: number, step: number, index: number): number {
   return streamSeed(streamSeed(seed, step), index);
-}
-
-/**
- * The id of group `index` of `step` in step records and rollouts/step-N.jsonl (`${step}:${index}:${taskId}`): the
- * same whichever collector sampled the group, so the records of the two loops compare equal.
- */
-export function stepGroupId(step: number, index: number, taskId: string): string {
-  return `${step}:${index}:${taskId}`;
 }
 
 export interface CollectedStep {
@@ -46,7 +38,7 @@ export async function collectGroups(
     const task = tasks[index];
     const results = rollout.trajectories.map((t) => scoreTrajectory(toRewardTrajectory(t), task, spec.reward));
     return {
-      groupId: stepGroupId(spec.step, index, task.id),
+      groupId: groupId(spec.step, index),
       taskId: task.id,
       claimedVersion: spec.claimedVersion,
       trajectories: rollout.trajectories,

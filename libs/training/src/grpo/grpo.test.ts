@@ -1,12 +1,12 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { groupId } from '@fathom/contracts';
 import { SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsLog, type MetricsRecord } from '../metrics.log';
 import { TEST_STYLE } from '../testing/fixtures';
 import { GrpoTrainErrorCode } from './errors';
 import { runGrpo, StepStoppedError, type StepCollector } from './grpo.trainer';
-import { stepGroupId } from './collect';
 import { replayStep } from './replay';
 import { RolloutStore } from './rollout.store';
 import {
@@ -210,7 +210,7 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
         drawn.set(request.step, [...request.taskIndexes]);
         if (request.step === abandonAt) throw new StepStoppedError(`run r is stopping: step ${request.step} abandoned`);
         const groups = request.tasks.map((task, i) => ({
-          groupId: stepGroupId(request.step, i, task.id),
+          groupId: groupId(request.step, i),
           taskId: task.id,
           claimedVersion: request.policyVersion,
           trajectories: [],

@@ -8,7 +8,7 @@ export {
   type GrpoTrainOverrides,
 } from './config';
 export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
-export { collectGroups, groupSeed, stepGroupId, type CollectedStep } from './collect';
+export { collectGroups, groupSeed, type CollectedStep } from './collect';
 export {
   applyUpdate,
   type Learner,
