@@ -136,7 +136,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
   return reports;
 }
 
-/** One reader run as a markdown table: overall, by gold kind, type and phrasing family. */
+/** One reader run as markdown tables: overall, by gold kind, type and phrasing family; then by distractor kind. */
 function formatReaderTable(report: ReaderEvalReport): string {
   const pct = (s: ReaderStats) => `${(100 * s.accuracy).toFixed(1)}% (${s.correct}/${s.n})`;
   const rows: [string, ReaderStats][] = [
@@ -153,7 +153,21 @@ function formatReaderTable(report: ReaderEvalReport): string {
     ...rows.map(([name, s]) => `| ${name} | ${pct(s)} |`),
     `copying (stated golds): character similarity ${report.copy.charSimilarity.toFixed(3)}, ` +
       `first character right ${(100 * report.copy.firstCharMatch).toFixed(1)}%`,
+    ...distractorTable(report),
   ].join('\n');
+}
+
+/** Reads by the kinds of distractor in their chunk, with how often a wrong read took a distractor's words. */
+function distractorTable(report: ReaderEvalReport): string[] {
+  const kinds = Object.entries(report.byDistractor).sort(([a], [b]) => a.localeCompare(b));
+  if (kinds.length === 0) return [];
+  const share = (k: number, n: number) => `${((100 * k) / n).toFixed(1)}% (${k}/${n})`;
+  return [
+    '',
+    '| chunk holds a distractor of kind | accuracy | wrong, read from that distractor |',
+    '| --- | ---: | ---: |',
+    ...kinds.map(([k, s]) => `| ${k} | ${share(s.correct, s.n)} | ${share(s.fromDistractor, s.n)} |`),
+  ];
 }
 
 /** What each endpoint of the run spent (the policy's, the sub-calls'), over every system and the reader run. */

@@ -71,5 +71,14 @@ export const SftReaderExampleSchema = SftSubcallSchema.extend({
   chunk: z.string(),
   type: ReaderKindSchema,
   family: FamilySchema,
+  /**
+   * The task's other sentences in the chunk, in chunk order: each one's frame kind ("negation", "reported", …, or
+   * "other_entity" for a sentence written with an evidence frame about another entity: a near-duplicate, a bystander,
+   * another item) and its character span `[start, end)` in `chunk`. For reporting; absent in files written before
+   * it existed.
+   */
+  distractors: z
+    .array(z.strictObject({ kind: z.string().min(1), start: z.number().int().min(0), end: z.number().int().min(0) }))
+    .optional(),
 });
 export type SftReaderExample = z.infer<typeof SftReaderExampleSchema>;

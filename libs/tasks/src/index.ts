@@ -41,8 +41,10 @@ export { TasksError, TasksErrorCode } from './errors';
 export { oracleRead, ORACLE_UNKNOWN } from './oracle';
 export {
   generateReaderExamples,
+  OTHER_ENTITY,
   READER_TYPES,
   READER_UNKNOWN_SHARE,
+  type ChunkDistractor,
   type ReaderExample,
   type ReaderExampleOptions,
 } from './reader-examples';

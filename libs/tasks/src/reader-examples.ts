@@ -4,7 +4,7 @@ import { QUESTIONS, SUB_QUESTIONS, phrasingsOf, type Phrasing } from './frames';
 import { DEFAULT_VARIANT_RATES } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
-import { BUILDERS } from './task-types';
+import { BUILDERS, type Insert } from './task-types';
 import { TasksError, TasksErrorCode } from './errors';
 
 /** One leaf sub-call of the reader curriculum: `llm(question, chunk)` should answer `answer`. */
@@ -16,7 +16,22 @@ export interface ReaderExample {
   type: ReaderKind;
   /** The family of the question phrasing and of every frame in the chunk. */
   family: Family;
+  /**
+   * The task's other sentences in the chunk, in chunk order: each one's frame kind ("negation", "reported", "move",
+   * …), or `OTHER_ENTITY` when it is written with an evidence frame about another entity, and where it is in `chunk`.
+   */
+  distractors: ChunkDistractor[];
 }
+
+/** One distractor sentence of a reader chunk: its kind and its character span `[start, end)` in the chunk. */
+export interface ChunkDistractor {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+/** The label of a distractor written with the evidence's own frame about another entity (a decoy, a bystander). */
+export const OTHER_ENTITY = 'other_entity';
 
 export interface ReaderExampleOptions {
   split: Split;
@@ -66,7 +81,7 @@ function drillWord(rng: Rng): string {
 /** A copy drill: "Copy the text exactly." over 1–4 random drill words; the answer is the chunk itself. */
 function copyDrill(rng: Rng): ReaderExample {
   const chunk = Array.from({ length: rng.int(1, 4) }, () => drillWord(rng)).join(' ');
-  return { question: rng.pick(DRILL_QUESTIONS), chunk, answer: chunk, type: 'copy', family: 'train' };
+  return { question: rng.pick(DRILL_QUESTIONS), chunk, answer: chunk, type: 'copy', family: 'train', distractors: [] };
 }
 
 /** Types whose facts a leaf reader is asked about (a count has no evidence sentence, so counting has none). */
@@ -104,28 +119,45 @@ function drawExample(
     .render(subKey(type, index, draft.meta.keys));
   const unknown = rng.chance(READER_UNKNOWN_SHARE);
 
-  const pool = draft.inserts.map((i) => i.text).filter((text) => !sub.evidence.includes(text));
+  const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));
+  const pool = draft.inserts.filter((i) => !sub.evidence.includes(i.text));
   if (pool.length === 0) return undefined;
   const answer = unknown ? ORACLE_UNKNOWN : sub.answer;
+  // A chunk's sentences, each with its distractor label (none for evidence and filler).
+  type Sentence = { text: string; label?: string };
+  const distractor = (i: Insert): Sentence => ({
+    text: i.text,
+    label: evidenceKinds.has(i.kind) ? OTHER_ENTITY : i.kind,
+  });
+  const example = (sentences: readonly Sentence[]): ReaderExample => {
+    const distractors: ChunkDistractor[] = [];
+    let start = 0;
+    for (const { text, label } of sentences) {
+      if (label !== undefined) distractors.push({ kind: label, start, end: start + text.length });
+      start += text.length + 1;
+    }
+    return { question, chunk: sentences.map((s) => s.text).join(' '), answer, type, family, distractors };
+  };
+  const evidence: Sentence[] = unknown ? [] : sub.evidence.map((text) => ({ text }));
   if (chunkKind === 'evidence') {
-    const chunk = (unknown ? [rng.pick(pool)] : sub.evidence).join(' ');
-    return chunk.length > maxChars ? undefined : { question, chunk, answer, type, family };
+    const only = example(unknown ? [distractor(rng.pick(pool))] : evidence);
+    return only.chunk.length > maxChars ? undefined : only;
   }
   const distractors = rng.sample(pool, chunkKind === 'key' ? pool.length : rng.int(1, Math.min(4, pool.length)));
   // Evidence stays in its order; distractors go anywhere between.
-  const sentences = unknown ? [] : [...sub.evidence];
-  for (const d of distractors) sentences.splice(rng.int(0, sentences.length), 0, d);
-  let length = sentences.reduce((sum, s) => sum + s.length + 1, 0);
+  const sentences = [...evidence];
+  for (const d of distractors) sentences.splice(rng.int(0, sentences.length), 0, distractor(d));
+  let length = sentences.reduce((sum, s) => sum + s.text.length + 1, 0);
   if (length > maxChars) return undefined;
-  if (chunkKind === 'key') return { question, chunk: sentences.join(' '), answer, type, family };
+  if (chunkKind === 'key') return example(sentences);
   const target = rng.int(Math.min(length + 1, maxChars), maxChars);
   for (let attempt = 0; attempt < 40 && length < target; attempt++) {
     const filler = fillerSentence(rng);
     if (length + filler.length + 1 > maxChars) continue;
-    sentences.splice(rng.int(0, sentences.length), 0, filler);
+    sentences.splice(rng.int(0, sentences.length), 0, { text: filler });
     length += filler.length + 1;
   }
-  return { question, chunk: sentences.join(' '), answer, type, family };
+  return example(sentences);
 }
 
 function share(name: string, value: number | undefined): number {
@@ -142,7 +174,8 @@ function share(name: string, value: number | undefined): number {
  * phrasing of that sub-question's family. About 10% of chunks lack the evidence and are answered "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
- * key-sentence chunks (`keyShare`, of the rest).
+ * key-sentence chunks (`keyShare`, of the rest). Each example names the kinds of distractor its chunk holds
+ * (`distractors`), so a reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
  */

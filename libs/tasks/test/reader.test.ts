@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TASK_TYPES, type Task } from '@fathom/contracts';
 import {
   ORACLE_UNKNOWN,
+  OTHER_ENTITY,
   QUESTIONS,
   SUB_QUESTIONS,
   generateReaderExamples,
@@ -10,6 +11,7 @@ import {
   splitOf,
   type ReaderExample,
 } from '@fathom/tasks';
+import { NIAH_DISTRACTORS } from '../src/task-types/niah';
 
 const EVEN_MIX = Object.fromEntries(TASK_TYPES.map((t) => [t, 1]));
 const tasks = [
@@ -161,6 +163,31 @@ describe('generateReaderExamples', () => {
     expect(mean(keyed.map((e) => sentences(e).length))).toBeGreaterThan(3);
     expect(Math.abs(keyed.filter((e) => e.answer === ORACLE_UNKNOWN).length / keyed.length - 0.1)).toBeLessThan(0.03);
     expect(() => [...generateReaderExamples({ split: 'train', n: 1, keyShare: -0.1 })]).toThrow(/keyShare/);
+  });
+
+  it('labels every distractor sentence of a key chunk with its frame kind, or other_entity, and its span', () => {
+    const keyed = [...generateReaderExamples({ split: 'heldout', n: 600, seed: 4, maxChunkChars: 1000, keyShare: 1 })];
+    const sentences = (e: ReaderExample) => e.chunk.split(/(?<=[.!?]) /);
+    for (const e of keyed) {
+      // A key chunk is the evidence and the distractors; an "unknown" one lacks the evidence.
+      const evidence = sentences(e).length - e.distractors.length;
+      if (e.answer === ORACLE_UNKNOWN) expect(evidence, e.chunk).toBe(0);
+      else expect(evidence, e.chunk).toBeGreaterThanOrEqual(1);
+      const spans = e.distractors.map((d) => e.chunk.slice(d.start, d.end));
+      for (const span of spans) expect(sentences(e), e.chunk).toContain(span);
+      // A niah distractor gives another code (multi_hop's other sentences may name the owner, so not there).
+      if (e.type === 'niah' && e.answer !== ORACLE_UNKNOWN)
+        for (const span of spans) expect(span).not.toContain(e.answer);
+    }
+    const niah = new Set(keyed.filter((e) => e.type === 'niah').flatMap((e) => e.distractors.map((d) => d.kind)));
+    expect(niah).toEqual(new Set([...NIAH_DISTRACTORS, OTHER_ENTITY]));
+    const full = [...generateReaderExamples({ split: 'heldout', n: 300, seed: 4 })];
+    for (const e of full) {
+      expect(e.distractors.length).toBeGreaterThanOrEqual(e.answer === ORACLE_UNKNOWN ? 0 : 1);
+      for (const d of e.distractors) expect(e.chunk[d.end] ?? ' ').toBe(' ');
+    }
+    const drills = [...generateReaderExamples({ split: 'train', n: 20, seed: 4, copyShare: 1 })];
+    for (const e of drills) expect(e.distractors).toEqual([]);
   });
 
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {

@@ -32,6 +32,19 @@ describe('evaluateReader', () => {
     expect(report.byGold.unknown).toMatchObject({ n: unknown, correct: unknown });
     expect(Object.values(report.byType).reduce((n, s) => n + s.n, 0)).toBe(40);
     expect(Object.keys(report.byFamily).sort()).toEqual(['heldout', 'train']);
+    // Each example counts once under every distractor kind its chunk holds ("none" for none); the script's
+    // "unknown" is never a distractor's words.
+    const right = examples.filter((e, i) => i % 3 === 0 || e.answer === 'unknown');
+    const kindsOf = (e: (typeof examples)[number]) => e.distractors.map((d) => d.kind);
+    const kinds = new Set(examples.flatMap((e) => (e.distractors.length === 0 ? ['none'] : kindsOf(e))));
+    expect(new Set(Object.keys(report.byDistractor))).toEqual(kinds);
+    for (const kind of kinds) {
+      const holds = (e: (typeof examples)[number]) =>
+        kind === 'none' ? e.distractors.length === 0 : kindsOf(e).includes(kind);
+      const n = examples.filter(holds).length;
+      const correct = right.filter(holds).length;
+      expect(report.byDistractor[kind], kind).toEqual({ n, correct, accuracy: correct / n, fromDistractor: 0 });
+    }
     expect(report.mistakes.length).toBe(Math.min(20, 40 - expected));
     expect(report.mistakes[0].answer).toBe('unknown');
     // Stated golds read right copy fully; those read "unknown" share little with the gold.
@@ -42,6 +55,27 @@ describe('evaluateReader', () => {
       stated.length;
     expect(report.copy.charSimilarity).toBeCloseTo(expectedSimilarity, 10);
     expect(report.copy.firstCharMatch).toBeGreaterThanOrEqual(copied.length / stated.length);
+  });
+
+  it("counts a wrong read taken from a distractor's sentence under that distractor's kind", async () => {
+    const examples = [...generateReaderExamples({ split: 'heldout', n: 30, seed: 5, keyShare: 1 })].filter(
+      (e) => e.distractors.length > 0 && e.answer !== 'unknown',
+    );
+    // The script answers with the whole first distractor sentence: always wrong, always from that sentence.
+    const first = new Map(examples.map((e) => [e.chunk, e.chunk.slice(e.distractors[0].start, e.distractors[0].end)]));
+    const policy = new ScriptedTestPolicy(new ByteTokenizer(), ({ prompt }) => {
+      for (const [chunk, sentence] of first) if (prompt.includes(`Text:\n${chunk}<|im_end|>`)) return sentence;
+      return 'unknown';
+    });
+    const report = await evaluateReader(policy, examples, { sandbox: pool });
+    expect(report.overall.correct).toBe(0);
+    for (const [kind, stats] of Object.entries(report.byDistractor)) {
+      const firstOfKind = examples.filter((e) => e.distractors[0].kind === kind).length;
+      expect(stats.fromDistractor, kind).toBeGreaterThanOrEqual(firstOfKind);
+      expect(stats.fromDistractor, kind).toBeLessThanOrEqual(stats.n);
+    }
+    const firstKind = examples[0].distractors[0].kind;
+    expect(report.byDistractor[firstKind].fromDistractor).toBeGreaterThan(0);
   });
 
   it('charSimilarity is 1 − Levenshtein distance over the longer length', () => {

@@ -11,6 +11,12 @@ export interface ReaderStats {
   accuracy: number;
 }
 
+/** Reads of chunks holding one kind of distractor. */
+export interface DistractorStats extends ReaderStats {
+  /** Wrong reads that are a span of a sentence of this kind in the chunk: the reader took the distractor's value. */
+  fromDistractor: number;
+}
+
 export interface ReaderEvalReport {
   mode: 'greedy' | 'sampled';
   seed: number;
@@ -19,6 +25,11 @@ export interface ReaderEvalReport {
   byGold: Record<'unknown' | 'stated', ReaderStats>;
   byType: Record<string, ReaderStats>;
   byFamily: Record<string, ReaderStats>;
+  /**
+   * By the kinds of distractor in the chunk (the examples' `distractors`): each example counts once under every kind
+   * its chunk holds, and under "none" when it holds only the evidence and filler. Empty for examples without them.
+   */
+  byDistractor: Record<string, DistractorStats>;
   /**
    * How close the reads of stated golds come to copying the value, right or wrong: the mean character similarity
    * (1 − Levenshtein distance / longer length) and the share whose first character is the gold's. A reader that
@@ -90,6 +101,7 @@ export async function evaluateReader(
   const byGold: Record<string, ReaderStats> = {};
   const byType: Record<string, ReaderStats> = {};
   const byFamily: Record<string, ReaderStats> = {};
+  const byDistractor: Record<string, DistractorStats> = {};
   const mistakes: ReaderEvalReport['mistakes'] = [];
   const copy = { similarity: 0, firstChar: 0, n: 0 };
   for (const [i, example] of examples.entries()) {
@@ -110,6 +122,17 @@ export async function evaluateReader(
     add(byGold, example.answer === 'unknown' ? 'unknown' : 'stated', correct);
     add(byType, example.type, correct);
     add(byFamily, example.family, correct);
+    if (example.distractors !== undefined) {
+      const read = response.text.trim();
+      const kinds = new Set(example.distractors.map((d) => d.kind));
+      for (const kind of kinds.size === 0 ? ['none'] : kinds) {
+        const stats = (byDistractor[kind] ??= { n: 0, correct: 0, accuracy: 0, fromDistractor: 0 });
+        add(byDistractor, kind, correct);
+        const inKind = example.distractors.filter((d) => d.kind === kind);
+        if (!correct && read !== '' && inKind.some((d) => example.chunk.slice(d.start, d.end).includes(read)))
+          stats.fromDistractor++;
+      }
+    }
     if (example.answer !== 'unknown') {
       const read = response.text.trim();
       copy.similarity += charSimilarity(read, example.answer);
@@ -133,6 +156,7 @@ export async function evaluateReader(
     byGold: { unknown: byGold.unknown ?? empty, stated: byGold.stated ?? empty },
     byType,
     byFamily,
+    byDistractor,
     copy: {
       charSimilarity: copy.n === 0 ? 0 : copy.similarity / copy.n,
       firstCharMatch: copy.n === 0 ? 0 : copy.firstChar / copy.n,

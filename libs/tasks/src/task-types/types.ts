@@ -9,6 +9,8 @@ export interface Insert {
   text: string;
   /** True for sentences the answer depends on (reported in `needle_positions`); false for distractors. */
   needle: boolean;
+  /** The kind of frame it was written with ("needle", "negation", "move", …): what kind of distractor it is. */
+  kind: string;
   /**
    * Inserts with a sequence number appear in the document in increasing sequence order (events of a tracked object);
    * the others at independent random depths.
@@ -70,7 +72,7 @@ export class DraftWriter {
   write(kind: string, slots: Partial<Slots> & { key: string }, needle: boolean, sequence?: number): string {
     const frame = this.frame(kind);
     const text = frame.render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
-    this.inserts.push(sequence === undefined ? { text, needle } : { text, needle, sequence });
+    this.inserts.push(sequence === undefined ? { text, needle, kind } : { text, needle, kind, sequence });
     return text;
   }
 
