@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import { generateTasks } from '@fathom/tasks';
-import { loadGrpoTrainConfig, runCheckpointDir, runGrpo, type GrpoStepRecord } from '@fathom/training';
+import { grpoTrainConfigOfRun, loadRunConfig, runCheckpointDir, runGrpo, type GrpoStepRecord } from '@fathom/training';
 
 const opts = new Command()
   .option('--config <file>', 'a GRPO config (fathom train)', 'configs/grpo/default.json')
@@ -47,7 +47,7 @@ async function timed(runs: number, fn: () => Promise<unknown>): Promise<number> 
 
 const out = await mkdtemp(join(tmpdir(), 'fathom-bench-grpo-'));
 try {
-  const config = await loadGrpoTrainConfig(opts.config, { steps: opts.steps, out: join(out, 'run') });
+  const config = await grpoTrainConfigOfRun(await loadRunConfig(opts.config, { steps: opts.steps }), join(out, 'run'));
   const { config: model, params } = await loadCheckpoint(runCheckpointDir({ model: config.model }));
 
   // Kernel speeds, each the rate the step's work could run at if nothing but that kernel ran.

@@ -2,7 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadGrpoTrainConfig, replayStep, runGrpo, type GrpoObserver, type GrpoTrainOverrides } from '@fathom/training';
+import {
+  defaultRunFolder,
+  grpoTrainConfigOfRun,
+  loadRunConfig,
+  replayStep,
+  runGrpo,
+  runTasks,
+  type GrpoObserver,
+  type RunOverrides,
+} from '@fathom/training';
 
 const number = (name: string) => (value: string) => {
   const parsed = Number(value);
@@ -11,8 +20,9 @@ const number = (name: string) => (value: string) => {
   return parsed;
 };
 
-interface TrainFlags extends GrpoTrainOverrides {
+interface TrainFlags extends RunOverrides {
   config?: string;
+  out?: string;
   resume: boolean;
   progress: boolean;
 }
@@ -83,29 +93,33 @@ export function replayCommand(): Command {
     });
 }
 
-/** `fathom train --config FILE`: GRPO with the environment in the loop, in one process (docs/GRPO.md). */
+/**
+ * `fathom train --config FILE`: GRPO with the environment in the loop, in one process (docs/GRPO.md). FILE is a run
+ * config, the JSON POST /runs takes; the run folder is `--out`, or `out/grpo/<FILE's name>`.
+ */
 export function trainCommand(): Command {
   return new Command('train')
     .description('GRPO training with real sandbox episodes in the loop; metrics JSONL, checkpoints, --resume.')
-    .option('--config <file>', 'GRPO config JSON (see configs/grpo/default.json and docs/GRPO.md)')
+    .option('--config <file>', 'run config JSON, as POST /runs takes (see configs/grpo/default.json, docs/GRPO.md)')
     .option('--steps <n>', 'override: GRPO steps', number('--steps'))
     .option('--batch-size <n>', 'override: prompts per step (B)', number('--batch-size'))
     .option('--group-size <n>', 'override: episodes per prompt (G)', number('--group-size'))
     .option('--lr <lr>', 'override: learning rate', number('--lr'))
     .option('--seed <n>', 'override: seed', number('--seed'))
     .option('--checkpoint <dir>', 'override: the SFT checkpoint to start from')
-    .option('--tasks <file>', 'override: train tasks JSONL')
-    .option('--out <dir>', 'override: run folder')
+    .option('--tasks <file>', 'override: train tasks JSONL (data.trainFile)')
+    .option('--out <dir>', "run folder (default: out/grpo/<the config file's name>)")
     .option('--resume', 'continue from the latest checkpoint in the run folder', false)
     .option('--no-progress', 'no progress bar')
     .addCommand(replayCommand())
     .action(async (flags: TrainFlags) => {
-      const { config: file, resume, progress, ...overrides } = flags;
+      const { config: file, out, resume, progress, ...overrides } = flags;
       if (file === undefined) throw new InvalidArgumentError('train needs --config <file>');
-      const config = await loadGrpoTrainConfig(file, overrides);
+      const run = await loadRunConfig(file, overrides);
+      const config = await grpoTrainConfigOfRun(run, out ?? defaultRunFolder(file));
       const bar = progress ? progressBar() : undefined;
       try {
-        const result = await runGrpo(config, { resume, observer: bar });
+        const result = await runGrpo(config, { resume, observer: bar, tasks: await runTasks(run) });
         bar?.stop();
         console.log(
           JSON.stringify({

@@ -6,3 +6,6 @@ export const SeedSchema = z
   .int()
   .min(0)
   .max(2 ** 31 - 1);
+
+/** dtype of a trained model's exported `final/` folder (step checkpoints stay F32 so a resume is exact). */
+export const ExportDtypeSchema = z.enum(['F32', 'F16', 'BF16']);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SeedSchema } from './common';
+import { ExportDtypeSchema, SeedSchema } from './common';
 import { GrpoConfigSchema } from './grpo';
 import { RewardConfigSchema } from './reward';
 import { SplitSchema } from './task';
@@ -30,9 +30,11 @@ export const RUN_LIMITS = {
 export const DEFAULT_MODEL_CHECKPOINT = 'default';
 
 /**
- * The configuration of one training run, as POST /runs accepts it and as the Run row stores it (after parsing,
- * so every default is written down with the run). `RunConfigSchema.parse({ name })` gives a run that works on
- * one laptop-class machine with the shipped default model. Unknown keys are rejected at every level.
+ * The configuration of one training run: the one run-config schema. POST /runs accepts it, the Run row stores it
+ * (after parsing, so every default is written down with the run), and `fathom train --config FILE` reads the same
+ * JSON, so a config file runs in one process or through the services unchanged. `RunConfigSchema.parse({ name })`
+ * gives a run that works on one laptop-class machine with the shipped default model. Unknown keys are rejected at
+ * every level.
  *
  * The group size G and maxStaleness are GRPO hyper-parameters and live in `grpo` (`grpo.groupSize`,
  * `grpo.maxStaleness`) only, so there is one value for each.
@@ -164,6 +166,8 @@ export const RunConfigSchema = z
     batchSize: z.number().int().positive().max(RUN_LIMITS.maxEpisodesPerStep).default(4),
     /** Write a checkpoint every this many steps (the last step is always checkpointed). */
     checkpointEvery: z.number().int().positive().max(RUN_LIMITS.maxSteps).default(10),
+    /** dtype of the exported final model (step checkpoints stay F32 so a resume is exact). */
+    exportDtype: ExportDtypeSchema.default('F32'),
   })
   .superRefine((config, ctx) => {
     const episodes = config.batchSize * config.grpo.groupSize;

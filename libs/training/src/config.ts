@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { SeedSchema } from '@fathom/contracts';
+import { ExportDtypeSchema, SeedSchema } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { z } from 'zod';
 import { TrainingError, TrainingErrorCode } from './errors';
@@ -137,7 +137,7 @@ export const SftConfigSchema = z.strictObject({
   /** Run folder: metrics.jsonl, data.json, checkpoints/step-N/, final/. */
   out: path.default('runs/sft'),
   /** dtype of the exported `final/` model (checkpoints stay F32 so a resume is exact). */
-  exportDtype: z.enum(['F32', 'F16', 'BF16']).default('F32'),
+  exportDtype: ExportDtypeSchema.default('F32'),
 });
 
 export type SftConfig = z.output<typeof SftConfigSchema>;

@@ -1,12 +1,4 @@
-export {
-  GrpoTrainConfigSchema,
-  applyGrpoOverrides,
-  loadGrpoTrainConfig,
-  parseGrpoTrainConfig,
-  type GrpoTrainConfig,
-  type GrpoTrainConfigInput,
-  type GrpoTrainOverrides,
-} from './config';
+export { GrpoTrainConfigSchema, parseGrpoTrainConfig, type GrpoTrainConfig, type GrpoTrainConfigInput } from './config';
 export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 export { collectGroups, groupSeed, type CollectedStep } from './collect';
 export {
@@ -45,5 +37,14 @@ export {
   type StepCollector,
 } from './grpo.trainer';
 export { REPLAYED_FIELDS, replayStep, type ReplayResult } from './replay';
-export { DEFAULT_POLICY_DIR, grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
+export {
+  applyRunOverrides,
+  DEFAULT_POLICY_DIR,
+  defaultRunFolder,
+  grpoTrainConfigOfRun,
+  loadRunConfig,
+  runCheckpointDir,
+  runTasks,
+  type RunOverrides,
+} from './run.config';
 export { RunContextCache, UnknownRunError, type RunConfigSource, type RunContext } from './run.context';

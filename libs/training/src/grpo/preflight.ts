@@ -15,7 +15,7 @@ import { PromptStyleSchema } from '../config';
 import { encodeConversation } from '../tokens';
 import type { GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
-import { readPromptStyle } from '../prompt-style.file';
+import { PROMPT_STYLE_FILE, readPromptStyle } from '../prompt-style.file';
 
 const exists = (path: string) =>
   access(path).then(
@@ -35,12 +35,11 @@ async function styleFromState(dir: string): Promise<PromptStyle | null> {
 }
 
 /**
- * The prompt style the SFT checkpoint was trained with: `preflight.sftPromptStyle` when given, else the SFT run's
- * training state — in the checkpoint folder itself, or, for `<run>/final`, in the run's latest checkpoint.
- * Throws INVALID_CONFIG when neither exists: a run that cannot be preflighted does not start.
+ * The prompt style the SFT checkpoint was trained with: the one the checkpoint records (`PROMPT_STYLE_FILE`), else
+ * the SFT run's training state — in the checkpoint folder itself, or, for `<run>/final`, in the run's latest
+ * checkpoint. Throws INVALID_CONFIG when none exists: a run that cannot be preflighted does not start.
  */
 export async function resolveSftPromptStyle(config: GrpoTrainConfig): Promise<PromptStyle> {
-  if (config.preflight.sftPromptStyle) return config.preflight.sftPromptStyle;
   const dir = config.model.checkpoint;
   const recorded = await readPromptStyle(dir);
   if (recorded) return recorded;
@@ -54,7 +53,7 @@ export async function resolveSftPromptStyle(config: GrpoTrainConfig): Promise<Pr
   throw new GrpoTrainError(
     GrpoTrainErrorCode.INVALID_CONFIG,
     `cannot tell which prompt style ${dir} was trained with (no SFT training_state.json there or in its run); ` +
-      'set preflight.sftPromptStyle',
+      `write it to ${join(dir, PROMPT_STYLE_FILE)} as {"system": "full"|"compact", "previewChars": N}`,
   );
 }
 

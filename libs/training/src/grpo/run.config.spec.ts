@@ -1,12 +1,24 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { RunConfigSchema } from '@fathom/contracts';
 import { saveCheckpoint, createDefaultModel } from '@fathom/model';
 import { describe, expect, it } from 'vitest';
 import { writePromptStyle } from '../prompt-style.file';
 import { tinyTasks } from '../testing/fixtures';
-import { grpoTrainConfigOfRun, runCheckpointDir, runTasks } from './run.config';
+import { GrpoTrainErrorCode } from './errors';
+import {
+  applyRunOverrides,
+  defaultRunFolder,
+  grpoTrainConfigOfRun,
+  loadRunConfig,
+  runCheckpointDir,
+  runTasks,
+} from './run.config';
+
+const shippedDir = fileURLToPath(new URL('../../../../configs/grpo/', import.meta.url));
 
 async function checkpointDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'fathom-runcfg-'));
@@ -115,5 +127,53 @@ describe('a service run config as a fathom train config', () => {
     expect(a).toHaveLength(3);
     expect((await runTasks(generated)).map((t) => t.context)).toEqual(a.map((t) => t.context));
     expect(a.every((t) => t.split === 'train')).toBe(true);
+  });
+});
+
+describe('a run config file (fathom train --config)', () => {
+  it('loads every shipped GRPO config as the run config POST /runs takes', async () => {
+    const files = readdirSync(shippedDir).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      const run = await loadRunConfig(join(shippedDir, file));
+      expect(RunConfigSchema.parse(run), file).toEqual(run);
+    }
+    const reader = await loadRunConfig(join(shippedDir, 'reader-ext-grpo.json'));
+    expect(reader).toMatchObject({ exportDtype: 'F16', rollout: { extractiveReads: true, leafTemperature: 1 } });
+  });
+
+  it('validates command-line overrides like file values, naming the file and the field', async () => {
+    const file = join(shippedDir, 'default.json');
+    const run = await loadRunConfig(file, { steps: 7, groupSize: 4, lr: 2e-5, tasks: 'other.jsonl' });
+    expect(run).toMatchObject({
+      steps: 7,
+      grpo: { groupSize: 4, beta: 0.04 },
+      optimizer: { learningRate: 2e-5, warmupSteps: 5 },
+      data: { trainFile: 'other.jsonl', trainSize: 1000 },
+    });
+    const refused = loadRunConfig(file, { groupSize: 1 });
+    await expect(refused).rejects.toMatchObject({ code: GrpoTrainErrorCode.INVALID_CONFIG });
+    await expect(refused).rejects.toThrow(/default\.json[\s\S]*groupSize/);
+  });
+
+  it('refuses a file that is not JSON, or not an object, and a run the schema refuses', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fathom-runfile-'));
+    await writeFile(join(dir, 'broken.json'), '{ "name": ');
+    await expect(loadRunConfig(join(dir, 'broken.json'))).rejects.toThrow(/broken\.json/);
+    await writeFile(join(dir, 'list.json'), '[]');
+    await expect(loadRunConfig(join(dir, 'list.json'))).rejects.toThrow(/list\.json: the config must be a JSON object/);
+    await writeFile(join(dir, 'roles.json'), JSON.stringify({ name: 'r', model: { rootCheckpoint: 'a' } }));
+    await expect(loadRunConfig(join(dir, 'roles.json'))).rejects.toThrow(/trainSubcalls[\s\S]*model\.rootCheckpoint/);
+  });
+
+  it('overrides only the keys given, keeping sibling values, and names the run folder after the file', () => {
+    const raw = { name: 'r', optimizer: { learningRate: 1, warmupSteps: 3 }, data: { trainSize: 5 } };
+    expect(applyRunOverrides(raw, { lr: 0.5, checkpoint: 'other', tasks: 't.jsonl' })).toEqual({
+      name: 'r',
+      optimizer: { learningRate: 0.5, warmupSteps: 3 },
+      model: { checkpoint: 'other' },
+      data: { trainSize: 5, trainFile: 't.jsonl' },
+    });
+    expect(defaultRunFolder('configs/grpo/reader-ext-grpo.json')).toBe(join('out', 'grpo', 'reader-ext-grpo'));
   });
 });

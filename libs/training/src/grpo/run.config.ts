@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { DEFAULT_MODEL_CHECKPOINT, type RunConfig, type Task } from '@fathom/contracts';
+import { readFile } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { DEFAULT_MODEL_CHECKPOINT, RunConfigSchema, type RunConfig, type Task } from '@fathom/contracts';
+import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { readPromptStyle } from '../prompt-style.file';
@@ -64,11 +66,67 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
   return tasks;
 }
 
+/** Command-line overrides of a run config file's values (`fathom train --steps …`). */
+export interface RunOverrides {
+  steps?: number;
+  batchSize?: number;
+  groupSize?: number;
+  lr?: number;
+  seed?: number;
+  checkpoint?: string;
+  /** `data.trainFile`. */
+  tasks?: string;
+}
+
+const objectAt = (raw: Record<string, unknown>, key: string): Record<string, unknown> => {
+  const value = raw[key];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value } : {};
+};
+
+/** Applies overrides to a raw run config object (before validation, so they are validated like file values). */
+export function applyRunOverrides(raw: Record<string, unknown>, o: RunOverrides): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...raw };
+  const set = (section: string, key: string, value: unknown) => {
+    if (value !== undefined) out[section] = { ...objectAt(out, section), [key]: value };
+  };
+  for (const key of ['steps', 'batchSize', 'seed'] as const) if (o[key] !== undefined) out[key] = o[key];
+  set('grpo', 'groupSize', o.groupSize);
+  set('optimizer', 'learningRate', o.lr);
+  set('model', 'checkpoint', o.checkpoint);
+  set('data', 'trainFile', o.tasks);
+  return out;
+}
+
 /**
- * The `fathom train` config equivalent to a service run's config: the learner-service runs `runGrpo` with it, so a
- * run started through the admin API and `fathom train` with this config compute the same thing. `out` is the run's
- * folder. `data.tasks` names the run's task file: `data.trainFile`, or `<out>/tasks.jsonl` for generated tasks
- * (the services pass `runTasks(run)` to `runGrpo` and never write or read that file).
+ * Reads a run config file — the JSON POST /runs takes (`RunConfigSchema`) — applies the overrides and validates the
+ * result; throws GrpoTrainError(INVALID_CONFIG) naming the file and every bad field.
+ */
+export async function loadRunConfig(file: string, overrides: RunOverrides = {}): Promise<RunConfig> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: the config must be a JSON object`);
+  const parsed = RunConfigSchema.safeParse(applyRunOverrides(raw as Record<string, unknown>, overrides));
+  if (!parsed.success)
+    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Where `fathom train --config FILE` writes its run without `--out`: `out/grpo/<FILE's name without .json>`. */
+export function defaultRunFolder(file: string): string {
+  return join('out', 'grpo', basename(file, extname(file)));
+}
+
+/**
+ * The resolved GRPO config of a run (`GrpoTrainConfig`, what `runGrpo` consumes): the learner-service and
+ * `fathom train` both run `runGrpo` with it, so a run started through the admin API and `fathom train` with the same
+ * config file compute the same thing. `out` is the run's folder. `data.tasks` names the run's task file:
+ * `data.trainFile`, or `<out>/tasks.jsonl` for generated tasks (both callers pass `runTasks(run)` to `runGrpo` and
+ * never write or read that file).
  */
 export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise<GrpoTrainConfig> {
   const checkpoint = runCheckpointDir(run);
@@ -112,6 +170,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
     entropy: l.entropy,
     seed: run.seed,
     checkpointEvery: run.checkpointEvery,
+    exportDtype: run.exportDtype,
     out,
   });
 }
