@@ -49,6 +49,7 @@ interface SftDataFlags {
   readersEvidenceShare?: number;
   readersCopyShare: number;
   readersKeyShare: number;
+  readersUnknownShare?: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -84,6 +85,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       evidenceShare: flags.readersEvidenceOnly ? 1 : (flags.readersEvidenceShare ?? 0),
       copyShare: flags.readersCopyShare,
       keyShare: flags.readersKeyShare,
+      unknownShare: flags.readersUnknownShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -212,6 +214,11 @@ export function sftDataCommand(): Command {
         'no filler (what search(question) hands a reader)',
       share('--readers-key-share'),
       0,
+    )
+    .option(
+      '--readers-unknown-share <share>',
+      'share of reader chunks without the evidence (its distractors and filler), answered "unknown" (default 0.1)',
+      share('--readers-unknown-share'),
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)

@@ -51,6 +51,11 @@ export interface ReaderExampleOptions {
    */
   keyShare?: number;
   /**
+   * Share of the other examples whose chunk lacks the evidence (its distractors, and filler, without the fact), answered
+   * "unknown": a reader learns from them that a distractor does not state the fact. Default `READER_UNKNOWN_SHARE`.
+   */
+  unknownShare?: number;
+  /**
    * Share of copy drills (`copyDrill`): the chunk is 1–4 random words, codes and numbers, and the answer is the
    * whole chunk, so no prior can supply it and only copying scores. Default 0.
    */
@@ -86,7 +91,7 @@ function copyDrill(rng: Rng): ReaderExample {
 
 /** Types whose facts a leaf reader is asked about (a count has no evidence sentence, so counting has none). */
 export const READER_TYPES: readonly TaskType[] = ['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop'];
-/** Share of examples whose chunk lacks the evidence, answered "unknown". */
+/** Share of examples whose chunk lacks the evidence, answered "unknown", unless `unknownShare` says otherwise. */
 export const READER_UNKNOWN_SHARE = 0.1;
 
 function subPhrasings(type: TaskType, index: number): readonly Phrasing[] {
@@ -109,6 +114,7 @@ function drawExample(
   family: Family,
   maxChars: number,
   chunkKind: ChunkKind,
+  unknownShare: number,
 ): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
   const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type] });
@@ -117,7 +123,7 @@ function drawExample(
   const question = rng
     .pick(phrasingsOf(subPhrasings(type, index), family))
     .render(subKey(type, index, draft.meta.keys));
-  const unknown = rng.chance(READER_UNKNOWN_SHARE);
+  const unknown = rng.chance(unknownShare);
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));
   const pool = draft.inserts.filter((i) => !sub.evidence.includes(i.text));
@@ -171,7 +177,8 @@ function share(name: string, value: number | undefined): number {
  * The reader curriculum: leaf sub-call examples written with the task generator's own frames and phrasings. Each
  * chunk (at most `maxChunkChars`) holds the evidence of one sub-question among 1–4 distractor sentences of the same
  * task (other values for the same key, near-duplicate entities, other items or people) and filler; the question is a
- * phrasing of that sub-question's family. About 10% of chunks lack the evidence and are answered "unknown".
+ * phrasing of that sub-question's family. About 10% of chunks (`unknownShare`) lack the evidence and are answered
+ * "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest). Each example names the kinds of distractor its chunk holds
@@ -190,6 +197,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const evidenceShare = share('evidenceShare', options.evidenceShare);
   const copyShare = share('copyShare', options.copyShare);
   const keyShare = share('keyShare', options.keyShare);
+  const unknownShare = share('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -202,7 +210,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
       const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
-      while (example === undefined) example = drawExample(rng, split, family, maxChars, chunkKind);
+      while (example === undefined) example = drawExample(rng, split, family, maxChars, chunkKind, unknownShare);
       yield example;
     }
   })();

@@ -190,6 +190,18 @@ describe('generateReaderExamples', () => {
     for (const e of drills) expect(e.distractors).toEqual([]);
   });
 
+  it('with unknownShare, leaves that share of chunks without the evidence, the rest as they were', () => {
+    const base = [...generateReaderExamples({ split: 'heldout', n: 1000, seed: 6, keyShare: 0.5 })];
+    const more = [...generateReaderExamples({ split: 'heldout', n: 1000, seed: 6, keyShare: 0.5, unknownShare: 0.4 })];
+    const unknown = more.filter((e) => e.answer === ORACLE_UNKNOWN);
+    expect(Math.abs(unknown.length / more.length - 0.4)).toBeLessThan(0.04);
+    for (const e of unknown) expect(e.distractors.length, e.chunk).toBeGreaterThan(0);
+    more.forEach((e, i) => {
+      if (e.answer !== ORACLE_UNKNOWN) expect(e).toEqual(base[i]);
+    });
+    expect(() => [...generateReaderExamples({ split: 'train', n: 1, unknownShare: 2 })]).toThrow(/unknownShare/);
+  });
+
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {
     expect(new Set(examples.map((e) => e.type))).toEqual(
       new Set(['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop']),

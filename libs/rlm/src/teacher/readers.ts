@@ -14,6 +14,8 @@ export interface ReaderCurriculumOptions {
   evidenceShare?: number;
   /** Share of chunks of key sentences only (`generateReaderExamples`' `keyShare`). */
   keyShare?: number;
+  /** Share of chunks without the evidence, answered "unknown" (`generateReaderExamples`' `unknownShare`). */
+  unknownShare?: number;
   /** Share of copy drills (`generateReaderExamples`' `copyShare`). */
   copyShare?: number;
 }
@@ -33,6 +35,7 @@ export function* buildReaderExamples(options: ReaderCurriculumOptions): Generato
     maxChunkChars: window,
     evidenceShare: options.evidenceShare,
     keyShare: options.keyShare,
+    unknownShare: options.unknownShare,
     copyShare: options.copyShare,
   })) {
     const example = SftReaderExampleSchema.parse(raw);
