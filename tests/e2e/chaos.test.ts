@@ -411,7 +411,9 @@ describe('chaos: services killed, Redis restarted, Postgres cut mid-run (own Red
     const failedAt = Date.now();
     const run = await untilRunStatus(prisma, stalledRunId, 'failed', 30_000, stack);
     expect(Date.now() - failedAt).toBeLessThan(10_000);
-    expect(run.error).toMatch(/group g0 of step 1 .*failed in the rollout queue: .*stalled more than allowable limit/);
+    expect(run.error).toMatch(
+      /group s1-g0 of step 1 .*failed in the rollout queue: .*stalled more than allowable limit/,
+    );
   }, 240_000);
 
   // Issue 17 item 6, "resume of a run re-creates what its dead letters lost": the learner sets the dead letter of (a2),
