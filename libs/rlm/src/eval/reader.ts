@@ -122,8 +122,8 @@ export async function evaluateReader(
     add(byGold, example.answer === 'unknown' ? 'unknown' : 'stated', correct);
     add(byType, example.type, correct);
     add(byFamily, example.family, correct);
+    const read = response.text.trim();
     if (example.distractors !== undefined) {
-      const read = response.text.trim();
       const kinds = new Set(example.distractors.map((d) => d.kind));
       for (const kind of kinds.size === 0 ? ['none'] : kinds) {
         const stats = (byDistractor[kind] ??= { n: 0, correct: 0, accuracy: 0, fromDistractor: 0 });
@@ -134,7 +134,6 @@ export async function evaluateReader(
       }
     }
     if (example.answer !== 'unknown') {
-      const read = response.text.trim();
       copy.similarity += charSimilarity(read, example.answer);
       if (read[0] === example.answer[0]) copy.firstChar++;
       copy.n++;
