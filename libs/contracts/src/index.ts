@@ -11,3 +11,4 @@ export * from './common';
 export * from './text';
 export * from './stats';
 export * from './random';
+export * from './openapi';
