@@ -1,4 +1,4 @@
-import { TASK_TYPES, deadLetterQueueOf, groupId } from '@fathom/contracts';
+import { TASK_TYPES, deadLetterQueueOf, findOperation, groupId } from '@fathom/contracts';
 import {
   EpisodeRepository,
   EvalRepository,
@@ -9,6 +9,7 @@ import {
 } from '@fathom/persistence';
 import { BullMqTransport } from '@fathom/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_OPERATIONS } from './http/openapi';
 import {
   createTestDatabase,
   request,
@@ -21,7 +22,17 @@ import {
 
 let db: TestDatabase;
 let h: Harness;
-const call = (method: string, path: string, body?: unknown) => request(h.baseUrl, method, path, { body });
+
+/** A request whose JSON reply must match its documented schema (ADMIN_OPERATIONS), whatever the status. */
+async function call(method: string, path: string, body?: unknown) {
+  const reply = await request(h.baseUrl, method, path, { body });
+  const documented = findOperation(ADMIN_OPERATIONS, method, path)?.responses[reply.status];
+  if (documented?.schema !== undefined && (reply.headers.get('content-type') ?? '').includes('application/json')) {
+    const parsed = documented.schema.safeParse(reply.body);
+    if (!parsed.success) throw new Error(`${method} ${path} → ${reply.status}: ${parsed.error.message}`);
+  }
+  return reply;
+}
 
 /** The seeded run: 3 steps × 2 groups × 4 samples, with task type, reward and context length varying per episode. */
 const SEEDED_RUN = 'run-seeded';

@@ -24,12 +24,15 @@ export interface AdminRuntime {
   health: HealthService;
 }
 
+/** Every controller of the admin API (its documented operations are `ADMIN_OPERATIONS`). */
+export const ADMIN_CONTROLLERS = [RunsController, EvalsController, OpsController];
+
 @Module({})
 export class AdminApiModule {
   static create(runtime: AdminRuntime): DynamicModule {
     return {
       module: AdminApiModule,
-      controllers: [RunsController, EvalsController, OpsController],
+      controllers: ADMIN_CONTROLLERS,
       providers: [
         { provide: CONFIG, useValue: runtime.config },
         { provide: LOGGER, useValue: runtime.logger },

@@ -15,4 +15,4 @@ export const EvalRequestSchema = z.strictObject({
 export type EvalRequest = z.output<typeof EvalRequestSchema>;
 
 /** GET /evals/:id: the evalId the results were written under. */
-export const EvalIdSchema = TextIdSchema;
+export const EvalIdParamsSchema = z.strictObject({ id: TextIdSchema.describe('evalId (as POST /evals returned it)') });

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { parseInput, parsePathParam } from '../errors';
 import { EVALS } from '../tokens';
-import { EvalIdSchema, EvalRequestSchema } from './eval.schemas';
+import { EvalIdParamsSchema, EvalRequestSchema } from './eval.schemas';
 import type { EvalService } from './eval.service';
 
 @Controller()
@@ -22,6 +22,6 @@ export class EvalsController {
 
   @Get('evals/:id')
   get(@Param('id') id: string) {
-    return this.evals.get(parsePathParam(EvalIdSchema, 'id', id));
+    return this.evals.get(parsePathParam(EvalIdParamsSchema.shape.id, 'id', id));
   }
 }

@@ -1,9 +1,9 @@
 import { INVALID_TEXT } from '@fathom/contracts';
 import { AdminError, type ValidationIssue } from '../errors';
-import { openApiDocument } from './openapi';
+import { ADMIN_OPERATIONS } from './openapi';
 
 /** The documented routes with path parameters, split into segments ("{id}" marks a parameter). */
-const PARAMETERISED_ROUTES = Object.keys((openApiDocument() as { paths: Record<string, unknown> }).paths)
+const PARAMETERISED_ROUTES = [...new Set(ADMIN_OPERATIONS.map((op) => op.path))]
   .filter((path) => path.includes('{'))
   .map((path) => path.split('/'));
 

@@ -1,22 +1,18 @@
 import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
-import { TextIdSchema } from '@fathom/contracts';
-import { z } from 'zod';
 import { parseInput, parsePathParam } from '../errors';
-import { queryInt } from '../runs/run.schemas';
 import type { Response } from 'express';
 import { docsPage } from '../http/docs.page';
-import { openApiDocument } from '../http/openapi';
+import { adminOpenApiDocument } from '../http/openapi';
 import type { AdminMetrics } from '../metrics';
 import { HEALTH, METRICS, QUEUES } from '../tokens';
 import type { HealthService } from './health.service';
+import { FailedQuerySchema, QueueNameParamsSchema } from './ops.schemas';
 import type { QueueService } from './queue.service';
-
-const FailedQuerySchema = z.strictObject({ limit: queryInt(1, 500).default(20) });
 
 /** Operations: queues, health, metrics, and the API's own documentation. */
 @Controller()
 export class OpsController {
-  private readonly document = openApiDocument() as Parameters<typeof docsPage>[0];
+  private readonly document = adminOpenApiDocument() as Parameters<typeof docsPage>[0];
 
   constructor(
     @Inject(QUEUES) private readonly queues: QueueService,
@@ -32,7 +28,7 @@ export class OpsController {
   @Get('queues/:name/failed')
   failed(@Param('name') name: string, @Query() query: unknown) {
     return this.queues.failed(
-      parsePathParam(TextIdSchema, 'name', name),
+      parsePathParam(QueueNameParamsSchema.shape.name, 'name', name),
       parseInput(FailedQuerySchema, query, 'query').limit,
     );
   }

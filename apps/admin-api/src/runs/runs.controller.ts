@@ -1,18 +1,18 @@
-import { RunConfigSchema, TextIdSchema } from '@fathom/contracts';
+import { RunConfigSchema } from '@fathom/contracts';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { parseInput, parsePathParam } from '../errors';
 import { RUNS } from '../tokens';
 import {
-  BigIntIdSchema,
+  EpisodeIdParamsSchema,
   EpisodesQuerySchema,
+  RunIdParamsSchema,
   RunListQuerySchema,
   SeriesQuerySchema,
   StepsQuerySchema,
 } from './run.schemas';
 import type { RunService } from './run.service';
 
-/** The `:id` of a run route: storable text (a NUL or invalid UTF-8 is a 400 naming `path.id`). */
-const runId = (id: string) => parsePathParam(TextIdSchema, 'id', id);
+const runId = (id: string) => parsePathParam(RunIdParamsSchema.shape.id, 'id', id);
 
 /** Runs and their episodes. Controllers validate input and call one service method. */
 @Controller()
@@ -64,6 +64,6 @@ export class RunsController {
 
   @Get('episodes/:id')
   episode(@Param('id') id: string) {
-    return this.runs.episode(parsePathParam(BigIntIdSchema, 'id', id));
+    return this.runs.episode(parsePathParam(EpisodeIdParamsSchema.shape.id, 'id', id));
   }
 }
