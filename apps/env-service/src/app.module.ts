@@ -24,13 +24,16 @@ export interface EnvRuntime {
   grpcPort: GrpcPortRef;
 }
 
+/** Every HTTP controller of the env-service (its documented operations are `ENV_OPERATIONS`). */
+export const ENV_CONTROLLERS = [EnvController, McpController, OpenAiController];
+
 /** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC server. */
 @Module({})
 export class EnvServiceModule {
   static create(runtime: EnvRuntime): DynamicModule {
     return {
       module: EnvServiceModule,
-      controllers: [EnvController, McpController, OpenAiController],
+      controllers: ENV_CONTROLLERS,
       providers: [
         { provide: CONFIG, useValue: runtime.config },
         { provide: LOGGER, useValue: runtime.logger },

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerateRequest } from '../inference/inference.client';
-import { longDocument, startHarness, WsClient, type Harness, type Json } from '../test-support/harness';
+import {
+  checkDocumentedReply,
+  longDocument,
+  startHarness,
+  WsClient,
+  type Harness,
+  type Json,
+} from '../test-support/harness';
 
 /**
  * The OpenAI-compatible API over a real HTTP server: each completion runs a whole RLM episode in the service's
@@ -47,6 +54,7 @@ async function call(
   } catch {
     // an event stream
   }
+  checkDocumentedReply(hasBody ? 'POST' : 'GET', path, res.status, res.headers.get('content-type') ?? '', body);
   return { status: res.status, body, text, headers: res.headers };
 }
 

@@ -2,7 +2,6 @@ import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Res } fro
 import {
   EnvResetRequestSchema,
   EnvStepRequestSchema,
-  EpisodeIdSchema,
   WS_MESSAGE_TYPES,
   type EnvCapabilities,
   type EnvFreshState,
@@ -11,7 +10,6 @@ import {
   type EnvStepReply,
 } from '@fathom/contracts';
 import type { Response } from 'express';
-import { z } from 'zod';
 import type { EnvServiceConfig } from '../config';
 import type { EpisodeService } from '../episode/episode.service';
 import type { EnvMetrics } from '../metrics';
@@ -19,12 +17,9 @@ import { CONFIG, EPISODES, METRICS } from '../tokens';
 import { parseInput } from '../validate';
 import { SERVICE_VERSION } from '../version';
 import { homePage } from './home.page';
-import { envSchemas, openApiDocument } from './schemas';
+import { CloseRequestSchema, envSchemas, openApiDocument, StateQuerySchema } from './schemas';
 import { GRPC_PORT_REF, type GrpcPortRef } from '../grpc/grpc-port';
 import { MCP_TOOLS } from '../mcp/mcp.handler';
-
-const CloseRequestSchema = z.object({ episode_id: EpisodeIdSchema }).strict();
-const StateQuerySchema = z.object({ episode_id: EpisodeIdSchema.optional() });
 
 /**
  * The OpenEnv HTTP API. OpenEnv's HTTP endpoints are stateless (each call gets a fresh environment); FATHOM adds

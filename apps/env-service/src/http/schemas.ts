@@ -1,16 +1,23 @@
 import {
   EnvActionSchema,
   EnvCapabilitiesSchema,
+  EnvErrorCodeSchema,
   EnvMetadataSchema,
   EnvObservationSchema,
   EnvResetRequestSchema,
   EnvStateSchema,
   EnvStepReplySchema,
   EnvStepRequestSchema,
+  EpisodeIdSchema,
+  openApiDocument as buildOpenApiDocument,
+  type ApiOperation,
+  type ApiResponse,
+  type JsonSchema,
 } from '@fathom/contracts';
 import { z } from 'zod';
-
-type JsonSchema = Record<string, unknown>;
+import { JsonRpcRequestSchema } from '../mcp/mcp.handler';
+import { ChatRequestSchema } from '../openai/chat-request';
+import { OPENAI_ERROR_CODES, OPENAI_ERROR_TYPES } from '../openai/openai.errors';
 
 const schema = (s: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(s, { io }) as JsonSchema;
@@ -26,190 +33,227 @@ export function envSchemas(): { action: JsonSchema; observation: JsonSchema; sta
   };
 }
 
-const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
-const errorResponses = {
-  '400': { description: 'Malformed JSON', content: json('Error') },
-  '403': { description: 'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN)', content: json('Error') },
-  '404': { description: 'Unknown episode or task', content: json('Error') },
-  '409': {
-    description: 'Episode already done, or reset of an open episode_id (EPISODE_EXISTS)',
-    content: json('Error'),
+export const CloseRequestSchema = z.strictObject({ episode_id: EpisodeIdSchema });
+export const StateQuerySchema = z.object({
+  episode_id: EpisodeIdSchema.optional().describe(
+    "The HTTP session's episode; without it, a fresh environment's state {episode_id: null, step_count: 0}",
+  ),
+});
+
+/** The body of every HTTP error: OpenEnv's `detail` plus a code and a one-line message. */
+export const ErrorReplySchema = z.strictObject({
+  code: EnvErrorCodeSchema,
+  message: z.string(),
+  detail: z.unknown().describe('The message, or for 422 the list of {loc, msg, type} issues'),
+});
+
+/** OpenAI's error body, as /v1 answers. */
+export const OpenAiErrorReplySchema = z.strictObject({
+  error: z.strictObject({
+    message: z.string(),
+    type: z.enum(OPENAI_ERROR_TYPES),
+    param: z.string().nullable(),
+    code: z.enum(OPENAI_ERROR_CODES),
+  }),
+});
+
+export const StateReplySchema = z.union([
+  EnvStateSchema,
+  z.strictObject({ episode_id: z.null(), step_count: z.literal(0) }),
+]);
+export const CloseReplySchema = z.strictObject({ episode_id: z.string(), closed: z.literal(true) });
+export const HealthReplySchema = z.strictObject({ status: z.literal('healthy') });
+export const SchemasReplySchema = z.strictObject({
+  action: z.record(z.string(), z.unknown()),
+  observation: z.record(z.string(), z.unknown()),
+  state: z.record(z.string(), z.unknown()),
+});
+export const ModelsReplySchema = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(
+    z.strictObject({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
+  ),
+});
+export const ChatCompletionReplySchema = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(z.looseObject({ index: z.number().int(), message: z.looseObject({ content: z.string() }) })),
+  usage: z.looseObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
+  fathom: z
+    .looseObject({ status: z.string(), turns: z.array(z.unknown()) })
+    .describe('{status, stop_reason, turns, recursion_tree, tokens}: the episode behind the answer'),
+});
+
+const ENV_ERRORS: Record<number, string> = {
+  400: 'Malformed JSON',
+  403: 'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN)',
+  404: 'Unknown episode or task',
+  409: 'Episode already done, or reset of an open episode_id (EPISODE_EXISTS)',
+  413: 'Body over the size limit',
+  422: 'Validation error (detail lists each issue)',
+  429: 'MAX_CONCURRENT_ENVS reached',
+};
+const envErrors = Object.fromEntries(
+  Object.entries(ENV_ERRORS).map(([status, description]) => [status, { description, schema: ErrorReplySchema }]),
+) as Record<number, ApiResponse>;
+const OPENAI_ERRORS: Record<number, string> = {
+  400: 'Bad JSON, no question or document, ambiguous document, unsupported parameter',
+  401: 'Missing or wrong bearer token (when API_TOKEN is set)',
+  404: 'Another model id than FATHOM_MODEL_ID',
+  413: 'Document over MAX_DOCUMENT_BYTES, or body over twice that',
+  429: 'MAX_CONCURRENT_ENVS reached',
+  502: 'The episode could not run (inference endpoint or sandbox down)',
+};
+const openAiErrors = Object.fromEntries(
+  Object.entries(OPENAI_ERRORS).map(([status, description]) => [
+    status,
+    { description, schema: OpenAiErrorReplySchema },
+  ]),
+) as Record<number, ApiResponse>;
+
+/**
+ * Every HTTP route of the env-service, once, with the zod schemas its handlers parse with; the OpenAPI document is
+ * generated from this, and the acceptance tests check replies against the response schemas.
+ */
+export const ENV_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/reset',
+    summary: 'Start an episode',
+    body: { schema: EnvResetRequestSchema, required: false },
+    responses: { 200: { description: 'First observation', schema: EnvStepReplySchema }, ...envErrors },
   },
-  '413': { description: 'Body over the size limit', content: json('Error') },
-  '422': { description: 'Validation error (detail lists each issue)', content: json('Error') },
-  '429': { description: 'MAX_CONCURRENT_ENVS reached', content: json('Error') },
-};
-const openAiError = { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError' } } };
-const openAiErrorResponses = {
-  '400': {
-    description: 'Bad JSON, no question or document, ambiguous document, unsupported parameter',
-    content: openAiError,
+  {
+    method: 'post',
+    path: '/step',
+    summary: 'Run code or submit the answer',
+    body: { schema: EnvStepRequestSchema, required: true },
+    responses: { 200: { description: 'Observation', schema: EnvStepReplySchema }, ...envErrors },
   },
-  '401': { description: 'Missing or wrong bearer token (when API_TOKEN is set)', content: openAiError },
-  '404': { description: 'Another model id than FATHOM_MODEL_ID', content: openAiError },
-  '413': { description: 'Document over MAX_DOCUMENT_BYTES, or body over twice that', content: openAiError },
-  '429': { description: 'MAX_CONCURRENT_ENVS reached', content: openAiError },
-  '502': { description: 'The episode could not run (inference endpoint or sandbox down)', content: openAiError },
-};
-const episodeIdParam = {
-  name: 'episode_id',
-  in: 'query',
-  required: false,
-  description: "The HTTP session's episode; without it, a fresh environment's state {episode_id: null, step_count: 0}",
-  schema: { type: 'string' },
-};
+  {
+    method: 'get',
+    path: '/state',
+    summary: 'Episode state',
+    query: StateQuerySchema,
+    responses: { 200: { description: 'State', schema: StateReplySchema }, ...envErrors },
+  },
+  {
+    method: 'post',
+    path: '/close',
+    summary: 'End an episode and free its sandbox',
+    body: { schema: CloseRequestSchema, required: true },
+    responses: { 200: { description: 'Closed', schema: CloseReplySchema }, ...envErrors },
+  },
+  {
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness',
+    responses: { 200: { description: 'Healthy', schema: HealthReplySchema } },
+  },
+  {
+    method: 'get',
+    path: '/metadata',
+    summary: "Environment metadata (OpenEnv's EnvironmentMetadata)",
+    responses: { 200: { description: 'Metadata', schema: EnvMetadataSchema } },
+  },
+  {
+    method: 'get',
+    path: '/capabilities',
+    summary: 'FATHOM additions to the metadata: action space, capacity, limits, transports, MCP tools',
+    responses: { 200: { description: 'Capabilities', schema: EnvCapabilitiesSchema } },
+  },
+  {
+    method: 'get',
+    path: '/schema',
+    summary: 'JSON Schemas of action, observation, state',
+    responses: { 200: { description: 'Schemas', schema: SchemasReplySchema } },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics',
+    responses: { 200: { description: 'Text exposition format', schema: z.string(), contentType: 'text/plain' } },
+  },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'What this service is and how to reach it, as a page',
+    responses: { 200: { description: 'HTML', schema: z.string(), contentType: 'text/html' } },
+  },
+  {
+    method: 'post',
+    path: '/v1/chat/completions',
+    summary:
+      'OpenAI-compatible chat completion run as one RLM episode: the document (one earlier user message, or a ' +
+      'text or file part before the question) becomes `ctx`, the last user text is the question',
+    description:
+      'Needs `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set. Generation parameters other than those ' +
+      'listed with a non-neutral value are 400. Reply: `chat.completion` whose content is the answer, plus the ' +
+      'additive `fathom` field. With `stream: true`: `chat.completion.chunk` events, one per finished turn ' +
+      '(`fathom.turn`), then the answer as `delta.content`, the finish_reason chunk (with `fathom`), the usage ' +
+      'chunk when asked, then `data: [DONE]`.',
+    security: 'bearer',
+    body: { schema: ChatRequestSchema, required: true },
+    responses: {
+      200: {
+        description: 'The completion (application/json), or its event stream (text/event-stream)',
+        schema: ChatCompletionReplySchema,
+      },
+      ...openAiErrors,
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/models',
+    summary: 'The served model (FATHOM_MODEL_ID), OpenAI-shaped',
+    security: 'bearer',
+    responses: { 200: { description: 'Models', schema: ModelsReplySchema } },
+  },
+  {
+    method: 'post',
+    path: '/mcp',
+    summary:
+      'MCP over JSON-RPC 2.0: initialize, tools/list, tools/call (run_code, submit_answer), openenv/session/create|close',
+    body: { schema: JsonRpcRequestSchema, required: true },
+    responses: {
+      200: { description: 'JSON-RPC response, errors included (-32700 parse error, -32600 invalid request)' },
+      202: { description: 'Notification accepted' },
+      413: { description: 'Body over the size limit (with a JSON-RPC error)' },
+    },
+  },
+];
 
 /** GET /openapi.json: the HTTP API as OpenAPI 3.1 (whose schema dialect is JSON Schema 2020-12, as zod emits). */
 export function openApiDocument(version: string): JsonSchema {
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'FATHOM env-service',
-      version,
-      description:
-        'OpenEnv-compatible environment: a JavaScript REPL over a long document (`ctx`). HTTP sessions are named by ' +
-        '`episode_id` (returned by /reset, sent in the /step body and as a /state query parameter); without it ' +
-        '/step runs in a scratch episode and /state is a fresh environment, as in OpenEnv. WebSocket /ws holds one ' +
-        'episode per connection; /mcp speaks JSON-RPC 2.0 over HTTP POST and WebSocket.',
-    },
-    paths: {
-      '/reset': {
-        post: {
-          summary: 'Start an episode',
-          requestBody: { required: false, content: json('ResetRequest') },
-          responses: { '200': { description: 'First observation', content: json('StepReply') }, ...errorResponses },
-        },
-      },
-      '/step': {
-        post: {
-          summary: 'Run code or submit the answer',
-          requestBody: { required: true, content: json('StepRequest') },
-          responses: { '200': { description: 'Observation', content: json('StepReply') }, ...errorResponses },
-        },
-      },
-      '/state': {
-        get: {
-          summary: 'Episode state',
-          parameters: [episodeIdParam],
-          responses: { '200': { description: 'State', content: json('State') }, ...errorResponses },
-        },
-      },
-      '/close': {
-        post: {
-          summary: 'End an episode and free its sandbox',
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { episode_id: { type: 'string' } }, required: ['episode_id'] },
-              },
-            },
-          },
-          responses: { '200': { description: 'Closed' }, ...errorResponses },
-        },
-      },
-      '/health': { get: { summary: 'Liveness', responses: { '200': { description: '{"status":"healthy"}' } } } },
-      '/metadata': {
-        get: {
-          summary: "Environment metadata (OpenEnv's EnvironmentMetadata)",
-          responses: { '200': { description: 'Metadata', content: json('Metadata') } },
-        },
-      },
-      '/capabilities': {
-        get: {
-          summary: 'FATHOM additions to the metadata: action space, capacity, limits, transports, MCP tools',
-          responses: { '200': { description: 'Capabilities', content: json('Capabilities') } },
-        },
-      },
-      '/schema': {
-        get: {
-          summary: 'JSON Schemas of action, observation, state',
-          responses: { '200': { description: 'Schemas' } },
-        },
-      },
-      '/metrics': {
-        get: { summary: 'Prometheus metrics', responses: { '200': { description: 'text/plain exposition format' } } },
-      },
-      '/v1/chat/completions': {
-        post: {
-          summary:
-            'OpenAI-compatible chat completion run as one RLM episode: the document (one earlier user message, or a ' +
-            'text or file part before the question) becomes `ctx`, the last user text is the question',
-          description:
-            'Needs `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set. Request: OpenAI chat-completions ' +
-            '(`model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens`/`max_completion_tokens` ' +
-            '(per-turn cap), `temperature`, `seed`); other generation parameters with a non-neutral value are 400. ' +
-            'Reply: `chat.completion` whose content is the answer, plus the additive `fathom` field ' +
-            '`{status, stop_reason, turns, recursion_tree, tokens}`. With `stream: true`: `chat.completion.chunk` ' +
-            'events, one per finished turn (`fathom.turn`), then the answer as `delta.content`, the finish_reason ' +
-            'chunk (with `fathom`), the usage chunk when asked, then `data: [DONE]`.',
-          security: [{ bearer: [] }],
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-          responses: {
-            '200': {
-              description: 'The completion (application/json), or its event stream (text/event-stream)',
-              content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': {} },
-            },
-            ...openAiErrorResponses,
-          },
-        },
-      },
-      '/v1/models': {
-        get: {
-          summary: 'The served model (FATHOM_MODEL_ID), OpenAI-shaped',
-          security: [{ bearer: [] }],
-          responses: { '200': { description: '{object: "list", data: [{id, object: "model", …}]}' } },
-        },
-      },
-      '/mcp': {
-        post: {
-          summary:
-            'MCP over JSON-RPC 2.0: initialize, tools/list, tools/call (run_code, submit_answer), openenv/session/create|close',
-          responses: {
-            '200': { description: 'JSON-RPC response, errors included (-32700 parse error, -32600 invalid request)' },
-            '202': { description: 'Notification accepted' },
-            '413': { description: 'Body over the size limit (with a JSON-RPC error)' },
-          },
-        },
-      },
-    },
+  return buildOpenApiDocument({
+    title: 'FATHOM env-service',
+    version,
+    description:
+      'OpenEnv-compatible environment: a JavaScript REPL over a long document (`ctx`). HTTP sessions are named by ' +
+      '`episode_id` (returned by /reset, sent in the /step body and as a /state query parameter); without it ' +
+      '/step runs in a scratch episode and /state is a fresh environment, as in OpenEnv. WebSocket /ws holds one ' +
+      'episode per connection; /mcp speaks JSON-RPC 2.0 over HTTP POST and WebSocket.',
+    operations: ENV_OPERATIONS,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        ResetRequest: schema(EnvResetRequestSchema, 'input'),
-        StepRequest: schema(EnvStepRequestSchema, 'input'),
-        Action: schema(EnvActionSchema, 'input'),
-        StepReply: schema(EnvStepReplySchema),
-        Observation: schema(EnvObservationSchema),
-        State: schema(EnvStateSchema),
-        Metadata: schema(EnvMetadataSchema),
-        Capabilities: schema(EnvCapabilitiesSchema),
-        OpenAiError: {
-          type: 'object',
-          properties: {
-            error: {
-              type: 'object',
-              properties: {
-                message: { type: 'string' },
-                type: { type: 'string' },
-                param: { type: ['string', 'null'] },
-                code: { type: 'string' },
-              },
-              required: ['message', 'type', 'param', 'code'],
-            },
-          },
-          required: ['error'],
-        },
-        Error: {
-          type: 'object',
-          properties: {
-            code: { type: 'string' },
-            message: { type: 'string' },
-            detail: { description: 'The message, or for 422 the list of {loc, msg, type} issues' },
-          },
-          required: ['code', 'message', 'detail'],
-        },
-      },
+      ResetRequest: EnvResetRequestSchema,
+      StepRequest: EnvStepRequestSchema,
+      Action: EnvActionSchema,
+      StepReply: EnvStepReplySchema,
+      Observation: EnvObservationSchema,
+      State: EnvStateSchema,
+      Metadata: EnvMetadataSchema,
+      Capabilities: EnvCapabilitiesSchema,
+      Error: ErrorReplySchema,
+      OpenAiError: OpenAiErrorReplySchema,
     },
-  };
+    bearerSchemes: ['bearer'],
+  });
 }

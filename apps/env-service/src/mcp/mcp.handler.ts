@@ -33,7 +33,8 @@ export interface McpSession {
 
 type JsonRpcId = string | number | null;
 
-const RequestSchema = z.object({
+/** A JSON-RPC 2.0 request or notification (no id). */
+export const JsonRpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: z.union([z.string(), z.number(), z.null()]).optional(),
   method: z.string().min(1),
@@ -91,7 +92,7 @@ export class McpHandler {
     if (Array.isArray(body)) {
       return { body: errorBody(null, JSONRPC.INVALID_REQUEST, 'batch requests are not supported') };
     }
-    const parsed = RequestSchema.safeParse(body);
+    const parsed = JsonRpcRequestSchema.safeParse(body);
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
       return { body: errorBody(idOf(body), JSONRPC.INVALID_REQUEST, `invalid JSON-RPC request: ${why}`) };

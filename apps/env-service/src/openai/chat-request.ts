@@ -75,7 +75,8 @@ const MessageSchema = z.object({
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
 });
 
-const RequestSchema = z.object({
+/** The request fields read here; others are ignored or refused by name (`UNSUPPORTED`, `IGNORED`). */
+export const ChatRequestSchema = z.object({
   model: z.string().min(1).optional(),
   messages: z.array(z.unknown()).min(1, 'must hold at least one message'),
   stream: z.boolean().nullish(),
@@ -113,10 +114,10 @@ export function parseChatRequest(body: unknown, maxDocumentBytes: number): ChatR
         `${key}=${JSON.stringify(value)} is not supported: a completion here is one RLM episode with one text answer`,
         key,
       );
-    if (unsupported === undefined && !IGNORED.includes(key) && !(key in RequestSchema.shape))
+    if (unsupported === undefined && !IGNORED.includes(key) && !(key in ChatRequestSchema.shape))
       throw new OpenAiError('unsupported_parameter', `unrecognized request argument: ${key}`, key);
   }
-  const request = parseWith(RequestSchema, fields, []);
+  const request = parseWith(ChatRequestSchema, fields, []);
   const messages = request.messages.map((m, i) => parseWith(MessageSchema, m, ['messages', i]));
   const { document, documentSource, question } = documentAndQuestion(messages, maxDocumentBytes);
   return {

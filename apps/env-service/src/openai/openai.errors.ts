@@ -3,21 +3,29 @@ import type { Response } from 'express';
 import { EnvError } from '../errors';
 
 /** Every failure the OpenAI-compatible API (/v1) answers with; `error.code` of the reply. */
-export type OpenAiErrorCode =
-  | 'invalid_json'
-  | 'invalid_request'
-  | 'unsupported_parameter'
-  | 'model_not_found'
-  | 'not_found'
-  | 'invalid_api_key'
-  | 'document_too_large'
-  | 'request_too_large'
-  | 'capacity_reached'
-  | 'episode_failed'
-  | 'internal_error';
+export const OPENAI_ERROR_CODES = [
+  'invalid_json',
+  'invalid_request',
+  'unsupported_parameter',
+  'model_not_found',
+  'not_found',
+  'invalid_api_key',
+  'document_too_large',
+  'request_too_large',
+  'capacity_reached',
+  'episode_failed',
+  'internal_error',
+] as const;
+export type OpenAiErrorCode = (typeof OPENAI_ERROR_CODES)[number];
 
 /** OpenAI's `error.type` values used here. */
-export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error';
+export const OPENAI_ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'rate_limit_error',
+  'server_error',
+] as const;
+export type OpenAiErrorType = (typeof OPENAI_ERROR_TYPES)[number];
 
 /** A failure of a /v1 request; `param` names the request field at fault (OpenAI's `error.param`), when one is. */
 export class OpenAiError extends Error {

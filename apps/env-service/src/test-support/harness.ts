@@ -1,8 +1,10 @@
+import { findOperation } from '@fathom/contracts';
 import * as grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { startEnvService, type RunningEnvService } from '../bootstrap';
 import { loadConfig } from '../config';
 import { envService } from '../grpc/protos';
+import { ENV_OPERATIONS } from '../http/schemas';
 import type { GenerateRequest } from '../inference/inference.client';
 import { ScriptedInferenceServer } from './scripted-inference.server';
 
@@ -53,7 +55,18 @@ export async function startHarness(
   };
 }
 
-/** POST a JSON (or raw string) body; returns status and parsed JSON (or text). */
+/**
+ * Throws unless a JSON reply matches the schema its operation documents for that status (`ENV_OPERATIONS`): the
+ * acceptance tests' replies keep the OpenAPI document honest.
+ */
+export function checkDocumentedReply(method: string, path: string, status: number, contentType: string, body: unknown) {
+  const documented = findOperation(ENV_OPERATIONS, method, path)?.responses[status];
+  if (documented?.schema === undefined || !contentType.includes('application/json')) return;
+  const parsed = documented.schema.safeParse(body);
+  if (!parsed.success) throw new Error(`${method} ${path} → ${status}: ${parsed.error.message}`);
+}
+
+/** POST a JSON (or raw string) body; returns status and parsed JSON (or text), checked against the document. */
 export async function post(
   baseUrl: string,
   path: string,
@@ -66,13 +79,17 @@ export async function post(
     body: raw ? (body as string) : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text.length > 0 ? safeJson(text) : undefined };
+  const reply = { status: res.status, body: text.length > 0 ? safeJson(text) : undefined };
+  checkDocumentedReply('POST', path, res.status, res.headers.get('content-type') ?? '', reply.body);
+  return reply;
 }
 
 export async function get(baseUrl: string, path: string): Promise<{ status: number; body: Json; contentType: string }> {
   const res = await fetch(`${baseUrl}${path}`);
   const text = await res.text();
-  return { status: res.status, body: safeJson(text), contentType: res.headers.get('content-type') ?? '' };
+  const reply = { status: res.status, body: safeJson(text), contentType: res.headers.get('content-type') ?? '' };
+  checkDocumentedReply('GET', path, reply.status, reply.contentType, reply.body);
+  return reply;
 }
 
 function safeJson(text: string): unknown {
