@@ -24,7 +24,8 @@ export async function episodePage({ main, params, signal }) {
     facts([
       ['Task', `${e.taskId} (${e.taskType})`],
       ['Context length', `${fmt(e.contextTokens)} tokens`],
-      ['Step / group / sample', `${e.step} / ${e.groupId} / ${e.sampleIndex}`],
+      ['Step', fmt(e.step)],
+      ['Group / sample', `${e.groupId} / ${e.sampleIndex}`],
       ['Policy version', fmt(e.policyVersion)],
       ['Status', e.status],
       ['Turns', fmt(e.turns)],

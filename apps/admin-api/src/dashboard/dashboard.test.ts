@@ -425,6 +425,13 @@ describe.skipIf(missingChromium !== null)('the dashboard in headless chromium', 
     it('shows an episode: answer against gold, reward components, turns, and the recursion tree of calls', async () => {
       await page.locator('main tbody tr a').first().click();
       await page.waitForSelector('main[data-ready="episode"]');
+      const facts = await page.locator('main dl.facts > *').allTextContents();
+      expect(facts.slice(facts.indexOf('Step'), facts.indexOf('Step') + 4)).toEqual([
+        'Step',
+        '3',
+        'Group / sample',
+        `${groupId(3, 0)} / 0`,
+      ]);
       expect(await page.locator('[data-answer="model"]').textContent()).toBe('48213');
       expect(await page.locator('[data-answer="gold"]').textContent()).toBe('48213');
       expect(await cellTexts('.reward-table tbody tr')).toEqual([
