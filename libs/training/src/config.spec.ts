@@ -1,5 +1,9 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOverrides, parseSftConfig } from './config';
+import { applyOverrides, loadSftConfig, parseSftConfig } from './config';
+import { TrainingError } from './errors';
 
 const data = { format: 'conversations', conversations: 'c.jsonl' };
 
@@ -39,5 +43,14 @@ describe('SFT config', () => {
     expect(() => parseSftConfig({ data, model: { checkpoint: 'a', config: 'b' } })).toThrow(/not both/);
     expect(() => parseSftConfig({ data, optimizer: { lr: 1e-4, minLr: 1e-3 } })).toThrow(/minLr/);
     expect(() => parseSftConfig(applyOverrides({ data }, { steps: 0 }))).toThrow(/steps/);
+  });
+
+  it('refuses a file that is not JSON or not an object, naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sft-config-'));
+    await writeFile(join(dir, 'list.json'), '[1]');
+    await writeFile(join(dir, 'broken.json'), '{"steps": ');
+    await expect(loadSftConfig(join(dir, 'list.json'))).rejects.toThrow(/list\.json: the config must be a JSON object/);
+    await expect(loadSftConfig(join(dir, 'broken.json'))).rejects.toThrow(TrainingError);
+    await expect(loadSftConfig(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json: ENOENT/);
   });
 });

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { ExportDtypeSchema, SeedSchema } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { z } from 'zod';
 import { TrainingError, TrainingErrorCode } from './errors';
+import { readJsonObject } from './json-file';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
@@ -161,10 +161,8 @@ export function parseSftConfig(input: unknown): SftConfig {
 }
 
 /** Applies overrides to a raw config object (before validation, so they are validated like file values). */
-export function applyOverrides(raw: unknown, overrides: SftConfigOverrides): unknown {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'the config must be a JSON object');
-  const out: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+export function applyOverrides(raw: Record<string, unknown>, overrides: SftConfigOverrides): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...raw };
   const { lr, ...top } = overrides;
   for (const [key, value] of Object.entries(top)) if (value !== undefined) out[key] = value;
   if (lr !== undefined) {
@@ -176,11 +174,6 @@ export function applyOverrides(raw: unknown, overrides: SftConfigOverrides): unk
 
 /** Reads a JSON config file, applies the overrides and validates the result. */
 export async function loadSftConfig(file: string, overrides: SftConfigOverrides = {}): Promise<SftConfig> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, `${file}: ${(error as Error).message}`);
-  }
+  const raw = await readJsonObject(file, (message) => new TrainingError(TrainingErrorCode.INVALID_CONFIG, message));
   return parseSftConfig(applyOverrides(raw, overrides));
 }

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { DEFAULT_MODEL_CHECKPOINT, RunConfigSchema, type RunConfig, type Task } from '@fathom/contracts';
 import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
+import { readJsonObject } from '../json-file';
 import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
@@ -102,15 +102,8 @@ export function applyRunOverrides(raw: Record<string, unknown>, o: RunOverrides)
  * result; throws GrpoTrainError(INVALID_CONFIG) naming the file and every bad field.
  */
 export async function loadRunConfig(file: string, overrides: RunOverrides = {}): Promise<RunConfig> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: ${(error as Error).message}`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: the config must be a JSON object`);
-  const parsed = RunConfigSchema.safeParse(applyRunOverrides(raw as Record<string, unknown>, overrides));
+  const raw = await readJsonObject(file, (message) => new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, message));
+  const parsed = RunConfigSchema.safeParse(applyRunOverrides(raw, overrides));
   if (!parsed.success)
     throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
