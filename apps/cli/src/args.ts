@@ -21,3 +21,13 @@ export function integer(name: string, min?: number): (value: string) => number {
     return parsed;
   };
 }
+
+/** A commander parser of a share: a number in [0, 1]; the error names the option and the value. */
+export function share(name: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !(parsed >= 0 && parsed <= 1))
+      throw new InvalidArgumentError(`${name} must be a number in [0, 1], got "${value}"`);
+    return parsed;
+  };
+}

@@ -31,7 +31,7 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
-import { integer, number } from './args';
+import { integer, number, share } from './args';
 import {
   formatUsage,
   loadLeafReader,
@@ -91,6 +91,7 @@ interface EvalFlags {
   readersMaxChunk: number;
   readersEvidenceOnly: boolean;
   readersKeyOnly: boolean;
+  readersUnknownShare?: number;
   extractiveReads: boolean;
   leafTemperature?: number;
   record: boolean;
@@ -120,6 +121,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       maxChunkChars: flags.readersMaxChunk,
       evidenceShare: flags.readersEvidenceOnly ? 1 : 0,
       keyShare: flags.readersKeyOnly ? 1 : 0,
+      unknownShare: flags.readersUnknownShare,
     }),
   ];
   const reports: ReaderEvalReport[] = [];
@@ -347,6 +349,12 @@ export function evalCommand(): Command {
       '--readers-key-only',
       'reader chunks of key sentences only: the evidence among every distractor of its task, no filler',
       false,
+    )
+    .option(
+      '--readers-unknown-share <share>',
+      'share of reader chunks without the evidence, answered "unknown" (default 0.1); with --readers-evidence-only ' +
+        'such a chunk is one distractor sentence',
+      share('--readers-unknown-share'),
     )
     .option(
       '--extractive-reads',

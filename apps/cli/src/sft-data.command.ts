@@ -16,16 +16,7 @@ import {
 } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { readTasksJsonl } from '@fathom/tasks';
-import { integer } from './args';
-
-function share(name: string): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (value.trim() === '' || !(parsed >= 0 && parsed <= 1))
-      throw new InvalidArgumentError(`${name} must be a number in [0, 1], got "${value}"`);
-    return parsed;
-  };
-}
+import { integer, share } from './args';
 
 function split(value: string): Split {
   if (!(SPLITS as readonly string[]).includes(value))
