@@ -41,7 +41,8 @@ export interface ReaderExampleOptions {
   maxChunkChars?: number;
   /**
    * Share of examples whose chunk is the evidence alone, no distractors and no filler (an "unknown" example gets one
-   * distractor sentence): the first stage of a reader curriculum that then grows the chunk. Default 0.
+   * distractor sentence, or one sentence of evidence that needs several): the first stage of a reader curriculum that
+   * then grows the chunk, and the one-sentence reads of a program that reads hit by hit. Default 0.
    */
   evidenceShare?: number;
   /**
@@ -146,7 +147,11 @@ function drawExample(
   };
   const evidence: Sentence[] = unknown ? [] : sub.evidence.map((text) => ({ text }));
   if (chunkKind === 'evidence') {
-    const only = example(unknown ? [distractor(rng.pick(pool))] : evidence);
+    // Without the fact: one distractor, or one sentence of evidence that needs others (a single move of an object
+    // whose final place takes all its moves), which does not state the answer on its own either.
+    const partial: Sentence[] = sub.evidence.length > 1 ? sub.evidence.map((text) => ({ text })) : [];
+    const alone = [...pool.map(distractor), ...partial];
+    const only = example(unknown ? [rng.pick(alone)] : evidence);
     return only.chunk.length > maxChars ? undefined : only;
   }
   const distractors = rng.sample(pool, chunkKind === 'key' ? pool.length : rng.int(1, Math.min(4, pool.length)));

@@ -112,6 +112,18 @@ describe('generateReaderExamples', () => {
     expect(Math.abs(plain.filter((e) => e.answer === ORACLE_UNKNOWN).length / plain.length - 0.1)).toBeLessThan(0.03);
   });
 
+  it('with evidenceShare 1, an "unknown" chunk is one distractor or one of several evidence sentences', () => {
+    const unknown = [
+      ...generateReaderExamples({ split: 'train', n: 2000, seed: 3, evidenceShare: 1, unknownShare: 0.5 }),
+    ].filter((e) => e.answer === ORACLE_UNKNOWN);
+    const partial = unknown.filter((e) => e.distractors.length === 0);
+    // A single move of an object whose final place takes all its moves: tracking's evidence is its events.
+    expect(partial.length).toBeGreaterThan(unknown.length / 20);
+    for (const e of partial) expect(e.type).toBe('tracking');
+    for (const e of unknown.filter((x) => x.distractors.length > 0))
+      expect(e.distractors).toEqual([expect.objectContaining({ start: 0, end: e.chunk.length })]);
+  });
+
   it('mixes evidence-only chunks and copy drills at their shares, leaving the other examples as they were', () => {
     const mixed = [
       ...generateReaderExamples({
