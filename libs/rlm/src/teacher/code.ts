@@ -145,27 +145,30 @@ function readReturning(style: CodeStyle, q: string, hits: string): string[] {
   }
 }
 
-/** Top-level statements that leave in `style.value` the first non-"unknown" reading of the windows of `hits`. */
-function readInline(style: CodeStyle, q: string, hits: string): string[] {
+/**
+ * Top-level statements that leave in `style.value` the first non-"unknown" reading of `windows`, an expression of the
+ * texts to read (by default the windows of `hits`).
+ */
+function readInline(style: CodeStyle, q: string, hits: string, windows = windowsOf(style, hits)): string[] {
   const { part, value } = style;
   switch (style.loop) {
     case 'for_break':
       return [
         `let ${value} = 'unknown';`,
-        `for (const ${part} of ${windowsOf(style, hits)}) {`,
+        `for (const ${part} of ${windows}) {`,
         `  ${value} = llm(${q}, ${part});`,
         `  if (${value} !== 'unknown') break;`,
         `}`,
       ];
     case 'index':
       return [
-        `const parts = ${windowsOf(style, hits)};`,
+        `const parts = ${windows};`,
         `let ${value} = 'unknown';`,
         `for (let i = 0; ${value} === 'unknown' && i < parts.length; i++) ${value} = llm(${q}, parts[i]);`,
       ];
     case 'find':
       return [
-        `const answers = ${windowsOf(style, hits)}.map((${part}) => llm(${q}, ${part}));`,
+        `const answers = ${windows}.map((${part}) => llm(${q}, ${part}));`,
         `const ${value} = answers.find((x) => x !== 'unknown') || 'unknown';`,
       ];
   }
@@ -192,8 +195,8 @@ const lookCell = (style: CodeStyle): string =>
  * Cells that run `find` (a statement that fills `style.hits`), read the hits inline window by window with the question
  * expression `q` and answer the first reading that is not "unknown": one cell, or a look cell then the read.
  */
-function findAndReadCells(style: CodeStyle, find: string, q: string): string[] {
-  const read = [...readInline(style, q, style.hits), `answer(${style.value});`].join('\n');
+function findAndReadCells(style: CodeStyle, find: string, q: string, windows?: string): string[] {
+  const read = [...readInline(style, q, style.hits, windows), `answer(${style.value});`].join('\n');
   return style.look ? [`${find}\n${lookCell(style)}`, read] : [`${find}\n${read}`];
 }
 
@@ -211,13 +214,16 @@ export function readAndAnswerCells(style: CodeStyle, q: string, key: string): st
 
 /**
  * Cells that find the sentences of the question's key with `search(question)` — nothing copied from the question —
- * read them in document order, window by window, with the question, and answer the first reading that is not
- * "unknown"; with or without a first cell that looks at what the search found. The same program reads any one-key
- * question, so what it gets right depends on the reader alone.
+ * and read them in document order with the question: each sentence alone, then the windows of all of them, answering
+ * the first reading that is not "unknown"; with or without a first cell that looks at what the search found. A fact
+ * stated in one sentence is read from that sentence, so a read only decides whether one sentence states it (a
+ * negated, hypothetical, reported or superseded sentence, or one about a near-duplicate entity, reads "unknown"); a
+ * fact no single sentence states, such as a final place that takes every move, is read from the window. The same
+ * program reads any one-key question, so what it gets right depends on the reader alone.
  */
 export function searchAndReadCells(style: CodeStyle): string[] {
   const find = `const ${style.hits} = search(question).sort((a, b) => a.start - b.start).map((h) => h.text);`;
-  return findAndReadCells(style, find, 'question');
+  return findAndReadCells(style, find, 'question', `[...${style.hits}, ...${windowsOf(style, style.hits)}]`);
 }
 
 /**

@@ -39,7 +39,8 @@ const wholeFor =
 /**
  * The question-only reader: `search(question)` finds the key's sentences by the question's rarest words, so the
  * program copies nothing from the question and is one text for every one-key type; the sentences are read in
- * document order (a final place needs its events in order) with the task question, like `readMentions`. Its names
+ * document order with the task question, one at a time and then in windows (a final place needs all its events in
+ * order, `searchAndReadCells`). Its names
  * and loop are fixed (`hits`, `part`, `reply`, a for-of that breaks): a policy that cannot copy a name it chose a few
  * lines up mixes drawn names (measured: `reply` read where `result` was declared), so only the window size, the
  * joiner and looking first vary.
