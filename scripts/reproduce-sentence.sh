@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The sentence-by-sentence pair (docs/RESULTS.md, "Each sentence, then the window"): a root whose one question-only
+# program reads every sentence search(question) finds on its own, then the windows of all of them, and a reader
+# trained on single sentences.
+# 1. configs/sft/sentence-reader.json: 600 steps of batch 32 from data/checkpoints/reader-ext-grpo on 30,000 reads
+#    whose chunk is the evidence alone or (45%) one sentence that does not state the fact — a distractor, or one move
+#    of an object whose final place takes all its moves — answered "unknown". About 13 minutes on the 2-core machine.
+#    The checkpoint is out/sentence/reader/final (committed as data/checkpoints/sentence-reader).
+# 2. configs/sft/sentence-root.json: 200 steps of batch 8 from data/checkpoints/search-grpo on one teacher episode
+#    of each of 1,500 train tasks, niah, extractive and tracking written by their search_question strategy. About 8
+#    minutes. The checkpoint is out/sentence/root/final (committed as data/checkpoints/sentence-root).
+# Pass `reader` or `root` to run one stage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+export PATH="$PWD/node_modules/.bin:$PATH"
+mkdir -p out/sentence
+stage="${1:-all}"
+if [[ "$stage" == all || "$stage" == reader ]]; then
+  fathom data generate --split train --n 200 --seed 7 --max-tokens 8000 --out out/sentence/reader-tasks.jsonl
+  fathom sft-data --tasks out/sentence/reader-tasks.jsonl --out out/sentence/reader-teacher.jsonl --seed 7 \
+    --readers 30000 --readers-out out/sentence/readers.jsonl --readers-seed 15 --readers-max-chunk 700 \
+    --readers-evidence-only --readers-unknown-share 0.45
+  fathom sft --config configs/sft/sentence-reader.json
+fi
+if [[ "$stage" == all || "$stage" == root ]]; then
+  fathom data generate --split train --n 1500 --seed 21 --max-tokens 32000 --out out/sentence/root-tasks.jsonl
+  fathom sft-data --tasks out/sentence/root-tasks.jsonl --out out/sentence/root-teacher.jsonl --seed 21 --per-task 1 \
+    --mix niah.read_mentions=0,extractive.read_mentions=0,tracking.read_mentions=0
+  fathom sft --config configs/sft/sentence-root.json
+fi
