@@ -1,4 +1,4 @@
-import { TASK_TYPES, deadLetterQueueOf, findOperation, groupId } from '@fathom/contracts';
+import { TASK_TYPES, checkDocumentedReply, deadLetterQueueOf, groupId } from '@fathom/contracts';
 import {
   EpisodeRepository,
   EvalRepository,
@@ -26,11 +26,8 @@ let h: Harness;
 /** A request whose JSON reply must match its documented schema (ADMIN_OPERATIONS), whatever the status. */
 async function call(method: string, path: string, body?: unknown) {
   const reply = await request(h.baseUrl, method, path, { body });
-  const documented = findOperation(ADMIN_OPERATIONS, method, path)?.responses[reply.status];
-  if (documented?.schema !== undefined && (reply.headers.get('content-type') ?? '').includes('application/json')) {
-    const parsed = documented.schema.safeParse(reply.body);
-    if (!parsed.success) throw new Error(`${method} ${path} → ${reply.status}: ${parsed.error.message}`);
-  }
+  const contentType = reply.headers.get('content-type') ?? '';
+  checkDocumentedReply(ADMIN_OPERATIONS, { method, path, status: reply.status, contentType, body: reply.body });
   return reply;
 }
 

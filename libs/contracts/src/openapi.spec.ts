@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { findOperation, openApiDocument, type ApiOperation } from './openapi';
+import { checkDocumentedReply, describedResponses, findOperation, openApiDocument, type ApiOperation } from './openapi';
 
 const Thing = z.strictObject({ id: z.string(), size: z.number().int() });
 const ops: ApiOperation[] = [
@@ -64,5 +64,31 @@ describe('findOperation', () => {
     expect(findOperation(ops, 'GET', '/things/t-1?depth=2')?.summary).toBe('One thing');
     expect(findOperation(ops, 'POST', '/things/t-1')).toBeUndefined();
     expect(findOperation(ops, 'GET', '/things/t-1/more')).toBeUndefined();
+  });
+});
+
+describe('describedResponses', () => {
+  it('gives each status its description and the shared schema, all of them or the ones asked for', () => {
+    const descriptions = { 404: 'Unknown thing', 409: 'Busy' };
+    expect(describedResponses(descriptions, Thing)).toEqual({
+      404: { description: 'Unknown thing', schema: Thing },
+      409: { description: 'Busy', schema: Thing },
+    });
+    expect(describedResponses(descriptions, Thing, [409])).toEqual({ 409: { description: 'Busy', schema: Thing } });
+  });
+});
+
+describe('checkDocumentedReply', () => {
+  const reply = { method: 'GET', path: '/things/t-1', status: 200, contentType: 'application/json' };
+  it('passes a JSON reply that matches its documented schema, and replies it does not document', () => {
+    expect(() => checkDocumentedReply(ops, { ...reply, body: { id: 't-1', size: 2 } })).not.toThrow();
+    expect(() => checkDocumentedReply(ops, { ...reply, status: 500, body: 'oops' })).not.toThrow();
+    expect(() => checkDocumentedReply(ops, { ...reply, contentType: 'text/html', body: '<p>' })).not.toThrow();
+  });
+
+  it('throws, naming the request and status, when a documented reply does not match', () => {
+    expect(() => checkDocumentedReply(ops, { ...reply, body: { id: 't-1', size: 2, extra: true } })).toThrow(
+      /^GET \/things\/t-1 → 200: /,
+    );
   });
 });

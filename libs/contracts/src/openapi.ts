@@ -49,6 +49,18 @@ export interface ApiDocumentSpec {
 
 const REF_PREFIX = '#/components/schemas/';
 
+/**
+ * Replies that share one body schema, by status, each with its description (an API's error replies): every status of
+ * `descriptions`, or only `statuses`.
+ */
+export function describedResponses(
+  descriptions: Readonly<Record<number, string>>,
+  schema: z.ZodType,
+  statuses: readonly number[] = Object.keys(descriptions).map(Number),
+): Record<number, ApiResponse> {
+  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status]!, schema }]));
+}
+
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema as a request sees it, named components as `$ref`s. */
 function jsonSchema(schema: z.ZodType, components: ReadonlyMap<z.ZodType, string>): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
@@ -162,4 +174,19 @@ export function findOperation(
   });
   const literals = (op: ApiOperation) => op.path.split('/').filter((p) => !p.startsWith('{')).length;
   return matches.sort((a, b) => literals(b) - literals(a))[0];
+}
+
+/**
+ * Throws unless a JSON reply matches the schema its operation documents for that status; replies of undocumented
+ * operations or statuses, or that are not JSON, pass. Tests run every reply they get through it, so the document
+ * cannot drift from what the service sends.
+ */
+export function checkDocumentedReply(
+  operations: readonly ApiOperation[],
+  reply: { method: string; path: string; status: number; contentType: string; body: unknown },
+): void {
+  const documented = findOperation(operations, reply.method, reply.path)?.responses[reply.status];
+  if (documented?.schema === undefined || !reply.contentType.includes('application/json')) return;
+  const parsed = documented.schema.safeParse(reply.body);
+  if (!parsed.success) throw new Error(`${reply.method} ${reply.path} → ${reply.status}: ${parsed.error.message}`);
 }

@@ -1,4 +1,10 @@
-import { openApiDocument, RunConfigSchema, type ApiOperation, type ApiResponse } from '@fathom/contracts';
+import {
+  describedResponses,
+  openApiDocument,
+  RunConfigSchema,
+  type ApiOperation,
+  type ApiResponse,
+} from '@fathom/contracts';
 import { z } from 'zod';
 import { EvalIdParamsSchema, EvalRequestSchema } from '../evals/eval.schemas';
 import { FailedQuerySchema, QueueNameParamsSchema } from '../ops/ops.schemas';
@@ -43,8 +49,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'Postgres or Redis unreachable',
 };
 
-const errors = (...statuses: number[]): Record<number, ApiResponse> =>
-  Object.fromEntries(statuses.map((s) => [s, { description: ERROR_DESCRIPTIONS[s]!, schema: ErrorReplySchema }]));
+const errors = (...statuses: number[]) => describedResponses(ERROR_DESCRIPTIONS, ErrorReplySchema, statuses);
 const html = (description: string): ApiResponse => ({ description, schema: z.string(), contentType: 'text/html' });
 
 /**

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerateRequest } from '../inference/inference.client';
-import {
-  checkDocumentedReply,
-  longDocument,
-  startHarness,
-  WsClient,
-  type Harness,
-  type Json,
-} from '../test-support/harness';
+import { checkEnvReply, longDocument, startHarness, WsClient, type Harness, type Json } from '../test-support/harness';
 
 /**
  * The OpenAI-compatible API over a real HTTP server: each completion runs a whole RLM episode in the service's
@@ -54,7 +47,7 @@ async function call(
   } catch {
     // an event stream
   }
-  checkDocumentedReply(hasBody ? 'POST' : 'GET', path, res.status, res.headers.get('content-type') ?? '', body);
+  checkEnvReply(hasBody ? 'POST' : 'GET', path, res.status, res.headers.get('content-type') ?? '', body);
   return { status: res.status, body, text, headers: res.headers };
 }
 

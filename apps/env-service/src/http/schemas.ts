@@ -9,9 +9,9 @@ import {
   EnvStepReplySchema,
   EnvStepRequestSchema,
   EpisodeIdSchema,
+  describedResponses,
   openApiDocument as buildOpenApiDocument,
   type ApiOperation,
-  type ApiResponse,
   type JsonSchema,
 } from '@fathom/contracts';
 import { z } from 'zod';
@@ -95,9 +95,7 @@ const ENV_ERRORS: Record<number, string> = {
   422: 'Validation error (detail lists each issue)',
   429: 'MAX_CONCURRENT_ENVS reached',
 };
-const envErrors = Object.fromEntries(
-  Object.entries(ENV_ERRORS).map(([status, description]) => [status, { description, schema: ErrorReplySchema }]),
-) as Record<number, ApiResponse>;
+const envErrors = describedResponses(ENV_ERRORS, ErrorReplySchema);
 const OPENAI_ERRORS: Record<number, string> = {
   400: 'Bad JSON, no question or document, ambiguous document, unsupported parameter',
   401: 'Missing or wrong bearer token (when API_TOKEN is set)',
@@ -106,12 +104,7 @@ const OPENAI_ERRORS: Record<number, string> = {
   429: 'MAX_CONCURRENT_ENVS reached',
   502: 'The episode could not run (inference endpoint or sandbox down)',
 };
-const openAiErrors = Object.fromEntries(
-  Object.entries(OPENAI_ERRORS).map(([status, description]) => [
-    status,
-    { description, schema: OpenAiErrorReplySchema },
-  ]),
-) as Record<number, ApiResponse>;
+const openAiErrors = describedResponses(OPENAI_ERRORS, OpenAiErrorReplySchema);
 
 /**
  * Every HTTP route of the env-service, once, with the zod schemas its handlers parse with; the OpenAPI document is

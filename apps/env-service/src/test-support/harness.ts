@@ -1,4 +1,4 @@
-import { findOperation } from '@fathom/contracts';
+import { checkDocumentedReply } from '@fathom/contracts';
 import * as grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { startEnvService, type RunningEnvService } from '../bootstrap';
@@ -55,15 +55,9 @@ export async function startHarness(
   };
 }
 
-/**
- * Throws unless a JSON reply matches the schema its operation documents for that status (`ENV_OPERATIONS`): the
- * acceptance tests' replies keep the OpenAPI document honest.
- */
-export function checkDocumentedReply(method: string, path: string, status: number, contentType: string, body: unknown) {
-  const documented = findOperation(ENV_OPERATIONS, method, path)?.responses[status];
-  if (documented?.schema === undefined || !contentType.includes('application/json')) return;
-  const parsed = documented.schema.safeParse(body);
-  if (!parsed.success) throw new Error(`${method} ${path} → ${status}: ${parsed.error.message}`);
+/** Throws unless a JSON reply matches what `ENV_OPERATIONS` documents for it: the acceptance tests keep the document honest. */
+export function checkEnvReply(method: string, path: string, status: number, contentType: string, body: unknown) {
+  checkDocumentedReply(ENV_OPERATIONS, { method, path, status, contentType, body });
 }
 
 /** POST a JSON (or raw string) body; returns status and parsed JSON (or text), checked against the document. */
@@ -80,7 +74,7 @@ export async function post(
   });
   const text = await res.text();
   const reply = { status: res.status, body: text.length > 0 ? safeJson(text) : undefined };
-  checkDocumentedReply('POST', path, res.status, res.headers.get('content-type') ?? '', reply.body);
+  checkEnvReply('POST', path, res.status, res.headers.get('content-type') ?? '', reply.body);
   return reply;
 }
 
@@ -88,7 +82,7 @@ export async function get(baseUrl: string, path: string): Promise<{ status: numb
   const res = await fetch(`${baseUrl}${path}`);
   const text = await res.text();
   const reply = { status: res.status, body: safeJson(text), contentType: res.headers.get('content-type') ?? '' };
-  checkDocumentedReply('GET', path, reply.status, reply.contentType, reply.body);
+  checkEnvReply('GET', path, reply.status, reply.contentType, reply.body);
   return reply;
 }
 
