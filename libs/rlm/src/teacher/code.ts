@@ -145,11 +145,8 @@ function readReturning(style: CodeStyle, q: string, hits: string): string[] {
   }
 }
 
-/**
- * Top-level statements that leave in `style.value` the first non-"unknown" reading of `windows`, an expression of the
- * texts to read (by default the windows of `hits`).
- */
-function readInline(style: CodeStyle, q: string, hits: string, windows = windowsOf(style, hits)): string[] {
+/** Top-level statements that leave in `style.value` the first non-"unknown" reading of `windows`, an expression of the texts to read. */
+function readInline(style: CodeStyle, q: string, windows: string): string[] {
   const { part, value } = style;
   switch (style.loop) {
     case 'for_break':
@@ -192,11 +189,12 @@ const lookCell = (style: CodeStyle): string =>
   `print(${style.hits}.length + ' sentences');\nprint(${style.hits}.slice(0, 2).join('\\n'));`;
 
 /**
- * Cells that run `find` (a statement that fills `style.hits`), read the hits inline window by window with the question
- * expression `q` and answer the first reading that is not "unknown": one cell, or a look cell then the read.
+ * Cells that run `find` (a statement that fills `style.hits`), read `windows` (by default the hits window by window)
+ * with the question expression `q` and answer the first reading that is not "unknown": one cell, or a look cell then
+ * the read.
  */
-function findAndReadCells(style: CodeStyle, find: string, q: string, windows?: string): string[] {
-  const read = [...readInline(style, q, style.hits, windows), `answer(${style.value});`].join('\n');
+function findAndReadCells(style: CodeStyle, find: string, q: string, windows = windowsOf(style, style.hits)): string[] {
+  const read = [...readInline(style, q, windows), `answer(${style.value});`].join('\n');
   return style.look ? [`${find}\n${lookCell(style)}`, read] : [`${find}\n${read}`];
 }
 
