@@ -353,7 +353,7 @@ export function evalCommand(): Command {
     .option(
       '--readers-unknown-share <share>',
       'share of reader chunks without the evidence, answered "unknown" (default 0.1); with --readers-evidence-only ' +
-        'such a chunk is one distractor sentence',
+        'such a chunk is one distractor sentence, or one of several evidence sentences',
       share('--readers-unknown-share'),
     )
     .option(
