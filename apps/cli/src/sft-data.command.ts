@@ -41,6 +41,7 @@ interface SftDataFlags {
   readersCopyShare: number;
   readersKeyShare: number;
   readersUnknownShare?: number;
+  readersInventedShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -77,6 +78,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       copyShare: flags.readersCopyShare,
       keyShare: flags.readersKeyShare,
       unknownShare: flags.readersUnknownShare,
+      inventedShare: flags.readersInventedShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -210,6 +212,13 @@ export function sftDataCommand(): Command {
       '--readers-unknown-share <share>',
       'share of reader chunks without the evidence (its distractors and filler), answered "unknown" (default 0.1)',
       share('--readers-unknown-share'),
+    )
+    .option(
+      '--readers-invented-share <share>',
+      'share of reader chunks whose key-to-value sentences use invented frames (random filler words between the key ' +
+        'and the value) instead of the written ones, so a reader cannot lean on their wording',
+      share('--readers-invented-share'),
+      0,
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, TASK_TYPES } from '@fathom/contracts';
-import { FRAMES, QUESTIONS, SUB_QUESTIONS } from './frames';
+import { FAMILIES, Rng, TASK_TYPES, type TaskType } from '@fathom/contracts';
+import { FRAMES, INVENTED_KINDS, QUESTIONS, SUB_QUESTIONS, inventedSentence } from './frames';
+import { FILLER } from './vocab';
 
 const SLOTS = { key: 'KEY', value: 'VALUE', other: 'OTHER', actor: 'ACTOR' };
 
@@ -54,5 +55,41 @@ describe('sub-question phrasings', () => {
       expect(heldout.length, relation).toBeGreaterThan(0);
       expect(heldout.filter((q) => train.includes(q))).toEqual([]);
     }
+  });
+});
+
+describe('invented frames', () => {
+  const filler = new Set(
+    Object.values(FILLER)
+      .flat()
+      .flatMap((phrase) => phrase.toLowerCase().split(' ')),
+  );
+  const inventable = Object.entries(INVENTED_KINDS).flatMap(([type, kinds]) =>
+    kinds!.map((kind) => [type as TaskType, kind] as const),
+  );
+
+  it.each(inventable)('ties %s %s sentences with filler words only, each time differently', (type, kind) => {
+    const rng = new Rng(7);
+    const sentences = Array.from({ length: 300 }, () => inventedSentence(rng, type, kind, SLOTS));
+    for (const s of sentences) {
+      expect(s.split('KEY')).toHaveLength(2);
+      expect(s.split('VALUE')).toHaveLength(2);
+      const rest = s.replace('KEY', ' ').replace(type === 'multi_needle' ? '$VALUE' : 'VALUE', ' ');
+      const words = rest.toLowerCase().match(/[a-z]+/g) ?? [];
+      expect(
+        words.filter((w) => !filler.has(w) && !['the', 'according', 'with', 'as', 'for', 'by', 'to', 'at'].includes(w)),
+        s,
+      ).toEqual([]);
+    }
+    expect(new Set(sentences).size).toBeGreaterThan(250);
+    // The value comes before the key in some sentences and after it in others.
+    const before = sentences.filter((s) => s.indexOf('VALUE') < s.indexOf('KEY')).length;
+    expect(before).toBeGreaterThan(60);
+    expect(before).toBeLessThan(240);
+  });
+
+  it('has none for sentences whose meaning needs their wording', () => {
+    expect(inventable).not.toContainEqual(['niah', 'negation']);
+    expect(() => inventedSentence(new Rng(1), 'tracking', 'move', SLOTS)).toThrow(/no invented frame for tracking/);
   });
 });

@@ -61,6 +61,12 @@ export interface ReaderExampleOptions {
    * whole chunk, so no prior can supply it and only copying scores. Default 0.
    */
   copyShare?: number;
+  /**
+   * Share of the task examples whose key-to-value sentences (needles, owners, homes, and decoys about other entities
+   * written like them) use invented frames (`inventedSentence`): random filler words between the key and the value,
+   * so a reader cannot rely on a frame's wording. Meaning distractors keep their written frames. Default 0.
+   */
+  inventedShare?: number;
 }
 
 const DRILL_QUESTIONS = [
@@ -116,9 +122,10 @@ function drawExample(
   maxChars: number,
   chunkKind: ChunkKind,
   unknownShare: number,
+  inventFrames: boolean,
 ): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
-  const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type] });
+  const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type], inventFrames });
   const index = rng.int(0, draft.meta.subquestions.length - 1);
   const sub = draft.meta.subquestions[index];
   const question = rng
@@ -186,7 +193,8 @@ function share(name: string, value: number | undefined): number {
  * "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
- * key-sentence chunks (`keyShare`, of the rest). Each example names the kinds of distractor its chunk holds
+ * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
+ * (`inventedShare`). Each example names the kinds of distractor its chunk holds
  * (`distractors`), so a reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
@@ -203,6 +211,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const copyShare = share('copyShare', options.copyShare);
   const keyShare = share('keyShare', options.keyShare);
   const unknownShare = share('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
+  const inventedShare = share('inventedShare', options.inventedShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -213,9 +222,11 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         continue;
       }
       const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';
+      const invent = kind.chance(inventedShare);
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
-      while (example === undefined) example = drawExample(rng, split, family, maxChars, chunkKind, unknownShare);
+      while (example === undefined)
+        example = drawExample(rng, split, family, maxChars, chunkKind, unknownShare, invent);
       yield example;
     }
   })();

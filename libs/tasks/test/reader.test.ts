@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TASK_TYPES, type Task } from '@fathom/contracts';
 import {
+  FRAMES,
   ORACLE_UNKNOWN,
   OTHER_ENTITY,
   QUESTIONS,
@@ -212,6 +213,31 @@ describe('generateReaderExamples', () => {
       if (e.answer !== ORACLE_UNKNOWN) expect(e).toEqual(base[i]);
     });
     expect(() => [...generateReaderExamples({ split: 'train', n: 1, unknownShare: 2 })]).toThrow(/unknownShare/);
+  });
+
+  it('with inventedShare, writes that share of key-to-value sentences with invented frames', () => {
+    const options = { split: 'train', n: 1000, seed: 8, evidenceShare: 1, unknownShare: 0 } as const;
+    const base = [...generateReaderExamples(options)];
+    const invented = [...generateReaderExamples({ ...options, inventedShare: 0.5 })];
+    // Tracking moves keep their written frames (their meaning is in the wording).
+    const changed = invented.filter((e, i) => e.type !== 'tracking' && e.chunk !== base[i].chunk);
+    const inventable = invented.filter((e) => e.type !== 'tracking').length;
+    expect(Math.abs(changed.length / inventable - 0.5)).toBeLessThan(0.06);
+    // Evidence-only and stated: the chunk is the one evidence sentence, with the value and no written frame's words.
+    const SLOTS = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
+    const written = Object.values(FRAMES)
+      .flat()
+      .flatMap((f) => f.render(SLOTS).split('\u0001'))
+      .map((piece) => piece.trim())
+      .filter((piece) => piece.split(' ').length >= 3);
+    for (const e of changed) {
+      expect(e.chunk).toContain(e.answer);
+      expect(
+        written.filter((piece) => e.chunk.includes(piece)),
+        e.chunk,
+      ).toEqual([]);
+    }
+    expect(() => [...generateReaderExamples({ ...options, inventedShare: -1 })]).toThrow(/inventedShare/);
   });
 
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {

@@ -1,24 +1,18 @@
-import { SftReaderExampleSchema, type Split, type SftReaderExample } from '@fathom/contracts';
-import { generateReaderExamples } from '@fathom/tasks';
+import { SftReaderExampleSchema, type SftReaderExample } from '@fathom/contracts';
+import { generateReaderExamples, type ReaderExampleOptions } from '@fathom/tasks';
 import { DEFAULT_READER_WINDOW_CHARS, planSubcall } from '../subcall';
 import { TeacherError, TeacherErrorCode } from './errors';
 import { SUBCALL_UNKNOWN } from './oracle';
 
-export interface ReaderCurriculumOptions {
-  split: Split;
-  n: number;
+/**
+ * `generateReaderExamples`' options (the shares of evidence-only, key-sentence, "unknown", copy-drill and
+ * invented-frame examples), with the chunk limit given as the reader window.
+ */
+export type ReaderCurriculumOptions = Omit<ReaderExampleOptions, 'maxChunkChars' | 'seed'> & {
   seed: number;
   /** Largest chunk; every example must be a leaf call under it. Default DEFAULT_READER_WINDOW_CHARS. */
   readerWindowChars?: number;
-  /** Share of chunks of the evidence alone (`generateReaderExamples`' `evidenceShare`). */
-  evidenceShare?: number;
-  /** Share of chunks of key sentences only (`generateReaderExamples`' `keyShare`). */
-  keyShare?: number;
-  /** Share of chunks without the evidence, answered "unknown" (`generateReaderExamples`' `unknownShare`). */
-  unknownShare?: number;
-  /** Share of copy drills (`generateReaderExamples`' `copyShare`). */
-  copyShare?: number;
-}
+};
 
 /**
  * The reader curriculum: `n` leaf sub-call examples from the task generator's own frames (`generateReaderExamples`
@@ -28,16 +22,8 @@ export interface ReaderCurriculumOptions {
  */
 export function* buildReaderExamples(options: ReaderCurriculumOptions): Generator<SftReaderExample> {
   const window = options.readerWindowChars ?? DEFAULT_READER_WINDOW_CHARS;
-  for (const raw of generateReaderExamples({
-    split: options.split,
-    n: options.n,
-    seed: options.seed,
-    maxChunkChars: window,
-    evidenceShare: options.evidenceShare,
-    keyShare: options.keyShare,
-    unknownShare: options.unknownShare,
-    copyShare: options.copyShare,
-  })) {
+  const { readerWindowChars: _window, ...shares } = options;
+  for (const raw of generateReaderExamples({ ...shares, maxChunkChars: window })) {
     const example = SftReaderExampleSchema.parse(raw);
     if (planSubcall(example.chunk.length, window) !== 'leaf')
       throw new TeacherError(

@@ -19,8 +19,8 @@ export const extractiveBuilder: TaskTypeBuilder = {
     correction: 0.4,
     decoy_entity: 0.5,
   },
-  build(rng, { split, family, rates }) {
-    const w = new DraftWriter(rng, 'extractive', family);
+  build(rng, { split, family, rates, inventFrames }) {
+    const w = new DraftWriter(rng, 'extractive', family, inventFrames);
     const { key, decoys } = agreementKey(rng, split);
     const value = place(rng, split, [key]);
     const wrong = distinct((avoid) => place(rng, split, avoid), [key, value]);

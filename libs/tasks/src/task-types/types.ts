@@ -1,6 +1,6 @@
 import type { Family, Split, SubQuestion, TaskMeta, TaskType } from '@fathom/contracts';
 import { plainAnswer } from '../answers';
-import { framesOf, phrasingsOf, type Frame, type Phrasing, type Slots } from '../frames';
+import { framesOf, inventable, inventedSentence, phrasingsOf, type Frame, type Phrasing, type Slots } from '../frames';
 import type { Rng } from '@fathom/contracts';
 import { FILLER } from '../vocab';
 
@@ -37,6 +37,11 @@ export interface BuildContext {
   split: Split;
   family: Family;
   rates: VariantRates;
+  /**
+   * Write every sentence that ties one key to one value (`INVENTED_KINDS`: needles, owners, homes, decoys written
+   * with them) with an invented frame instead of a written one; the reader curriculum's `inventedShare`. Default off.
+   */
+  inventFrames?: boolean;
 }
 
 /** One task type: its variant names with default rates, and a deterministic builder. */
@@ -60,6 +65,7 @@ export class DraftWriter {
     readonly rng: Rng,
     readonly type: TaskType,
     readonly family: Family,
+    private readonly inventFrames = false,
   ) {}
 
   frame(kind: string): Frame {
@@ -70,10 +76,17 @@ export class DraftWriter {
 
   /** Renders a frame of `kind` with `slots` (actor defaults to a filler name) and adds it; returns the sentence. */
   write(kind: string, slots: Partial<Slots> & { key: string }, needle: boolean, sequence?: number): string {
-    const frame = this.frame(kind);
-    const text = frame.render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
+    const text =
+      this.inventFrames && inventable(this.type, kind)
+        ? this.invent(kind, { value: '', ...slots })
+        : this.frame(kind).render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
     this.inserts.push(sequence === undefined ? { text, needle, kind } : { text, needle, kind, sequence });
     return text;
+  }
+
+  private invent(kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
+    this.frameIds.add(`${this.type}.${kind}.invented`);
+    return inventedSentence(this.rng, this.type, kind, slots);
   }
 
   tag(variant: string): void {

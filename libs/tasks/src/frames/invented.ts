@@ -1,0 +1,63 @@
+import type { Rng, TaskType } from '@fathom/contracts';
+import { FILLER } from '../vocab';
+import type { Slots } from './types';
+
+/**
+ * Invented frames: a sentence that ties a key to a value with words that say nothing about how — random filler
+ * words between them, the value before or after the key, an optional time or place around. A reader trained on
+ * them cannot lean on a frame's wording (the generator's train frames are few: a needle sentence of an unseen
+ * wording is where the reader fails); what is left to read is which entity the sentence is about and which span is
+ * the value. They are built only from filler vocabulary, never from a frame of either family, so they teach nothing
+ * about the heldout wording.
+ *
+ * Only the relations that tie one key to one value are invented (`INVENTED_KINDS`); distractors whose meaning
+ * matters (negation, tense, hypotheticals, reported claims, corrections) keep their written frames.
+ */
+export const INVENTED_KINDS: Readonly<Partial<Record<TaskType, readonly string[]>>> = {
+  niah: ['needle'],
+  extractive: ['needle'],
+  multi_needle: ['needle'],
+  multi_hop: ['owner', 'home'],
+};
+
+/** Whether `kind` sentences of `type` can be written with an invented frame. */
+export function inventable(type: TaskType, kind: string): boolean {
+  return INVENTED_KINDS[type]?.includes(kind) ?? false;
+}
+
+const { verbs, adverbs, intransitive, places, times, names, professions } = FILLER;
+const LINK_WORDS: readonly string[] = [...verbs, ...adverbs, ...intransitive, 'with', 'as', 'for', 'by', 'to', 'at'];
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** How the key reads in a sentence: people by name, things with "the" (as every written frame has them). */
+function keyPhrase(type: TaskType, kind: string, key: string): string {
+  return type === 'multi_hop' && kind === 'home' ? key : `the ${key}`;
+}
+
+/** How the value reads: prices with their dollar sign (as the written frames mostly have them), the rest verbatim. */
+function valuePhrase(type: TaskType, value: string): string {
+  return type === 'multi_needle' ? `$${value}` : value;
+}
+
+/**
+ * One sentence tying `slots.key` to `slots.value` with an invented frame of `type`'s `kind` (which must be
+ * `inventable`). Consumes `rng`; the same state gives the same sentence.
+ */
+export function inventedSentence(rng: Rng, type: TaskType, kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
+  if (!inventable(type, kind)) throw new Error(`no invented frame for ${type} sentences of kind "${kind}"`);
+  const key = keyPhrase(type, kind, slots.key);
+  const value = valuePhrase(type, slots.value);
+  const link = Array.from({ length: rng.int(1, 3) }, () => rng.pick(LINK_WORDS)).join(' ');
+  const core = rng.chance(0.6) ? `${key} ${link} ${value}` : `${value} ${link} ${key}`;
+  const around = rng.float();
+  if (around < 0.25) return `${capitalise(rng.pick(times))}, ${core}.`;
+  if (around < 0.4) {
+    const who = rng.chance(0.5) ? rng.pick(names) : `the ${rng.pick(professions)}`;
+    return `According to ${who}, ${core}.`;
+  }
+  if (around < 0.7) return `${capitalise(core)} ${rng.pick(rng.chance(0.5) ? places : times)}.`;
+  return `${capitalise(core)}.`;
+}
