@@ -42,6 +42,7 @@ interface SftDataFlags {
   readersKeyShare: number;
   readersUnknownShare?: number;
   readersInventedShare: number;
+  readersInventedQuestionShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -79,6 +80,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       keyShare: flags.readersKeyShare,
       unknownShare: flags.readersUnknownShare,
       inventedShare: flags.readersInventedShare,
+      inventedQuestionShare: flags.readersInventedQuestionShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -218,6 +220,13 @@ export function sftDataCommand(): Command {
       'share of reader chunks whose key-to-value sentences use invented frames (random filler words between the key ' +
         'and the value) instead of the written ones, so a reader cannot lean on their wording',
       share('--readers-invented-share'),
+      0,
+    )
+    .option(
+      '--readers-invented-question-share <share>',
+      'share of reader questions (tracking aside) that are invented: an opening and filler words before the key, ' +
+        'nothing about what is asked',
+      share('--readers-invented-question-share'),
       0,
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)

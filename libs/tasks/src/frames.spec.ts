@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, Rng, TASK_TYPES, type TaskType } from '@fathom/contracts';
-import { FRAMES, INVENTED_KINDS, QUESTIONS, SUB_QUESTIONS, inventedSentence } from './frames';
+import { FRAMES, INVENTED_KINDS, QUESTIONS, SUB_QUESTIONS, inventedQuestion, inventedSentence } from './frames';
 import { FILLER } from './vocab';
 
 const SLOTS = { key: 'KEY', value: 'VALUE', other: 'OTHER', actor: 'ACTOR' };
@@ -91,5 +91,18 @@ describe('invented frames', () => {
   it('has none for sentences whose meaning needs their wording', () => {
     expect(inventable).not.toContainEqual(['niah', 'negation']);
     expect(() => inventedSentence(new Rng(1), 'tracking', 'move', SLOTS)).toThrow(/no invented frame for tracking/);
+    expect(() => inventedQuestion(new Rng(1), 'tracking', 'needle', 'KEY')).toThrow(/no invented question/);
+  });
+
+  it('asks about the key with an opening and filler words, nothing about what is asked', () => {
+    const rng = new Rng(3);
+    const questions = Array.from({ length: 200 }, () => inventedQuestion(rng, 'niah', 'needle', 'KEY'));
+    const written = QUESTIONS.niah.map((q) => q.render('KEY'));
+    for (const q of questions) {
+      expect(q).toMatch(/^(What|Which|Who|Where|How|Tell me|Say) [a-z]+( [a-z]+)? the KEY\?$/);
+      expect(written).not.toContain(q);
+    }
+    expect(new Set(questions).size).toBeGreaterThan(150);
+    expect(inventedQuestion(new Rng(3), 'multi_hop', 'home', 'Vera Lund')).toMatch(/ Vera Lund\?$/);
   });
 });

@@ -1,6 +1,6 @@
 import type { Family, ReaderKind, Split, TaskType } from '@fathom/contracts';
 import { fillerSentence } from './filler';
-import { QUESTIONS, SUB_QUESTIONS, phrasingsOf, type Phrasing } from './frames';
+import { QUESTIONS, SUB_QUESTIONS, inventable, inventedQuestion, phrasingsOf, type Phrasing } from './frames';
 import { DEFAULT_VARIANT_RATES } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
@@ -67,6 +67,12 @@ export interface ReaderExampleOptions {
    * so a reader cannot rely on a frame's wording. Meaning distractors keep their written frames. Default 0.
    */
   inventedShare?: number;
+  /**
+   * Share of the task examples (tracking aside) whose question is invented (`inventedQuestion`): an opening and filler
+   * words before the key, nothing about what is asked, so a reader cannot lean on a phrasing's wording. Drawn
+   * independently of `inventedShare`. Default 0.
+   */
+  inventedQuestionShare?: number;
 }
 
 const DRILL_QUESTIONS = [
@@ -111,6 +117,18 @@ function subKey(type: TaskType, index: number, keys: readonly string[]): string 
   return type === 'multi_needle' || type === 'multi_hop' ? keys[index] : keys[0];
 }
 
+/** The frame kind of a sub-question's evidence: the hop of a multi_hop question, the needle of the others. */
+function subRelation(type: TaskType, index: number): string {
+  if (type === 'multi_hop') return index === 0 ? 'owner' : 'home';
+  return 'needle';
+}
+
+/** Which of an example's wordings are invented: its key-to-value sentences, its question. */
+interface Invented {
+  frames: boolean;
+  question: boolean;
+}
+
 /** What a chunk holds besides the evidence: nothing, every distractor of its task, or 1–4 distractors and filler. */
 type ChunkKind = 'evidence' | 'key' | 'full';
 
@@ -122,15 +140,19 @@ function drawExample(
   maxChars: number,
   chunkKind: ChunkKind,
   unknownShare: number,
-  inventFrames: boolean,
+  invent: Invented,
 ): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
-  const draft = BUILDERS[type].build(rng, { split, family, rates: DEFAULT_VARIANT_RATES[type], inventFrames });
+  const rates = DEFAULT_VARIANT_RATES[type];
+  const draft = BUILDERS[type].build(rng, { split, family, rates, inventFrames: invent.frames });
   const index = rng.int(0, draft.meta.subquestions.length - 1);
   const sub = draft.meta.subquestions[index];
-  const question = rng
-    .pick(phrasingsOf(subPhrasings(type, index), family))
-    .render(subKey(type, index, draft.meta.keys));
+  const key = subKey(type, index, draft.meta.keys);
+  const relation = subRelation(type, index);
+  const question =
+    invent.question && inventable(type, relation)
+      ? inventedQuestion(rng, type, relation, key)
+      : rng.pick(phrasingsOf(subPhrasings(type, index), family)).render(key);
   const unknown = rng.chance(unknownShare);
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));
@@ -194,7 +216,7 @@ function share(name: string, value: number | undefined): number {
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
- * (`inventedShare`). Each example names the kinds of distractor its chunk holds
+ * (`inventedShare`) or asks an invented question (`inventedQuestionShare`). Each example names the kinds of distractor its chunk holds
  * (`distractors`), so a reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
@@ -212,6 +234,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const keyShare = share('keyShare', options.keyShare);
   const unknownShare = share('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
   const inventedShare = share('inventedShare', options.inventedShare);
+  const inventedQuestionShare = share('inventedQuestionShare', options.inventedQuestionShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -222,7 +245,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         continue;
       }
       const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';
-      const invent = kind.chance(inventedShare);
+      const invent = { frames: kind.chance(inventedShare), question: kind.chance(inventedQuestionShare) };
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
       while (example === undefined)

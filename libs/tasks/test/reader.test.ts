@@ -240,6 +240,23 @@ describe('generateReaderExamples', () => {
     expect(() => [...generateReaderExamples({ ...options, inventedShare: -1 })]).toThrow(/inventedShare/);
   });
 
+  it('with inventedQuestionShare, invents that share of questions (tracking aside), the rest as they were', () => {
+    const options = { split: 'train', n: 1000, seed: 9, evidenceShare: 1, unknownShare: 0 } as const;
+    const base = [...generateReaderExamples(options)];
+    const asked = [...generateReaderExamples({ ...options, inventedQuestionShare: 0.5 })];
+    // Tracking questions stay written; a draw retried after a drawn task did not fit can land on another task.
+    const invented = asked.filter((e, i) => e.type !== 'tracking' && e.question !== base[i].question);
+    const share = invented.length / asked.filter((e) => e.type !== 'tracking').length;
+    expect(Math.abs(share - 0.5)).toBeLessThan(0.06);
+    for (const e of invented) {
+      expect(e.question).toMatch(/^(What|Which|Who|Where|How|Tell me|Say) [a-z]+( [a-z]+)? .+\?$/);
+      expect(e.chunk).toContain(e.answer);
+    }
+    // The others are the plain curriculum's draws, apart from those retries.
+    const kept = asked.filter((e, i) => !invented.includes(e) && JSON.stringify(e) === JSON.stringify(base[i]));
+    expect(kept.length / (asked.length - invented.length)).toBeGreaterThan(0.9);
+  });
+
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {
     expect(new Set(examples.map((e) => e.type))).toEqual(
       new Set(['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop']),

@@ -61,3 +61,17 @@ export function inventedSentence(rng: Rng, type: TaskType, kind: string, slots: 
   if (around < 0.7) return `${capitalise(core)} ${rng.pick(rng.chance(0.5) ? places : times)}.`;
   return `${capitalise(core)}.`;
 }
+
+const ASKING = ['What', 'Which', 'Who', 'Where', 'How', 'Tell me', 'Say'] as const;
+
+/**
+ * A question about `key` whose words say nothing of what is asked: an opening (What, Where, Tell me, …) and one or
+ * two filler words before the key, as "Where quietly recorded the velvet spade?". Paired with a sentence that ties the
+ * key to one value, only the key says which value is meant; a reader trained on them cannot lean on a question
+ * phrasing's wording either. For the relations of `INVENTED_KINDS` only.
+ */
+export function inventedQuestion(rng: Rng, type: TaskType, kind: string, key: string): string {
+  if (!inventable(type, kind)) throw new Error(`no invented question for ${type} facts of kind "${kind}"`);
+  const words = Array.from({ length: rng.int(1, 2) }, () => rng.pick(LINK_WORDS)).join(' ');
+  return `${rng.pick(ASKING)} ${words} ${keyPhrase(type, kind, key)}?`;
+}
