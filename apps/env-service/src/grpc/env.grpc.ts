@@ -16,7 +16,7 @@ import type { EnvMetrics } from '../metrics';
 import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
 import { parseInput } from '../validate';
 import { GRPC_PORT_REF, type GrpcPortRef } from './grpc-port';
-import { envService } from './protos';
+import { loadService } from '@fathom/rpc';
 
 type Message = Record<string, unknown>;
 const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
@@ -43,7 +43,7 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
       'grpc.max_receive_message_length': config.MAX_BODY_BYTES,
       'grpc.max_send_message_length': config.MAX_BODY_BYTES,
     });
-    this.server.addService(envService().service, {
+    this.server.addService(loadService('env.proto', 'fathom.env.v1.Env').service, {
       Reset: this.unary((req) =>
         this.episodes
           .reset(parseInput(EnvResetRequestSchema, resetFromProto(req), 'request'), 'grpc')

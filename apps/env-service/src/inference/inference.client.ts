@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { TextGenerate } from '@fathom/rlm';
 import { randomUUID } from 'node:crypto';
-import { inferenceService } from '../grpc/protos';
+import { loadService } from '@fathom/rpc';
 
 /** One generation request, as in proto/inference.proto. */
 export interface GenerateRequest {
@@ -50,24 +50,20 @@ export function inferenceTextGenerate(inference: InferencePort, episodeId: strin
   };
 }
 
-type UnaryCall = (
-  request: GenerateRequest,
-  options: grpc.CallOptions,
-  callback: (error: grpc.ServiceError | null, reply?: GenerateReply) => void,
-) => void;
+function inferenceClient(address: string) {
+  const Inference = loadService('inference.proto', 'fathom.inference.v1.Inference');
+  return new Inference(address, grpc.credentials.createInsecure());
+}
 
 /** Inference.Generate over gRPC. Failures reject with the gRPC error (its `code` tells unreachable from refused). */
 export class GrpcInferenceClient implements InferencePort {
-  private readonly client: grpc.Client & { Generate: UnaryCall };
+  private readonly client: ReturnType<typeof inferenceClient>;
 
   constructor(
     address: string,
     private readonly timeoutMs: number,
   ) {
-    const Inference = inferenceService();
-    this.client = new Inference(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
-      Generate: UnaryCall;
-    };
+    this.client = inferenceClient(address);
   }
 
   generate(request: GenerateRequest): Promise<GenerateReply> {

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { startEnvService, type RunningEnvService } from '../bootstrap';
 import { loadConfig } from '../config';
-import { envService } from '../grpc/protos';
+import { loadService } from '@fathom/rpc';
 import { ENV_OPERATIONS } from '../http/schemas';
 import type { GenerateRequest } from '../inference/inference.client';
 import { ScriptedInferenceServer } from './scripted-inference.server';
@@ -148,7 +148,7 @@ export class EnvGrpcClient {
   private readonly client: grpc.Client & Record<'Reset' | 'Step' | 'State' | 'Close', Unary>;
 
   constructor(address: string) {
-    const Env = envService();
+    const Env = loadService('env.proto', 'fathom.env.v1.Env');
     this.client = new Env(address, grpc.credentials.createInsecure()) as unknown as EnvGrpcClient['client'];
   }
 

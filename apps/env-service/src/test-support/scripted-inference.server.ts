@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { inferenceService } from '../grpc/protos';
+import { loadService } from '@fathom/rpc';
 import type { GenerateReply, GenerateRequest } from '../inference/inference.client';
 
 /**
@@ -16,7 +16,7 @@ export class ScriptedInferenceServer {
 
   /** Starts on a free local port and returns the "host:port" address. */
   async start(): Promise<string> {
-    this.server.addService(inferenceService().service, {
+    this.server.addService(loadService('inference.proto', 'fathom.inference.v1.Inference').service, {
       Generate: (
         call: grpc.ServerUnaryCall<GenerateRequest, GenerateReply>,
         callback: grpc.sendUnaryData<GenerateReply>,
