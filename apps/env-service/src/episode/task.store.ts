@@ -1,4 +1,4 @@
-import type { EnvResetRequest, Split, Task } from '@fathom/contracts';
+import { Rng, type EnvResetRequest, type Split, type Task } from '@fathom/contracts';
 import { estimateTokens, readTasksJsonl } from '@fathom/tasks';
 import { randomInt } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
@@ -86,16 +86,7 @@ export class TaskStore {
       const hint = this.size === 0 ? ' (no dataset configured: set DATASET_PATH, or give an inline task)' : '';
       throw new EnvError('TASK_NOT_FOUND', `no tasks in split "${split}"${hint}`);
     }
-    const index = request.seed === undefined ? randomInt(tasks.length) : seededIndex(request.seed, tasks.length);
-    return tasks[index];
+    // The same seed always picks the same task (FATHOM's one seeded generator); no seed, a fresh draw.
+    return request.seed === undefined ? tasks[randomInt(tasks.length)] : new Rng(Math.floor(request.seed)).pick(tasks);
   }
-}
-
-/** A deterministic index in [0, n) from a seed (splitmix32), so the same seed always picks the same task. */
-function seededIndex(seed: number, n: number): number {
-  let z = (Math.floor(seed) + 0x9e3779b9) >>> 0;
-  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-  z = (z ^ (z >>> 16)) >>> 0;
-  return z % n;
 }
