@@ -9,7 +9,11 @@
 # 2. configs/sft/sentence-root.json: 200 steps of batch 8 from data/checkpoints/search-grpo on one teacher episode
 #    of each of 1,500 train tasks, niah, extractive and tracking written by their search_question strategy. About 8
 #    minutes. The checkpoint is out/sentence/root/final (committed as data/checkpoints/sentence-root).
-# Pass `reader` or `root` to run one stage.
+# 3. configs/sft/invented-reader.json: the reader of step 1 with half of its reads written with invented frames
+#    (`--readers-invented-share 0.5`: random filler words between the key and the value; docs/RESULTS.md, "Invented
+#    frames"). Same tasks, seeds and steps. The checkpoint is out/sentence/invented-reader/final (committed as
+#    data/checkpoints/invented-reader).
+# Pass `reader`, `root` or `invented` to run one stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -22,6 +26,13 @@ if [[ "$stage" == all || "$stage" == reader ]]; then
     --readers 30000 --readers-out out/sentence/readers.jsonl --readers-seed 15 --readers-max-chunk 700 \
     --readers-evidence-only --readers-unknown-share 0.45
   fathom sft --config configs/sft/sentence-reader.json
+fi
+if [[ "$stage" == all || "$stage" == invented ]]; then
+  fathom data generate --split train --n 200 --seed 7 --max-tokens 8000 --out out/sentence/reader-tasks.jsonl
+  fathom sft-data --tasks out/sentence/reader-tasks.jsonl --out out/sentence/invented-teacher.jsonl --seed 7 \
+    --readers 30000 --readers-out out/sentence/invented-readers.jsonl --readers-seed 15 --readers-max-chunk 700 \
+    --readers-evidence-only --readers-unknown-share 0.45 --readers-invented-share 0.5
+  fathom sft --config configs/sft/invented-reader.json
 fi
 if [[ "$stage" == all || "$stage" == root ]]; then
   fathom data generate --split train --n 1500 --seed 21 --max-tokens 32000 --out out/sentence/root-tasks.jsonl
