@@ -1,5 +1,6 @@
 import type { Rng } from '@fathom/contracts';
 import { FILLER } from './vocab';
+import { capitalise } from './text';
 
 /**
  * Filler prose: grammatical, varied sentences about people, errands and documents, built from the word lists in
@@ -9,10 +10,6 @@ import { FILLER } from './vocab';
 
 const { names, professions, adjectives, verbs, things, places, times, adverbs, states, connectors, intransitive } =
   FILLER;
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 function person(rng: Rng): string {
   const roll = rng.nextU32() % 3;

@@ -1,6 +1,7 @@
 import type { Rng, TaskType } from '@fathom/contracts';
 import { FILLER } from '../vocab';
 import type { Slots } from './types';
+import { capitalise } from '../text';
 
 /**
  * Invented frames: a sentence that ties a key to a value with words that say nothing about how — random filler
@@ -27,10 +28,6 @@ export function inventable(type: TaskType, kind: string): boolean {
 
 const { verbs, adverbs, intransitive, places, times, names, professions } = FILLER;
 const LINK_WORDS: readonly string[] = [...verbs, ...adverbs, ...intransitive, 'with', 'as', 'for', 'by', 'to', 'at'];
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 /** How the key reads in a sentence: people by name, things with "the" (as every written frame has them). */
 function keyPhrase(type: TaskType, kind: string, key: string): string {
