@@ -107,20 +107,21 @@ export const READER_TYPES: readonly TaskType[] = ['niah', 'extractive', 'multi_n
 /** Share of examples whose chunk lacks the evidence, answered "unknown", unless `unknownShare` says otherwise. */
 export const READER_UNKNOWN_SHARE = 0.1;
 
-function subPhrasings(type: TaskType, index: number): readonly Phrasing[] {
-  if (type === 'multi_needle') return SUB_QUESTIONS.price;
-  if (type === 'multi_hop') return index === 0 ? SUB_QUESTIONS.owner : SUB_QUESTIONS.home;
-  return QUESTIONS[type];
-}
-
-function subKey(type: TaskType, index: number, keys: readonly string[]): string {
-  return type === 'multi_needle' || type === 'multi_hop' ? keys[index] : keys[0];
-}
-
-/** The frame kind of a sub-question's evidence: the hop of a multi_hop question, the needle of the others. */
-function subRelation(type: TaskType, index: number): string {
-  if (type === 'multi_hop') return index === 0 ? 'owner' : 'home';
-  return 'needle';
+/**
+ * What sub-question `index` of a task of `type` asks about: its key, the frame kind of its evidence (`relation`) and
+ * its phrasings — a multi_needle item's price, a multi_hop hop (owner, then home), the task question otherwise.
+ */
+function subQuestion(
+  type: TaskType,
+  index: number,
+  keys: readonly string[],
+): { key: string; relation: string; phrasings: readonly Phrasing[] } {
+  if (type === 'multi_needle') return { key: keys[index], relation: 'needle', phrasings: SUB_QUESTIONS.price };
+  if (type === 'multi_hop')
+    return index === 0
+      ? { key: keys[index], relation: 'owner', phrasings: SUB_QUESTIONS.owner }
+      : { key: keys[index], relation: 'home', phrasings: SUB_QUESTIONS.home };
+  return { key: keys[0], relation: 'needle', phrasings: QUESTIONS[type] };
 }
 
 /** Which of an example's wordings are invented: its key-to-value sentences, its question. */
@@ -147,12 +148,11 @@ function drawExample(
   const draft = BUILDERS[type].build(rng, { split, family, rates, inventFrames: invent.frames });
   const index = rng.int(0, draft.meta.subquestions.length - 1);
   const sub = draft.meta.subquestions[index];
-  const key = subKey(type, index, draft.meta.keys);
-  const relation = subRelation(type, index);
+  const { key, relation, phrasings } = subQuestion(type, index, draft.meta.keys);
   const question =
     invent.question && inventable(type, relation)
       ? inventedQuestion(rng, type, relation, key)
-      : rng.pick(phrasingsOf(subPhrasings(type, index), family)).render(key);
+      : rng.pick(phrasingsOf(phrasings, family)).render(key);
   const unknown = rng.chance(unknownShare);
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));

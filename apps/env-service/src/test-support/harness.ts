@@ -55,7 +55,10 @@ export async function startHarness(
   };
 }
 
-/** Throws unless a JSON reply matches what `ENV_OPERATIONS` documents for it: the acceptance tests keep the document honest. */
+/**
+ * Throws unless a JSON reply matches what `ENV_OPERATIONS` documents for it: the acceptance tests keep the document
+ * honest.
+ */
 export function checkEnvReply(method: string, path: string, status: number, contentType: string, body: unknown) {
   checkDocumentedReply(ENV_OPERATIONS, { method, path, status, contentType, body });
 }

@@ -145,7 +145,10 @@ function readReturning(style: CodeStyle, q: string, hits: string): string[] {
   }
 }
 
-/** Top-level statements that leave in `style.value` the first non-"unknown" reading of `windows`, an expression of the texts to read. */
+/**
+ * Top-level statements that leave in `style.value` the first non-"unknown" reading of `windows`, an expression of the
+ * texts to read.
+ */
 function readInline(style: CodeStyle, q: string, windows: string): string[] {
   const { part, value } = style;
   switch (style.loop) {

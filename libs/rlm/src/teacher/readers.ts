@@ -21,8 +21,7 @@ export type ReaderCurriculumOptions = Omit<ReaderExampleOptions, 'maxChunkChars'
  * `llm()`: a chunk above the reader window would be a child episode, never a leaf (OVERSIZED_SUBCALL).
  */
 export function* buildReaderExamples(options: ReaderCurriculumOptions): Generator<SftReaderExample> {
-  const window = options.readerWindowChars ?? DEFAULT_READER_WINDOW_CHARS;
-  const { readerWindowChars: _window, ...shares } = options;
+  const { readerWindowChars: window = DEFAULT_READER_WINDOW_CHARS, ...shares } = options;
   for (const raw of generateReaderExamples({ ...shares, maxChunkChars: window })) {
     const example = SftReaderExampleSchema.parse(raw);
     if (planSubcall(example.chunk.length, window) !== 'leaf')
