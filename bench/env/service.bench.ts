@@ -1,6 +1,8 @@
 /**
  * env-service benchmark: step latency (p50/p99, steps/s) of a regex search over WebSocket and gRPC on 16K- and
- * 200K-token contexts, reset latency with the warm pool, and throughput at 64 concurrent sessions.
+ * 200K-token contexts, next to the same step on a SandboxPool driven in-process (no transport), interleaved so that
+ * each transport's overhead is a paired difference; a quiet WebSocket session's latency beside misbehaving
+ * neighbours; reset latency with the warm pool; throughput at 64 concurrent sessions.
  * Runs the real service in-process on free ports (sandbox worker processes included); llm() is not called, the
  * scripted inference server only satisfies the required INFERENCE_ADDRESS.
  *
@@ -12,9 +14,10 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Task } from '@fathom/contracts';
 import { loadConfig, ScriptedInferenceServer, startEnvService } from '@fathom/env-service';
+import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     sessions: { type: 'string', default: '64' },
     'steps-per-session': { type: 'string', default: '20' },
     workers: { type: 'string', default: '2' },
+    'neighbour-s': { type: 'string', default: '20' },
   },
 });
 const STEPS = Number(args.steps);
@@ -40,21 +44,26 @@ const RESETS = Number(args.resets);
 const SESSIONS = Number(args.sessions);
 const STEPS_PER_SESSION = Number(args['steps-per-session']);
 const WORKERS = Number(args.workers);
+const NEIGHBOUR_MS = Number(args['neighbour-s']) * 1000;
 const CONTEXT_SIZES = [16_000, 200_000];
 
 const env = { node: process.version, cpus: cpus().length, sandbox_workers: WORKERS };
 const emit = (record: Record<string, unknown>) =>
-  console.log(JSON.stringify({ bench: 'env-service', ...record, ...env }));
+  console.log(JSON.stringify({ bench: 'env-service', ...record, ...env, loadavg_1m: loadavg()[0] }));
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+function quantile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
 
 function summary(samplesMs: number[]) {
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const mean = samplesMs.reduce((s, x) => s + x, 0) / samplesMs.length;
   return {
-    n: sorted.length,
-    p50_ms: round(q(0.5)),
-    p99_ms: round(q(0.99)),
+    n: samplesMs.length,
+    p50_ms: round(quantile(samplesMs, 0.5)),
+    p99_ms: round(quantile(samplesMs, 0.99)),
     mean_ms: round(mean),
     steps_per_s: Math.round(1000 / mean),
   };
@@ -100,6 +109,141 @@ function grpcClient(address: string) {
   return { call, close: () => grpc.Client.prototype.close.call(client) };
 }
 
+type Rpc = ReturnType<typeof grpcClient>;
+type Transport = 'ws' | 'grpc' | 'in_process';
+const TRANSPORTS: readonly Transport[] = ['ws', 'grpc', 'in_process'];
+
+/**
+ * The same step over WebSocket, over gRPC and on a SandboxPool driven in-process, one after another in a rotating
+ * order, so that load drift on a shared machine hits all three alike. Each transport's `overhead_*` is the paired
+ * difference to the in-process step of the same round.
+ */
+async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, pool: SandboxPool): Promise<void> {
+  const ws = await Ws.open(wsUrl);
+  await ws.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
+  const reset = await rpc.call('Reset', { split: 'eval', task_id: task.id });
+  const grpcId = reset.observation.episode_id;
+  const local = await pool.openEpisode({ ctx: task.context, question: task.question });
+  const run: Record<Transport, () => Promise<number>> = {
+    ws: async () => {
+      const reply = await ws.request({ type: 'step', data: { action: { code } } });
+      if (reply.type !== 'observation' || reply.data.observation.error)
+        throw new Error(`ws step failed: ${JSON.stringify(reply)}`);
+      return reply.data.observation.wall_ms;
+    },
+    grpc: async () => {
+      const reply = await rpc.call('Step', { episode_id: grpcId, code });
+      if (reply.observation.error) throw new Error(`grpc step failed: ${JSON.stringify(reply.observation.error)}`);
+      return reply.observation.wall_ms;
+    },
+    in_process: async () => {
+      const result = await local.run(code);
+      if (result.error) throw new Error(`in-process step failed: ${JSON.stringify(result.error)}`);
+      return result.wallMs;
+    },
+  };
+  const samples = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
+  const sandbox = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
+  for (let i = 0; i < WARMUP + STEPS; i++) {
+    for (let k = 0; k < TRANSPORTS.length; k++) {
+      const transport = TRANSPORTS[(i + k) % TRANSPORTS.length];
+      const t = performance.now();
+      const wallMs = await run[transport]();
+      if (i < WARMUP) continue;
+      samples[transport].push(performance.now() - t);
+      sandbox[transport].push(wallMs);
+    }
+  }
+  ws.socket.close();
+  await rpc.call('Close', { episode_id: grpcId });
+  await local.close();
+  for (const transport of TRANSPORTS) {
+    const overhead = samples[transport].map((ms, i) => ms - samples.in_process[i]);
+    emit({
+      metric: 'step_latency',
+      transport,
+      context_tokens: task.context_tokens,
+      program: 'regex_search',
+      ...summary(samples[transport]),
+      sandbox_wall_p50_ms: round(quantile(sandbox[transport], 0.5)),
+      ...(transport === 'in_process'
+        ? {}
+        : { overhead_p50_ms: round(quantile(overhead, 0.5)), overhead_p99_ms: round(quantile(overhead, 0.99)) }),
+    });
+  }
+}
+
+/** Guest programs of misbehaving neighbours: each runs until the sandbox stops it, and then resets and runs again. */
+const NEIGHBOURS = {
+  endless_loop: 'while (true) {}',
+  allocation_bomb: 'const a = []; while (true) a.push(new Array(1e6).fill(1));',
+};
+
+/**
+ * A quiet WebSocket session's step latency alone, then for NEIGHBOUR_MS beside one session per NEIGHBOURS program
+ * that runs into its CPU or memory limit again and again; `p99_ratio` is beside / alone. A quiet step that fails is
+ * counted by its error code in `quiet_errors` (and the quiet session resets), so a neighbour that breaks containment
+ * shows in the record instead of stopping the bench.
+ */
+async function besideNeighbours(task: Task, code: string, wsUrl: string): Promise<void> {
+  const quiet = await Ws.open(wsUrl);
+  const reset = () => quiet.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
+  const quietErrors: Record<string, number> = {};
+  const timed = async (until: () => boolean): Promise<number[]> => {
+    const samples: number[] = [];
+    await reset();
+    for (let i = 0; i < WARMUP; i++) await quiet.request({ type: 'step', data: { action: { code } } });
+    while (until()) {
+      const t = performance.now();
+      const reply = await quiet.request({ type: 'step', data: { action: { code } } });
+      samples.push(performance.now() - t);
+      const error = reply.type === 'observation' ? reply.data.observation.error?.code : reply.data?.reason;
+      if (error !== undefined) quietErrors[error] = (quietErrors[error] ?? 0) + 1;
+      if (error !== undefined || reply.data.done) await reset();
+    }
+    return samples;
+  };
+  let left = STEPS;
+  const alone = await timed(() => left-- > 0);
+
+  let stop = false;
+  const stopped: Record<string, number> = {};
+  const neighbours = Object.entries(NEIGHBOURS).map(async ([name, program]) => {
+    const socket = await Ws.open(wsUrl);
+    while (!stop) {
+      await socket.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
+      const reply = await socket.request({ type: 'step', data: { action: { code: program } } });
+      const error = reply.type === 'observation' ? reply.data.observation.error?.code : reply.data?.reason;
+      const key = `${name}:${error ?? 'none'}`;
+      stopped[key] = (stopped[key] ?? 0) + 1;
+    }
+    socket.socket.close();
+  });
+  const until = performance.now() + NEIGHBOUR_MS;
+  let beside: number[];
+  try {
+    beside = await timed(() => performance.now() < until);
+  } finally {
+    stop = true;
+    await Promise.all(neighbours);
+    quiet.socket.close();
+  }
+  const aloneStats = summary(alone);
+  const besideStats = summary(beside);
+  emit({
+    metric: 'beside_neighbours',
+    transport: 'ws',
+    context_tokens: task.context_tokens,
+    program: 'regex_search',
+    neighbour_steps: stopped,
+    quiet_errors: quietErrors,
+    alone: aloneStats,
+    beside: besideStats,
+    p50_ratio: round(besideStats.p50_ms / aloneStats.p50_ms),
+    p99_ratio: round(besideStats.p99_ms / aloneStats.p99_ms),
+  });
+}
+
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'fathom-env-bench-'));
   const tasks = new Map<number, Task>();
@@ -132,57 +276,16 @@ async function main() {
   );
   const wsUrl = `ws://127.0.0.1:${service.httpPort}/ws`;
   const rpc = grpcClient(`127.0.0.1:${service.grpcPort}`);
+  const pool = await SandboxPool.start({
+    workers: WORKERS,
+    defaults: { maxSteps: STEPS + WARMUP + 10, episodeCpuMs: 600_000 },
+  });
 
   try {
     for (const task of tasks.values()) {
       const code = searchProgram(task);
-
-      const ws = await Ws.open(wsUrl);
-      await ws.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
-      const wsSamples: number[] = [];
-      const wsSandbox: number[] = [];
-      for (let i = 0; i < WARMUP + STEPS; i++) {
-        const t = performance.now();
-        const reply = await ws.request({ type: 'step', data: { action: { code } } });
-        if (reply.type !== 'observation' || reply.data.observation.error)
-          throw new Error(`ws step failed: ${JSON.stringify(reply)}`);
-        if (i >= WARMUP) {
-          wsSamples.push(performance.now() - t);
-          wsSandbox.push(reply.data.observation.wall_ms);
-        }
-      }
-      ws.socket.close();
-      emit({
-        metric: 'step_latency',
-        transport: 'ws',
-        context_tokens: task.context_tokens,
-        program: 'regex_search',
-        ...summary(wsSamples),
-        sandbox_wall_p50_ms: summary(wsSandbox).p50_ms,
-      });
-
-      const reset = await rpc.call('Reset', { split: 'eval', task_id: task.id });
-      const id = reset.observation.episode_id;
-      const grpcSamples: number[] = [];
-      const grpcSandbox: number[] = [];
-      for (let i = 0; i < WARMUP + STEPS; i++) {
-        const t = performance.now();
-        const reply = await rpc.call('Step', { episode_id: id, code });
-        if (reply.observation.error) throw new Error(`grpc step failed: ${JSON.stringify(reply.observation.error)}`);
-        if (i >= WARMUP) {
-          grpcSamples.push(performance.now() - t);
-          grpcSandbox.push(reply.observation.wall_ms);
-        }
-      }
-      await rpc.call('Close', { episode_id: id });
-      emit({
-        metric: 'step_latency',
-        transport: 'grpc',
-        context_tokens: task.context_tokens,
-        program: 'regex_search',
-        ...summary(grpcSamples),
-        sandbox_wall_p50_ms: summary(grpcSandbox).p50_ms,
-      });
+      await stepLatency(task, code, wsUrl, rpc, pool);
+      if (task.context_tokens > 100_000) await besideNeighbours(task, code, wsUrl);
 
       const resetSamples: number[] = [];
       for (let i = 0; i < WARMUP + RESETS; i++) {
@@ -216,6 +319,7 @@ async function main() {
     }
   } finally {
     rpc.close();
+    await pool.close();
     await service.close();
     await inference.stop();
     await rm(dir, { recursive: true, force: true });
