@@ -24,6 +24,7 @@ const stats = (n: number, accuracy: number): EvalStats => ({
   leafCorrect: 1,
   leafAccuracy: 1,
   leafNoEvidence: 0,
+  leafNoEvidenceAnswered: 0,
 });
 
 describe('eval jobs', () => {

@@ -97,7 +97,8 @@ const TASKS: Task[] = [
 /**
  * A policy with known behaviour per question: niah by a regex cell (right); tracking through one llm() over the
  * lamp's sentences (its reader takes the first sentence's last word: wrong); counting by a guess (wrong); multi_hop
- * through two leaf reads (right) after a read of a chunk without evidence. After an error it answers "unknown".
+ * through two leaf reads (right) after a read of a chunk without evidence, which its reader answers with a word of the
+ * filler instead of "unknown". After an error it answers "unknown".
  */
 function scripted({ prompt }: ScriptCall): string {
   const text = /\n\nText:\n([\s\S]*?)<\|im_end\|>/.exec(prompt);
@@ -241,6 +242,7 @@ describe('evaluateSuite', () => {
       leafScored: 3,
       leafCorrect: 2,
       leafNoEvidence: 1,
+      leafNoEvidenceAnswered: 1,
     });
     expect(mine.overall.leafAccuracy).toBeCloseTo(2 / 3);
     expect(mine.tasks[1].leaves).toEqual([
@@ -252,7 +254,14 @@ describe('evaluateSuite', () => {
         verdict: 'wrong',
       },
     ]);
-    expect(oracle.overall).toMatchObject({ accuracy: 0.75, leafScored: 3, leafCorrect: 3, leafAccuracy: 1 });
+    expect(oracle.overall).toMatchObject({
+      accuracy: 0.75,
+      leafScored: 3,
+      leafCorrect: 3,
+      leafAccuracy: 1,
+      leafNoEvidence: 1,
+      leafNoEvidenceAnswered: 0,
+    });
     expect(noLlm.overall).toMatchObject({ accuracy: 0.25, meanLlmCalls: 0, callingShare: 0, leafCalls: 0 });
     expect(report.systems[0].summary.overall.accuracy).toEqual({ mean: 0.5, sd: 0, min: 0.5, max: 0.5 });
 
@@ -278,8 +287,12 @@ describe('evaluateSuite', () => {
     expect(table).toMatch(/^group\s+n\s+policy\s+regex\s+no-llm\s+oracle$/m);
     expect(table).toMatch(/^overall\s+4\s+50\.0%\s+25\.0%\s+25\.0%\s+75\.0%$/m);
     expect(table).toMatch(/^phrasing unseen\s+2\s+50\.0%\s+0\.0%\s+0\.0%\s+100\.0%$/m);
-    expect(table).toMatch(/^policy overall\s+4\s+0\s+1\.00\s+50\.0%\s+0\.50\s+1\s+4\s+66\.7% of 3\s+1$/m);
-    expect(table).toMatch(/^oracle type multi_hop\s+1\s+0\s+3\.00\s+100\.0%\s+1\.00\s+1\s+3\s+100\.0% of 2\s+1$/m);
+    expect(table).toMatch(
+      /^policy overall\s+4\s+0\s+1\.00\s+50\.0%\s+0\.50\s+1\s+4\s+66\.7% of 3\s+1 \(1 answered\)$/m,
+    );
+    expect(table).toMatch(
+      /^oracle type multi_hop\s+1\s+0\s+3\.00\s+100\.0%\s+1\.00\s+1\s+3\s+100\.0% of 2\s+1 \(0 answered\)$/m,
+    );
   });
 
   it('runs every policy-driven system once per seed when sampled and reports the spread', async () => {

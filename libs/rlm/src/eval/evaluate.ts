@@ -8,7 +8,7 @@ import type {
   TaskType,
 } from '@fathom/contracts';
 import { TASK_TYPES } from '@fathom/contracts';
-import { isCorrect, scoreTrajectory } from '@fathom/rewards';
+import { isCorrect, normalizeAnswer, scoreTrajectory } from '@fathom/rewards';
 import type { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { resolveEpisodeConfig, type EpisodeConfigInput } from '../episode/episode.config';
@@ -16,6 +16,7 @@ import { EpisodeRunner, episodeTaskOf, type GroupRollout, type LeafCall } from '
 import { RolloutError, RolloutErrorCode } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import { flattenCalls, rolloutMetrics, toRewardTrajectory, type RolloutMetrics } from '../episode/trajectory';
+import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import { scoreLeaf, type LeafScore } from './leaf';
 
 /** Context-length buckets of the eval report, by `estimateTokens(context)`: [min, max) in tokens. */
@@ -148,6 +149,11 @@ export interface EvalStats {
   leafAccuracy: number | null;
   /** Leaf calls over a chunk that held no sub-question's evidence. */
   leafNoEvidence: number;
+  /**
+   * Of those, the calls answered with a value instead of the reader's "unknown" (`SUBCALL_UNKNOWN`): reads that
+   * should have been refused, such as a distractor sentence read as the fact.
+   */
+  leafNoEvidenceAnswered: number;
 }
 
 export interface EvalReport {
@@ -168,6 +174,8 @@ export interface EvalReport {
   wallMs: number;
 }
 
+const REFUSAL = normalizeAnswer(SUBCALL_UNKNOWN);
+
 export function evalStats(results: readonly EvalTaskResult[]): EvalStats {
   const scored = results.filter((r) => r.correct !== null);
   const mean = (f: (r: EvalTaskResult) => number) =>
@@ -175,6 +183,7 @@ export function evalStats(results: readonly EvalTaskResult[]): EvalStats {
   const leaves = scored.flatMap((r) => r.leaves);
   const leafScored = leaves.filter((l) => l.verdict === 'correct' || l.verdict === 'wrong').length;
   const leafCorrect = leaves.filter((l) => l.verdict === 'correct').length;
+  const noEvidence = leaves.filter((l) => l.verdict === 'no_evidence');
   return {
     n: results.length,
     scored: scored.length,
@@ -192,7 +201,8 @@ export function evalStats(results: readonly EvalTaskResult[]): EvalStats {
     leafScored,
     leafCorrect,
     leafAccuracy: leafScored === 0 ? null : leafCorrect / leafScored,
-    leafNoEvidence: leaves.filter((l) => l.verdict === 'no_evidence').length,
+    leafNoEvidence: noEvidence.length,
+    leafNoEvidenceAnswered: noEvidence.filter((l) => normalizeAnswer(l.answer) !== REFUSAL).length,
   };
 }
 

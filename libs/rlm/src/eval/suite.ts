@@ -49,10 +49,14 @@ export interface EvalSummaryStats {
   maxDepth: number;
   /** Over the runs whose group scored a leaf; null when none did. */
   leafAccuracy: Spread | null;
-  /** Leaf calls, scored leaf calls and leaf calls without evidence in their chunk, summed over runs. */
+  /**
+   * Leaf calls, scored leaf calls, leaf calls without evidence in their chunk and those of them answered with a
+   * value instead of "unknown", summed over runs.
+   */
   leafCalls: number;
   leafScored: number;
   leafNoEvidence: number;
+  leafNoEvidenceAnswered: number;
 }
 
 export interface EvalSummary {
@@ -121,6 +125,7 @@ function summarize(runs: readonly EvalReport[]): EvalSummary {
       leafCalls: sum((s) => s.leafCalls),
       leafScored: sum((s) => s.leafScored),
       leafNoEvidence: sum((s) => s.leafNoEvidence),
+      leafNoEvidenceAnswered: sum((s) => s.leafNoEvidenceAnswered),
     };
   };
   const groups = <K extends 'byType' | 'byBucket' | 'byPhrasing' | 'byTypeAndBucket'>(key: K) =>

@@ -42,7 +42,7 @@ function usageRows(system: EvalSystemReport): string[][] {
       String(s.maxDepth),
       String(s.leafCalls),
       s.leafScored === 0 ? '—' : `${cell(s.leafAccuracy, runs, 100, 1, '%')} of ${s.leafScored}`,
-      String(s.leafNoEvidence),
+      s.leafNoEvidence === 0 ? '0' : `${s.leafNoEvidence} (${s.leafNoEvidenceAnswered} answered)`,
     ];
   });
 }
@@ -72,7 +72,8 @@ export function formatEvalTable(report: EvalSuiteReport): string {
     'accuracy',
     ...table(['group', 'n', ...report.systems.map((s) => s.system)], accuracyRows),
     '',
-    'llm() use (calls that returned; leaf accuracy against the gold sub-answer where the chunk held its evidence)',
+    'llm() use (calls that returned; leaf accuracy against the gold sub-answer where the chunk held its evidence;',
+    'reads of chunks without evidence, and how many of them were answered with a value instead of "unknown")',
     ...table(
       ['system group', 'n', 'excluded', 'calls/ep', 'calling', 'depth', 'max', 'leaves', 'leaf acc', 'no evidence'],
       usage.flatMap(usageRows),
