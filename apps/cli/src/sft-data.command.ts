@@ -43,6 +43,7 @@ interface SftDataFlags {
   readersUnknownShare?: number;
   readersInventedShare: number;
   readersInventedQuestionShare: number;
+  readersInventedDistractorShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -81,6 +82,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       unknownShare: flags.readersUnknownShare,
       inventedShare: flags.readersInventedShare,
       inventedQuestionShare: flags.readersInventedQuestionShare,
+      inventedDistractorShare: flags.readersInventedDistractorShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       written.push(example);
@@ -227,6 +229,13 @@ export function sftDataCommand(): Command {
       'share of reader questions (tracking aside) that are invented: an opening and filler words before the key, ' +
         'nothing about what is asked',
       share('--readers-invented-question-share'),
+      0,
+    )
+    .option(
+      '--readers-invented-distractor-share <share>',
+      'share of reader chunks whose negation, hypothetical, correction and past-state distractors are invented ' +
+        '(filler words around the key and the wrong value, and a meaning cue in varied places)',
+      share('--readers-invented-distractor-share'),
       0,
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)

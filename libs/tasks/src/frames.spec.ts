@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, Rng, TASK_TYPES, type TaskType } from '@fathom/contracts';
-import { FRAMES, INVENTED_KINDS, QUESTIONS, SUB_QUESTIONS, inventedQuestion, inventedSentence } from './frames';
+import {
+  FRAMES,
+  INVENTED_DISTRACTOR_KINDS,
+  INVENTED_KINDS,
+  QUESTIONS,
+  SUB_QUESTIONS,
+  inventedDistractor,
+  inventedQuestion,
+  inventedSentence,
+} from './frames';
 import { FILLER } from './vocab';
 
 const SLOTS = { key: 'KEY', value: 'VALUE', other: 'OTHER', actor: 'ACTOR' };
@@ -104,5 +113,49 @@ describe('invented frames', () => {
     }
     expect(new Set(questions).size).toBeGreaterThan(150);
     expect(inventedQuestion(new Rng(3), 'multi_hop', 'home', 'Vera Lund')).toMatch(/ Vera Lund\?$/);
+  });
+});
+
+describe('invented distractors', () => {
+  const kinds = Object.entries(INVENTED_DISTRACTOR_KINDS).flatMap(([type, of]) =>
+    of!.map((kind) => [type as TaskType, kind] as const),
+  );
+  /** Each kind's cue: a word or phrase that takes the statement back, in every sentence of that kind. */
+  const CUE: Record<string, RegExp> = {
+    negation: /\b(never|not|denied|false)\b/i,
+    hypothetical: /\b(would|might|could|will|imagined)\b/i,
+    correction: /\b(error|wrongly|false|mistaken|mistakenly|wrong)\b/i,
+    tense: /\b(formerly|used to|no longer|at one time|previously|until)\b/i,
+  };
+  /** Every piece of three words or more that a written frame of either family has around its slots. */
+  const SLOT = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
+  const written = Object.values(FRAMES)
+    .flat()
+    .flatMap((f) => f.render(SLOT).split('\u0001'))
+    .map((piece) => piece.trim().toLowerCase())
+    .filter((piece) => piece.split(' ').length >= 3);
+
+  it.each(kinds)('writes %s %s distractors with a cue, the key and the value, in no written wording', (type, kind) => {
+    const rng = new Rng(11);
+    const sentences = Array.from({ length: 300 }, () => inventedDistractor(rng, type, kind, SLOTS));
+    for (const s of sentences) {
+      expect(s.split('KEY')).toHaveLength(2);
+      expect(s.split(type === 'multi_needle' ? '$VALUE' : 'VALUE')).toHaveLength(2);
+      expect(s).toMatch(CUE[kind]);
+      // Capitalised at the start only: after an opening time, the cue reads on in lower case.
+      expect(s).toMatch(/^[A-Z$]/);
+      expect(s).not.toMatch(/, (At|Not|It|If|Perhaps) /);
+      expect(
+        written.filter((piece) => s.toLowerCase().includes(piece)),
+        s,
+      ).toEqual([]);
+    }
+    expect(new Set(sentences).size).toBeGreaterThan(250);
+  });
+
+  it('has none for reported claims, near misses or tracking moves', () => {
+    expect(kinds).not.toContainEqual(['niah', 'reported']);
+    expect(() => inventedDistractor(new Rng(1), 'extractive', 'near_miss', SLOTS)).toThrow(/no invented distractor/);
+    expect(() => inventedDistractor(new Rng(1), 'tracking', 'undone', SLOTS)).toThrow(/no invented distractor/);
   });
 });

@@ -64,9 +64,17 @@ export interface ReaderExampleOptions {
   /**
    * Share of the task examples whose key-to-value sentences (needles, owners, homes, and decoys about other entities
    * written like them) use invented frames (`inventedSentence`): random filler words between the key and the value,
-   * so a reader cannot rely on a frame's wording. Meaning distractors keep their written frames. Default 0.
+   * so a reader cannot rely on a frame's wording. Meaning distractors keep their written frames (see
+   * `inventedDistractorShare`). Default 0.
    */
   inventedShare?: number;
+  /**
+   * Share of the task examples whose negation, hypothetical, correction and past-state distractors are invented
+   * (`inventedDistractor`): filler words between the key and the wrong value and a meaning cue in varied places, so a
+   * reader learns to refuse the meaning rather than one written wording. Drawn independently of `inventedShare`.
+   * Default 0.
+   */
+  inventedDistractorShare?: number;
   /**
    * Share of the task examples (tracking aside) whose question is invented (`inventedQuestion`): an opening and filler
    * words before the key, nothing about what is asked, so a reader cannot lean on a phrasing's wording. Drawn
@@ -124,9 +132,10 @@ function subQuestion(
   return { key: keys[0], relation: 'needle', phrasings: QUESTIONS[type] };
 }
 
-/** Which of an example's wordings are invented: its key-to-value sentences, its question. */
+/** Which of an example's wordings are invented: its key-to-value sentences, its meaning distractors, its question. */
 interface Invented {
   frames: boolean;
+  distractors: boolean;
   question: boolean;
 }
 
@@ -145,7 +154,12 @@ function drawExample(
 ): ReaderExample | undefined {
   const type = rng.pick(READER_TYPES);
   const rates = DEFAULT_VARIANT_RATES[type];
-  const draft = BUILDERS[type].build(rng, { split, family, rates, inventFrames: invent.frames });
+  const draft = BUILDERS[type].build(rng, {
+    split,
+    family,
+    rates,
+    invent: { frames: invent.frames, distractors: invent.distractors },
+  });
   const index = rng.int(0, draft.meta.subquestions.length - 1);
   const sub = draft.meta.subquestions[index];
   const { key, relation, phrasings } = subQuestion(type, index, draft.meta.keys);
@@ -216,7 +230,8 @@ function share(name: string, value: number | undefined): number {
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
- * (`inventedShare`) or asks an invented question (`inventedQuestionShare`). Each example names the kinds of
+ * (`inventedShare`), invented meaning distractors (`inventedDistractorShare`) or asks an invented question
+ * (`inventedQuestionShare`). Each example names the kinds of
  * distractor its chunk holds (`distractors`), so a reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
@@ -235,6 +250,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const unknownShare = share('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
   const inventedShare = share('inventedShare', options.inventedShare);
   const inventedQuestionShare = share('inventedQuestionShare', options.inventedQuestionShare);
+  const inventedDistractorShare = share('inventedDistractorShare', options.inventedDistractorShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -245,7 +261,11 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         continue;
       }
       const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';
-      const invent = { frames: kind.chance(inventedShare), question: kind.chance(inventedQuestionShare) };
+      const invent = {
+        frames: kind.chance(inventedShare),
+        question: kind.chance(inventedQuestionShare),
+        distractors: kind.chance(inventedDistractorShare),
+      };
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       let example: ReaderExample | undefined;
       while (example === undefined)

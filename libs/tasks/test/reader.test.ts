@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TASK_TYPES, type Task } from '@fathom/contracts';
 import {
   FRAMES,
+  INVENTED_DISTRACTOR_KINDS,
   ORACLE_UNKNOWN,
   OTHER_ENTITY,
   QUESTIONS,
@@ -238,6 +239,35 @@ describe('generateReaderExamples', () => {
       ).toEqual([]);
     }
     expect(() => [...generateReaderExamples({ ...options, inventedShare: -1 })]).toThrow(/inventedShare/);
+  });
+
+  it('with inventedDistractorShare, writes that share of meaning distractors with invented frames', () => {
+    // Evidence-only chunks without the fact: the chunk is one distractor sentence, answered "unknown".
+    const options = { split: 'train', n: 1500, seed: 10, evidenceShare: 1, unknownShare: 1 } as const;
+    const SLOTS = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
+    const written = Object.values(FRAMES)
+      .flat()
+      .flatMap((f) => f.render(SLOTS).split('\u0001'))
+      .map((piece) => piece.trim())
+      .filter((piece) => piece.split(' ').length >= 3);
+    const inWrittenWording = (e: ReaderExample) => written.some((piece) => e.chunk.includes(piece));
+    const eligible = (examples: ReaderExample[]) =>
+      examples.filter(
+        (e) =>
+          e.type !== 'copy' &&
+          e.distractors.length === 1 &&
+          INVENTED_DISTRACTOR_KINDS[e.type]?.includes(e.distractors[0].kind),
+      );
+    const base = eligible([...generateReaderExamples(options)]);
+    const mixed = eligible([...generateReaderExamples({ ...options, inventedDistractorShare: 0.5 })]);
+    expect(base.length).toBeGreaterThan(300);
+    expect(base.filter((e) => !inWrittenWording(e)).length / base.length).toBeLessThan(0.05);
+    const invented = mixed.filter((e) => !inWrittenWording(e));
+    expect(Math.abs(invented.length / mixed.length - 0.5)).toBeLessThan(0.07);
+    for (const e of invented) expect(e.answer).toBe(ORACLE_UNKNOWN);
+    expect(() => [...generateReaderExamples({ ...options, inventedDistractorShare: 1.5 })]).toThrow(
+      /inventedDistractorShare/,
+    );
   });
 
   it('with inventedQuestionShare, invents that share of questions (tracking aside), the rest as they were', () => {

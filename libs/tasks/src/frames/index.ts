@@ -51,7 +51,15 @@ export function phrasingsOf(phrasings: readonly Phrasing[], family: Family): rea
 }
 
 export type { Frame, Phrasing, Render, Slots } from './types';
-export { INVENTED_KINDS, inventable, inventedQuestion, inventedSentence } from './invented';
+export {
+  INVENTED_DISTRACTOR_KINDS,
+  INVENTED_KINDS,
+  distractorInventable,
+  inventable,
+  inventedDistractor,
+  inventedQuestion,
+  inventedSentence,
+} from './invented';
 export { COUNTING_FRAMES, COUNTING_QUESTIONS } from './counting';
 export { EXTRACTIVE_FRAMES, EXTRACTIVE_QUESTIONS } from './extractive';
 export {

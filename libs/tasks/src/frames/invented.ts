@@ -72,3 +72,95 @@ export function inventedQuestion(rng: Rng, type: TaskType, kind: string, key: st
   const words = Array.from({ length: rng.int(1, 2) }, () => rng.pick(LINK_WORDS)).join(' ');
   return `${rng.pick(ASKING)} ${words} ${keyPhrase(type, kind, key)}?`;
 }
+
+/**
+ * Distractors whose meaning cue can be invented: a sentence built like an invented frame (the key, filler words, the
+ * value) with one word or phrase that takes the statement back — a negation, a hypothetical, a correction, a past
+ * state. The written frames give a reader one wording of each meaning per family, so it learns to refuse that
+ * wording rather than the meaning; here the cue stands in varied places around varied filler. Reported claims keep
+ * their written frames: an invented needle may open with "According to …".
+ */
+export const INVENTED_DISTRACTOR_KINDS: Readonly<Partial<Record<TaskType, readonly string[]>>> = {
+  niah: ['tense', 'negation', 'hypothetical', 'correction'],
+  extractive: ['negation', 'hypothetical', 'correction'],
+  multi_needle: ['tense', 'negation', 'hypothetical', 'correction'],
+};
+
+/** Whether `kind` distractors of `type` can be written with an invented frame and meaning cue. */
+export function distractorInventable(type: TaskType, kind: string): boolean {
+  return INVENTED_DISTRACTOR_KINDS[type]?.includes(kind) ?? false;
+}
+
+/** The words of an invented distractor: key, value, filler links, a name and a verb for the cue to use. */
+interface CueParts {
+  key: string;
+  value: string;
+  link: string;
+  name: string;
+  verb: string;
+}
+
+/**
+ * Ways to take a key-to-value statement back, by distractor kind; each is a sentence without its capital and full stop.
+ */
+const CUES: Readonly<Record<string, readonly ((p: CueParts) => string)[]>> = {
+  negation: [
+    (p) => `${p.key} never ${p.link} ${p.value}`,
+    (p) => `${p.key} did not ${p.link} ${p.value}`,
+    (p) => `${p.value} was not ${p.link} ${p.key}`,
+    (p) => `not once did ${p.key} ${p.link} ${p.value}`,
+    (p) => `${p.name} denied that ${p.key} ${p.link} ${p.value}`,
+    (p) => `it is false that ${p.key} ${p.link} ${p.value}`,
+  ],
+  hypothetical: [
+    (p) => `${p.key} would ${p.link} ${p.value}`,
+    (p) => `${p.key} might ${p.link} ${p.value}`,
+    (p) => `${p.value} could have ${p.link} ${p.key}`,
+    (p) => `if ${p.name} had ${p.verb}, ${p.key} would ${p.link} ${p.value}`,
+    (p) => `perhaps one day ${p.key} will ${p.link} ${p.value}`,
+    (p) => `${p.name} imagined ${p.key} ${p.link} ${p.value}`,
+  ],
+  correction: [
+    (p) => `${p.key} ${p.link} ${p.value}, ${p.name} wrote in error`,
+    (p) => `${p.name} wrongly believed ${p.key} ${p.link} ${p.value}`,
+    (p) => `${p.key} ${p.link} ${p.value}, which proved false`,
+    (p) => `${p.value} ${p.link} ${p.key} was a mistaken entry`,
+    (p) => `${p.name} mistakenly put ${p.value} ${p.link} ${p.key}`,
+    (p) => `${p.key} ${p.link} ${p.value} was wrong, as ${p.name} showed`,
+  ],
+  tense: [
+    (p) => `${p.key} formerly ${p.link} ${p.value}`,
+    (p) => `${p.key} used to ${p.link} ${p.value}`,
+    (p) => `${p.key} no longer ${p.link} ${p.value}`,
+    (p) => `at one time ${p.value} ${p.link} ${p.key}`,
+    (p) => `${p.value} previously ${p.link} ${p.key}`,
+    (p) => `${p.key} ${p.link} ${p.value} until ${p.name} ${p.verb}`,
+  ],
+};
+
+/**
+ * A distractor of `type`'s `kind` (which must be `distractorInventable`) about `slots.key` with the wrong value
+ * `slots.value`: filler links between them and a meaning cue that takes the statement back (`CUES`), with an
+ * optional time or place around. Consumes `rng`; the same state gives the same sentence.
+ */
+export function inventedDistractor(
+  rng: Rng,
+  type: TaskType,
+  kind: string,
+  slots: Pick<Slots, 'key' | 'value'>,
+): string {
+  if (!distractorInventable(type, kind))
+    throw new Error(`no invented distractor for ${type} sentences of kind "${kind}"`);
+  const parts: CueParts = {
+    key: keyPhrase(type, 'needle', slots.key),
+    value: valuePhrase(type, slots.value),
+    link: Array.from({ length: rng.int(1, 2) }, () => rng.pick(LINK_WORDS)).join(' '),
+    name: rng.chance(0.5) ? rng.pick(names) : `the ${rng.pick(professions)}`,
+    verb: rng.pick(intransitive),
+  };
+  const core = rng.pick(CUES[kind])(parts);
+  const around = rng.float();
+  if (around < 0.2) return `${capitalise(rng.pick(times))}, ${core}.`;
+  if (around < 0.4) return `${capitalise(core)} ${rng.pick(places)}.`;
+  return `${capitalise(core)}.`;
+}

@@ -12,8 +12,8 @@ import { DraftWriter, type TaskTypeBuilder, meta } from './types';
 export const countingBuilder: TaskTypeBuilder = {
   type: 'counting',
   defaultRates: { plural_trap: 0.3, compound_trap: 0.3, case_trap: 0.3 },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'counting', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'counting', family, invent);
     const key = word(rng, split);
     const count = rng.int(1, 12);
     const pluralTrap = rng.chance(rates.plural_trap);

@@ -19,8 +19,8 @@ export const extractiveBuilder: TaskTypeBuilder = {
     correction: 0.4,
     decoy_entity: 0.5,
   },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'extractive', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'extractive', family, invent);
     const { key, decoys } = agreementKey(rng, split);
     const value = place(rng, split, [key]);
     const wrong = distinct((avoid) => place(rng, split, avoid), [key, value]);

@@ -30,8 +30,8 @@ export const multiHopBuilder: TaskTypeBuilder = {
     home_reported: 0.4,
     decoy_entity: 0.5,
   },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'multi_hop', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'multi_hop', family, invent);
     const key = objectKey(rng, split);
     const owner = person(rng, split, [key]);
     const city = place(rng, split, [key, owner]);

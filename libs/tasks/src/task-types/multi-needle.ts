@@ -24,8 +24,8 @@ function price(rng: { int(lo: number, hi: number): number }, avoid: readonly num
 export const multiNeedleBuilder: TaskTypeBuilder = {
   type: 'multi_needle',
   defaultRates: { tense: 0.4, negation: 0.3, hypothetical: 0.3, reported: 0.3, correction: 0.3, decoy_entity: 0.4 },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'multi_needle', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'multi_needle', family, invent);
     const items: string[] = [];
     for (let n = rng.pick([2, 3, 3, 4]); n > 0; n--) items.push(objectKey(rng, split, items));
     const prices = items.map(() => price(rng, []));

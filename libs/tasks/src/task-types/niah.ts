@@ -13,8 +13,8 @@ export const NIAH_DISTRACTORS = ['tense', 'negation', 'hypothetical', 'reported'
 export const niahBuilder: TaskTypeBuilder = {
   type: 'niah',
   defaultRates: { tense: 0.4, negation: 0.4, hypothetical: 0.4, reported: 0.4, correction: 0.4, decoy_entity: 0.5 },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'niah', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'niah', family, invent);
     const key = objectKey(rng, split);
     const value = code(rng, split);
     const wrong = distinct((avoid) => code(rng, split, avoid), [value]);

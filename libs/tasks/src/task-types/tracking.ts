@@ -15,8 +15,8 @@ export const TRACKING_NON_MOVES = ['undone', 'hypothetical', 'negation', 'report
 export const trackingBuilder: TaskTypeBuilder = {
   type: 'tracking',
   defaultRates: { undone: 0.5, hypothetical: 0.5, negation: 0.4, reported: 0.4, decoy_entity: 0.5 },
-  build(rng, { split, family, rates, inventFrames }) {
-    const w = new DraftWriter(rng, 'tracking', family, inventFrames);
+  build(rng, { split, family, rates, invent }) {
+    const w = new DraftWriter(rng, 'tracking', family, invent);
     const key = objectKey(rng, split);
     const others: string[] = [];
     for (let n = rng.int(1, 3); n > 0; n--) others.push(objectKey(rng, split, [key, ...others]));

@@ -1,6 +1,16 @@
 import type { Family, Split, SubQuestion, TaskMeta, TaskType } from '@fathom/contracts';
 import { plainAnswer } from '../answers';
-import { framesOf, inventable, inventedSentence, phrasingsOf, type Frame, type Phrasing, type Slots } from '../frames';
+import {
+  distractorInventable,
+  framesOf,
+  inventable,
+  inventedDistractor,
+  inventedSentence,
+  phrasingsOf,
+  type Frame,
+  type Phrasing,
+  type Slots,
+} from '../frames';
 import type { Rng } from '@fathom/contracts';
 import { FILLER } from '../vocab';
 
@@ -37,11 +47,19 @@ export interface BuildContext {
   split: Split;
   family: Family;
   rates: VariantRates;
-  /**
-   * Write every sentence that ties one key to one value (`INVENTED_KINDS`: needles, owners, homes, decoys written
-   * with them) with an invented frame instead of a written one; the reader curriculum's `inventedShare`. Default off.
-   */
-  inventFrames?: boolean;
+  /** Which sentences are written with invented frames instead of written ones (reader curriculum only). Default none. */
+  invent?: Invention;
+}
+
+/**
+ * Which sentences a draft writes with invented frames: `frames`, every sentence that ties one key to one value
+ * (`INVENTED_KINDS`: needles, owners, homes, decoys written with them; the reader curriculum's `inventedShare`);
+ * `distractors`, every distractor whose meaning cue can be invented (`INVENTED_DISTRACTOR_KINDS`: negation,
+ * hypothetical, correction, tense; `inventedDistractorShare`).
+ */
+export interface Invention {
+  frames?: boolean;
+  distractors?: boolean;
 }
 
 /** One task type: its variant names with default rates, and a deterministic builder. */
@@ -65,7 +83,7 @@ export class DraftWriter {
     readonly rng: Rng,
     readonly type: TaskType,
     readonly family: Family,
-    private readonly inventFrames = false,
+    private readonly invention: Invention = {},
   ) {}
 
   frame(kind: string): Frame {
@@ -77,9 +95,11 @@ export class DraftWriter {
   /** Renders a frame of `kind` with `slots` (actor defaults to a filler name) and adds it; returns the sentence. */
   write(kind: string, slots: Partial<Slots> & { key: string }, needle: boolean, sequence?: number): string {
     const text =
-      this.inventFrames && inventable(this.type, kind)
+      this.invention.frames && inventable(this.type, kind)
         ? this.invent(kind, { value: '', ...slots })
-        : this.frame(kind).render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
+        : this.invention.distractors && distractorInventable(this.type, kind)
+          ? this.inventDistractor(kind, { value: '', ...slots })
+          : this.frame(kind).render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
     this.inserts.push(sequence === undefined ? { text, needle, kind } : { text, needle, kind, sequence });
     return text;
   }
@@ -87,6 +107,11 @@ export class DraftWriter {
   private invent(kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
     this.frameIds.add(`${this.type}.${kind}.invented`);
     return inventedSentence(this.rng, this.type, kind, slots);
+  }
+
+  private inventDistractor(kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
+    this.frameIds.add(`${this.type}.${kind}.invented`);
+    return inventedDistractor(this.rng, this.type, kind, slots);
   }
 
   tag(variant: string): void {
