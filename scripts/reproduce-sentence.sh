@@ -14,7 +14,11 @@
 #    frames"). Same tasks, seeds and steps. Then configs/sft/invented-reader-more.json: 400 more steps (lr 2e-4) on
 #    30,000 new reads of the same mix (readers seed 16). The checkpoint is out/sentence/invented-reader-more/final
 #    (committed as data/checkpoints/invented-reader). About 25 minutes for both.
-# Pass `reader`, `root` or `invented` to run one stage.
+# 4. configs/sft/distractor-reader.json: 400 more steps (lr 2e-4) from data/checkpoints/invented-reader on 30,000
+#    reads of the same mix in which half of the negation, hypothetical, correction and past-state distractors are
+#    invented too (`--readers-invented-distractor-share 0.5`, readers seed 17; docs/RESULTS.md, "Invented
+#    distractors"). The checkpoint is out/sentence/distractor-reader/final. About 10 minutes.
+# Pass `reader`, `root`, `invented` or `distractors` to run one stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -38,6 +42,14 @@ if [[ "$stage" == all || "$stage" == invented ]]; then
     --readers 30000 --readers-out out/sentence/invented-more-readers.jsonl --readers-seed 16 --readers-max-chunk 700 \
     --readers-evidence-only --readers-unknown-share 0.45 --readers-invented-share 0.5
   fathom sft --config configs/sft/invented-reader-more.json
+fi
+if [[ "$stage" == all || "$stage" == distractors ]]; then
+  fathom data generate --split train --n 200 --seed 7 --max-tokens 8000 --out out/sentence/reader-tasks.jsonl
+  fathom sft-data --tasks out/sentence/reader-tasks.jsonl --out out/sentence/distractor-teacher.jsonl --seed 7 \
+    --readers 30000 --readers-out out/sentence/distractor-readers.jsonl --readers-seed 17 --readers-max-chunk 700 \
+    --readers-evidence-only --readers-unknown-share 0.45 --readers-invented-share 0.5 \
+    --readers-invented-distractor-share 0.5
+  fathom sft --config configs/sft/distractor-reader.json
 fi
 if [[ "$stage" == all || "$stage" == root ]]; then
   fathom data generate --split train --n 1500 --seed 21 --max-tokens 32000 --out out/sentence/root-tasks.jsonl
