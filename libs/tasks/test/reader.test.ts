@@ -20,6 +20,16 @@ const tasks = [
   ...generateTasks({ split: 'heldout', n: 240, seed: 5, minTokens: 2048, maxTokens: 4096, mix: EVEN_MIX }),
 ];
 
+/** Every piece of three words or more that a written frame of either family has around its slots. */
+const WRITTEN_PIECES = (() => {
+  const slot = '\u0001';
+  return Object.values(FRAMES)
+    .flat()
+    .flatMap((f) => f.render({ key: slot, value: slot, other: slot, actor: slot }).split(slot))
+    .map((piece) => piece.trim())
+    .filter((piece) => piece.split(' ').length >= 3);
+})();
+
 /** The smallest slice of the context that holds every given sentence (they are needles, so they are in it). */
 function around(task: Task, sentences: readonly string[]): string {
   const spans = sentences.map((s) => {
@@ -225,16 +235,10 @@ describe('generateReaderExamples', () => {
     const inventable = invented.filter((e) => e.type !== 'tracking').length;
     expect(Math.abs(changed.length / inventable - 0.5)).toBeLessThan(0.06);
     // Evidence-only and stated: the chunk is the one evidence sentence, with the value and no written frame's words.
-    const SLOTS = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
-    const written = Object.values(FRAMES)
-      .flat()
-      .flatMap((f) => f.render(SLOTS).split('\u0001'))
-      .map((piece) => piece.trim())
-      .filter((piece) => piece.split(' ').length >= 3);
     for (const e of changed) {
       expect(e.chunk).toContain(e.answer);
       expect(
-        written.filter((piece) => e.chunk.includes(piece)),
+        WRITTEN_PIECES.filter((piece) => e.chunk.includes(piece)),
         e.chunk,
       ).toEqual([]);
     }
@@ -244,13 +248,7 @@ describe('generateReaderExamples', () => {
   it('with inventedDistractorShare, writes that share of meaning distractors with invented frames', () => {
     // Evidence-only chunks without the fact: the chunk is one distractor sentence, answered "unknown".
     const options = { split: 'train', n: 1500, seed: 10, evidenceShare: 1, unknownShare: 1 } as const;
-    const SLOTS = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
-    const written = Object.values(FRAMES)
-      .flat()
-      .flatMap((f) => f.render(SLOTS).split('\u0001'))
-      .map((piece) => piece.trim())
-      .filter((piece) => piece.split(' ').length >= 3);
-    const inWrittenWording = (e: ReaderExample) => written.some((piece) => e.chunk.includes(piece));
+    const inWrittenWording = (e: ReaderExample) => WRITTEN_PIECES.some((piece) => e.chunk.includes(piece));
     const eligible = (examples: ReaderExample[]) =>
       examples.filter(
         (e) =>
