@@ -69,9 +69,15 @@ function summary(samplesMs: number[]) {
   };
 }
 
-/** The search a policy would run first: each mention of the question's subject with the text that follows it. */
+/**
+ * The search a policy would run first: each mention of the task's key (from its structured ground truth) with the
+ * text that follows it. It once took the key from "What colour is the X?", which no question reads like since the
+ * phrasings of issue 14: the search then matched every "the" (about 2.4 ms a step at 200K tokens instead of 0.4).
+ */
 function searchProgram(task: Task): string {
-  const subject = /^What colou?r is the (.+)\?$/.exec(task.question)?.[1] ?? 'the';
+  const key = task.meta?.key;
+  if (key === undefined) throw new Error(`task ${task.id} has no key in its metadata`);
+  const subject = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return `const hits = ctx.match(/\\b${subject}\\b[^.]{0,80}/gi) ?? []; print(hits.length);`;
 }
 
