@@ -231,8 +231,8 @@ function share(name: string, value: number | undefined): number {
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
  * (`inventedShare`), invented meaning distractors (`inventedDistractorShare`) or asks an invented question
- * (`inventedQuestionShare`). Each example names the kinds of
- * distractor its chunk holds (`distractors`), so a reader's mistakes can be counted by kind.
+ * (`inventedQuestionShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a
+ * reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
  */
