@@ -94,24 +94,23 @@ export class DraftWriter {
 
   /** Renders a frame of `kind` with `slots` (actor defaults to a filler name) and adds it; returns the sentence. */
   write(kind: string, slots: Partial<Slots> & { key: string }, needle: boolean, sequence?: number): string {
-    const text =
-      this.invention.frames && inventable(this.type, kind)
-        ? this.invent(kind, { value: '', ...slots })
-        : this.invention.distractors && distractorInventable(this.type, kind)
-          ? this.inventDistractor(kind, { value: '', ...slots })
-          : this.frame(kind).render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
+    const text = this.render(kind, slots);
     this.inserts.push(sequence === undefined ? { text, needle, kind } : { text, needle, kind, sequence });
     return text;
   }
 
-  private invent(kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
+  /** A sentence of `kind`: invented where `invention` asks for it and the kind allows it, a written frame otherwise. */
+  private render(kind: string, slots: Partial<Slots> & { key: string }): string {
+    const invent =
+      this.invention.frames && inventable(this.type, kind)
+        ? inventedSentence
+        : this.invention.distractors && distractorInventable(this.type, kind)
+          ? inventedDistractor
+          : null;
+    if (invent === null)
+      return this.frame(kind).render({ value: '', other: '', actor: this.rng.pick(FILLER.names), ...slots });
     this.frameIds.add(`${this.type}.${kind}.invented`);
-    return inventedSentence(this.rng, this.type, kind, slots);
-  }
-
-  private inventDistractor(kind: string, slots: Pick<Slots, 'key' | 'value'>): string {
-    this.frameIds.add(`${this.type}.${kind}.invented`);
-    return inventedDistractor(this.rng, this.type, kind, slots);
+    return invent(this.rng, this.type, kind, { value: '', ...slots });
   }
 
   tag(variant: string): void {
