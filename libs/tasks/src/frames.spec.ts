@@ -10,6 +10,7 @@ import {
   inventedQuestion,
   inventedSentence,
 } from './frames';
+import { writtenFramePieces } from './test-helpers';
 import { FILLER } from './vocab';
 
 const SLOTS = { key: 'KEY', value: 'VALUE', other: 'OTHER', actor: 'ACTOR' };
@@ -127,13 +128,7 @@ describe('invented distractors', () => {
     correction: /\b(error|wrongly|false|mistaken|mistakenly|wrong)\b/i,
     tense: /\b(formerly|used to|no longer|at one time|previously|until)\b/i,
   };
-  /** Every piece of three words or more that a written frame of either family has around its slots. */
-  const SLOT = { key: '\u0001', value: '\u0001', other: '\u0001', actor: '\u0001' };
-  const written = Object.values(FRAMES)
-    .flat()
-    .flatMap((f) => f.render(SLOT).split('\u0001'))
-    .map((piece) => piece.trim().toLowerCase())
-    .filter((piece) => piece.split(' ').length >= 3);
+  const written = writtenFramePieces().map((piece) => piece.toLowerCase());
 
   it.each(kinds)('writes %s %s distractors with a cue, the key and the value, in no written wording', (type, kind) => {
     const rng = new Rng(11);

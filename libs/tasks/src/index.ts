@@ -25,15 +25,7 @@ export {
   type ResolvedGenerateOptions,
   type LengthDistribution,
 } from './generator';
-export {
-  FRAMES,
-  INVENTED_DISTRACTOR_KINDS,
-  QUESTIONS,
-  SUB_QUESTIONS,
-  type Frame,
-  type Phrasing,
-  type Slots,
-} from './frames';
+export { FRAMES, QUESTIONS, SUB_QUESTIONS, type Frame, type Phrasing, type Slots } from './frames';
 export { splitOf } from './lexicon';
 export { readTasksJsonl, writeTasksJsonl, serializeTask } from './jsonl';
 export {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TASK_TYPES, type Task } from '@fathom/contracts';
 import {
-  FRAMES,
-  INVENTED_DISTRACTOR_KINDS,
   ORACLE_UNKNOWN,
   OTHER_ENTITY,
   QUESTIONS,
@@ -13,22 +11,16 @@ import {
   splitOf,
   type ReaderExample,
 } from '@fathom/tasks';
+import { INVENTED_DISTRACTOR_KINDS } from '../src/frames';
 import { NIAH_DISTRACTORS } from '../src/task-types/niah';
+import { writtenFramePieces } from '../src/test-helpers';
 
 const EVEN_MIX = Object.fromEntries(TASK_TYPES.map((t) => [t, 1]));
 const tasks = [
   ...generateTasks({ split: 'heldout', n: 240, seed: 5, minTokens: 2048, maxTokens: 4096, mix: EVEN_MIX }),
 ];
 
-/** Every piece of three words or more that a written frame of either family has around its slots. */
-const WRITTEN_PIECES = (() => {
-  const slot = '\u0001';
-  return Object.values(FRAMES)
-    .flat()
-    .flatMap((f) => f.render({ key: slot, value: slot, other: slot, actor: slot }).split(slot))
-    .map((piece) => piece.trim())
-    .filter((piece) => piece.split(' ').length >= 3);
-})();
+const WRITTEN_PIECES = writtenFramePieces();
 
 /** The smallest slice of the context that holds every given sentence (they are needles, so they are in it). */
 function around(task: Task, sentences: readonly string[]): string {
