@@ -97,6 +97,18 @@ class Ws {
       this.socket.send(JSON.stringify(message));
     });
   }
+  /** Starts an episode on the dataset task `taskId`. */
+  reset(taskId: string): Promise<Json> {
+    return this.request({ type: 'reset', data: { split: 'eval', task_id: taskId } });
+  }
+  step(code: string): Promise<Json> {
+    return this.request({ type: 'step', data: { action: { code } } });
+  }
+}
+
+/** The error code of a WebSocket reply: the observation's sandbox error, or the service's error reason; else undefined. */
+function errorCodeOf(reply: Json): string | undefined {
+  return reply.type === 'observation' ? reply.data.observation.error?.code : reply.data?.reason;
 }
 
 function grpcClient(address: string) {
@@ -126,13 +138,13 @@ const TRANSPORTS: readonly Transport[] = ['ws', 'grpc', 'in_process'];
  */
 async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, pool: SandboxPool): Promise<void> {
   const ws = await Ws.open(wsUrl);
-  await ws.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
+  await ws.reset(task.id);
   const reset = await rpc.call('Reset', { split: 'eval', task_id: task.id });
   const grpcId = reset.observation.episode_id;
   const local = await pool.openEpisode({ ctx: task.context, question: task.question });
   const run: Record<Transport, () => Promise<number>> = {
     ws: async () => {
-      const reply = await ws.request({ type: 'step', data: { action: { code } } });
+      const reply = await ws.step(code);
       if (reply.type !== 'observation' || reply.data.observation.error)
         throw new Error(`ws step failed: ${JSON.stringify(reply)}`);
       return reply.data.observation.wall_ms;
@@ -193,17 +205,17 @@ const NEIGHBOURS = {
  */
 async function besideNeighbours(task: Task, code: string, wsUrl: string): Promise<void> {
   const quiet = await Ws.open(wsUrl);
-  const reset = () => quiet.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
+  const reset = () => quiet.reset(task.id);
   const quietErrors: Record<string, number> = {};
   const timed = async (until: () => boolean): Promise<number[]> => {
     const samples: number[] = [];
     await reset();
-    for (let i = 0; i < WARMUP; i++) await quiet.request({ type: 'step', data: { action: { code } } });
+    for (let i = 0; i < WARMUP; i++) await quiet.step(code);
     while (until()) {
       const t = performance.now();
-      const reply = await quiet.request({ type: 'step', data: { action: { code } } });
+      const reply = await quiet.step(code);
       samples.push(performance.now() - t);
-      const error = reply.type === 'observation' ? reply.data.observation.error?.code : reply.data?.reason;
+      const error = errorCodeOf(reply);
       if (error !== undefined) quietErrors[error] = (quietErrors[error] ?? 0) + 1;
       if (error !== undefined || reply.data.done) await reset();
     }
@@ -217,9 +229,8 @@ async function besideNeighbours(task: Task, code: string, wsUrl: string): Promis
   const neighbours = Object.entries(NEIGHBOURS).map(async ([name, program]) => {
     const socket = await Ws.open(wsUrl);
     while (!stop) {
-      await socket.request({ type: 'reset', data: { split: 'eval', task_id: task.id } });
-      const reply = await socket.request({ type: 'step', data: { action: { code: program } } });
-      const error = reply.type === 'observation' ? reply.data.observation.error?.code : reply.data?.reason;
+      await socket.reset(task.id);
+      const error = errorCodeOf(await socket.step(program));
       const key = `${name}:${error ?? 'none'}`;
       stopped[key] = (stopped[key] ?? 0) + 1;
     }
@@ -304,11 +315,11 @@ async function main() {
       emit({ metric: 'reset_latency', transport: 'grpc', context_tokens: task.context_tokens, ...resetStats });
 
       const sockets = await Promise.all(Array.from({ length: SESSIONS }, () => Ws.open(wsUrl)));
-      await Promise.all(sockets.map((s) => s.request({ type: 'reset', data: { split: 'eval', task_id: task.id } })));
+      await Promise.all(sockets.map((s) => s.reset(task.id)));
       const started = performance.now();
       await Promise.all(
         sockets.map(async (s) => {
-          for (let i = 0; i < STEPS_PER_SESSION; i++) await s.request({ type: 'step', data: { action: { code } } });
+          for (let i = 0; i < STEPS_PER_SESSION; i++) await s.step(code);
         }),
       );
       const seconds = (performance.now() - started) / 1000;
