@@ -15,7 +15,7 @@ import {
   type LengthDistribution,
 } from '@fathom/tasks';
 import { formatStats } from './data/format-stats';
-import { integer } from './args';
+import { integer, share } from './args';
 
 interface GenerateFlags {
   split: Split;
@@ -26,6 +26,8 @@ interface GenerateFlags {
   lengthDist: LengthDistribution;
   mix?: string;
   variantRates?: string;
+  inventedShare: number;
+  inventedDistractorShare: number;
   out: string;
   progress: boolean;
 }
@@ -42,6 +44,8 @@ async function generate(flags: GenerateFlags): Promise<void> {
     lengthDistribution: flags.lengthDist,
     mix: flags.mix === undefined ? undefined : parseMix(flags.mix),
     variantRates: flags.variantRates === undefined ? undefined : parseVariantRates(flags.variantRates),
+    inventedShare: flags.inventedShare,
+    inventedDistractorShare: flags.inventedDistractorShare,
   });
   const bar = new SingleBar({
     stream: process.stderr,
@@ -116,6 +120,20 @@ export function dataCommand(): Command {
       'task-type weights, e.g. niah=0.15,extractive=0.15,multi_needle=0.15,counting=0.1,tracking=0.25,multi_hop=0.2',
     )
     .option('--variant-rates <rates>', 'override distractor rates, e.g. niah.negation=0.8,counting.case_trap=0')
+    .option(
+      '--invented-share <share>',
+      'share of tasks whose key-to-value sentences use invented frames (filler words between the key and the value) ' +
+        "instead of their family's written ones",
+      share('--invented-share'),
+      0,
+    )
+    .option(
+      '--invented-distractor-share <share>',
+      'share of tasks whose negation, hypothetical, correction and past-state distractors are invented (filler ' +
+        'words around the key and the wrong value, a meaning cue in varied places)',
+      share('--invented-distractor-share'),
+      0,
+    )
     .requiredOption('--out <file>', 'output JSONL file')
     .option('--no-progress', 'do not draw the progress bar')
     .action(generate);

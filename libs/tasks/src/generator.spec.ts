@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TasksError, TasksErrorCode } from './errors';
-import { Rng } from '@fathom/contracts';
+import { Rng, type Task } from '@fathom/contracts';
 import {
   generateTask,
   generateTasks,
@@ -44,6 +44,8 @@ describe('resolveGenerateOptions', () => {
     [{ mix: { essay: 1 } }, /unknown task type/],
     [{ variantRates: { niah: { mystery: 0.5 } } }, /unknown variant "mystery"/],
     [{ variantRates: { niah: { negation: 1.5 } } }, /\[0, 1\]/],
+    [{ inventedShare: -0.1 }, /inventedShare must be in \[0, 1\], got -0.1/],
+    [{ inventedDistractorShare: Number.NaN }, /inventedDistractorShare must be in \[0, 1\]/],
   ])('rejects %o with a clear message', (bad, message) => {
     const attempt = () => resolveGenerateOptions({ split: 'train', ...(bad as object) });
     expect(attempt).toThrow(TasksError);
@@ -130,5 +132,31 @@ describe('context lengths', () => {
     expect(Math.min(...lengths)).toBeGreaterThanOrEqual(4096);
     expect(Math.max(...lengths)).toBeLessThanOrEqual(200_000);
     expect(lengths.filter((t) => t < 16_384).length).toBeGreaterThan(0);
+  });
+});
+
+describe('invented shares', () => {
+  const base = { split: 'train', n: 40, seed: 5, minTokens: 512, maxTokens: 2048 } as const;
+  const isInvented = (task: Task) => task.meta!.frames.some((id) => id.endsWith('.invented'));
+
+  it('invent the wording of a share of tasks; the others are byte-identical to tasks generated without it', () => {
+    const plain = [...generateTasks(base)];
+    const mixed = [...generateTasks({ ...base, inventedShare: 0.5, inventedDistractorShare: 0.5 })];
+    const invented = mixed.filter(isInvented);
+    expect(invented.length).toBeGreaterThan(8);
+    expect(invented.length).toBeLessThan(40);
+    mixed.forEach((task, i) => {
+      if (!isInvented(task)) expect(JSON.stringify(task)).toBe(JSON.stringify(plain[i]));
+    });
+  });
+
+  it('keep the ground truth: every needle of an invented task is in its context and names its key and value', () => {
+    for (const task of generateTasks({ ...base, mix: { niah: 1, extractive: 1 }, inventedShare: 1 })) {
+      expect(task.meta!.frames).toContain(`${task.type}.needle.invented`);
+      const needle = task.meta!.subquestions[0].evidence[0];
+      expect(task.context).toContain(needle);
+      expect(needle).toContain(task.meta!.key);
+      expect(needle).toContain(task.answer);
+    }
   });
 });

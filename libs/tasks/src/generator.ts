@@ -2,7 +2,7 @@ import { SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType }
 import { buildDocument } from './document';
 import { TasksError, TasksErrorCode } from './errors';
 import { deriveSeed, Rng } from '@fathom/contracts';
-import { BUILDERS, type VariantRates } from './task-types';
+import { BUILDERS, type Invention, type VariantRates } from './task-types';
 import { CHARS_PER_TOKEN, estimateTokens } from './tokens';
 
 /** The original FATHOM dataset sizes. */
@@ -57,6 +57,17 @@ export interface GenerateOptions {
   mix?: Partial<Record<TaskType, number>>;
   /** Overrides of single variant rates, e.g. `{ niah: { near_miss: 0.8 } }`. */
   variantRates?: Partial<Record<TaskType, Partial<Record<string, number>>>>;
+  /**
+   * Share of tasks whose key-to-value sentences (needles, owners, homes, decoys) are written with invented frames
+   * (`inventedSentence`: filler words between the key and the value) instead of the family's written ones; default 0.
+   * Training data for a policy whose reads must not lean on the written wording; the heldout keeps 0.
+   */
+  inventedShare?: number;
+  /**
+   * Share of tasks whose negation, hypothetical, correction and past-state distractors are invented
+   * (`inventedDistractor`), drawn independently of `inventedShare`; default 0.
+   */
+  inventedDistractorShare?: number;
 }
 
 export interface ResolvedGenerateOptions {
@@ -68,6 +79,8 @@ export interface ResolvedGenerateOptions {
   lengthDistribution: LengthDistribution;
   mix: Record<TaskType, number>;
   variantRates: Record<TaskType, VariantRates>;
+  inventedShare: number;
+  inventedDistractorShare: number;
 }
 
 function invalid(detail: string): TasksError {
@@ -114,7 +127,22 @@ export function resolveGenerateOptions(options: GenerateOptions): ResolvedGenera
     }
     variantRates[type] = { ...defaults, ...overrides } as VariantRates;
   }
-  return { split, n, seed, minTokens, maxTokens, lengthDistribution, mix, variantRates };
+  const inventedShare = options.inventedShare ?? 0;
+  const inventedDistractorShare = options.inventedDistractorShare ?? 0;
+  for (const [name, value] of Object.entries({ inventedShare, inventedDistractorShare }))
+    if (!(value >= 0 && value <= 1)) throw invalid(`${name} must be in [0, 1], got ${value}`);
+  return {
+    split,
+    n,
+    seed,
+    minTokens,
+    maxTokens,
+    lengthDistribution,
+    mix,
+    variantRates,
+    inventedShare,
+    inventedDistractorShare,
+  };
 }
 
 /**
@@ -184,6 +212,15 @@ export function taskId(split: Split, seed: number, index: number): string {
   return `${split}-s${seed}-${index}`;
 }
 
+/**
+ * Which of task `index`'s wordings are invented, drawn from a stream of its own so that a task that invents nothing
+ * is byte-identical to the same task generated without the invented shares.
+ */
+function invention(options: ResolvedGenerateOptions, index: number): Invention {
+  const rng = new Rng(deriveSeed('invent', options.seed, options.split, index));
+  return { frames: rng.chance(options.inventedShare), distractors: rng.chance(options.inventedDistractorShare) };
+}
+
 /** Builds one task. Each task draws from its own stream, seeded by (seed, split, index). */
 export function buildTask(
   options: ResolvedGenerateOptions,
@@ -193,7 +230,12 @@ export function buildTask(
   stratum = index,
 ): Task {
   const rng = new Rng(deriveSeed('task', options.seed, options.split, index));
-  const draft = BUILDERS[type].build(rng, { split: options.split, family, rates: options.variantRates[type] });
+  const draft = BUILDERS[type].build(rng, {
+    split: options.split,
+    family,
+    rates: options.variantRates[type],
+    invent: invention(options, index),
+  });
   const targetTokens = sampleTargetTokens(rng, options, stratum);
   const { context, needlePositions } = buildDocument(rng, targetTokens * CHARS_PER_TOKEN, draft.inserts);
   // Key order is fixed here: it is the byte order of every dataset file.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task, TaskType } from '@fathom/contracts';
 import { generateTasks } from './generator';
 import { structuralIssues } from './structure';
+import { estimateTokens } from './tokens';
 
 const one = (type: TaskType, family: 'train' | 'heldout' = 'train'): Task =>
   [...generateTasks({ split: 'heldout', n: 8, seed: 17, minTokens: 512, maxTokens: 1024, mix: { [type]: 1 } })].find(
@@ -49,5 +50,33 @@ describe('structuralIssues', () => {
     const issues = structuralIssues({ ...t, meta: { ...t.meta!, frames } });
     expect(issues.some((i) => i.includes('is not a train tracking frame'))).toBe(true);
     expect(issues.some((i) => i.includes('which meta.frames does not list'))).toBe(true);
+  });
+
+  it('accepts invented wording only where meta lists it, and still catches a key inside a longer word', () => {
+    const [task] = generateTasks({
+      split: 'train',
+      n: 1,
+      seed: 3,
+      minTokens: 512,
+      maxTokens: 1024,
+      mix: { niah: 1 },
+      inventedShare: 1,
+    });
+    expect(task.meta!.frames).toContain('niah.needle.invented');
+    expect(structuralIssues(task)).toEqual([]);
+
+    const written = task.meta!.frames.filter((id) => !id.endsWith('.invented'));
+    expect(structuralIssues({ ...task, meta: { ...task.meta!, frames: written } })).toEqual([
+      expect.stringContaining('is no niah frame'),
+    ]);
+    const unknown = [...task.meta!.frames, 'niah.near_miss.invented'];
+    expect(structuralIssues({ ...task, meta: { ...task.meta!, frames: unknown } })).toEqual([
+      'unknown frame "niah.near_miss.invented"',
+    ]);
+    const key = task.meta!.key;
+    const hidden = `${task.context} The lamp sat by the ${key}ist all day.`;
+    expect(structuralIssues({ ...task, context: hidden, context_tokens: estimateTokens(hidden) })).toEqual([
+      expect.stringContaining(`names "${key.toLowerCase()}" inside a longer word`),
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { TASK_TYPES, type Task, type TaskMeta, type TaskType } from '@fathom/contracts';
-import { FRAMES, QUESTIONS, type Frame } from './frames';
+import { FRAMES, QUESTIONS, distractorInventable, inventable, type Frame } from './frames';
 import { theList } from './text';
 
 /**
@@ -8,7 +8,9 @@ import { theList } from './text';
  * these checks tie the text to the truth: the question is the recorded template rendered with the keys, the frames
  * are known and of the question's family, every evidence sentence sits in the context at a recorded needle position,
  * the answer follows from the sub-answers, and every sentence that names a key is an instance of one of the type's
- * frames (so no key hides in filler).
+ * frames (so no key hides in filler). A task generated with invented wording (`inventedShare`) lists its invented
+ * kinds as `<type>.<kind>.invented`; those sentences have no fixed wording, so in such a task a sentence that is no
+ * written frame must name a key as a whole phrase instead.
  */
 
 const SLOT = '\u0001';
@@ -32,6 +34,17 @@ const QUESTION_BY_ID = new Map(TASK_TYPES.flatMap((type) => QUESTIONS[type].map(
 /** The sentences of a context: paragraphs split on blank lines, sentences on the space after a full stop. */
 export function sentencesOf(context: string): string[] {
   return context.split(/(?<=\.)\s+/).filter((s) => s !== '');
+}
+
+/** Whether `id` names an invented kind of `type` (`<type>.<kind>.invented`, the kind inventable for the type). */
+function inventedFrameOf(type: TaskType, id: string): boolean {
+  const [idType, kind, suffix, extra] = id.split('.');
+  return (
+    idType === type &&
+    suffix === 'invented' &&
+    extra === undefined &&
+    (inventable(type, kind) || distractorInventable(type, kind))
+  );
 }
 
 function wholeWordCount(text: string, word: string): number {
@@ -82,6 +95,7 @@ export function structuralIssues(task: Task): string[] {
   }
   for (const id of meta.frames) {
     const frame = FRAME_BY_ID.get(id);
+    if (inventedFrameOf(task.type, id)) continue;
     if (frame === undefined) issues.push(`unknown frame "${id}"`);
     else if (frame.type !== task.type || frame.family !== meta.phrasing.family)
       issues.push(`frame ${id} is not a ${meta.phrasing.family} ${task.type} frame`);
@@ -98,12 +112,17 @@ export function structuralIssues(task: Task): string[] {
 
   const keys = meta.keys.map((k) => k.toLowerCase());
   const patterns = FRAME_PATTERNS[task.type];
+  const invented = meta.frames.some((id) => inventedFrameOf(task.type, id));
   for (const sentence of sentencesOf(task.context)) {
     const lower = sentence.toLowerCase();
     const key = keys.find((k) => lower.includes(k));
     if (key === undefined) continue;
     const matches = patterns.filter(({ pattern }) => pattern.test(sentence)).map(({ frame }) => frame.id);
-    if (matches.length === 0) issues.push(`a sentence names "${key}" but is no ${task.type} frame: "${sentence}"`);
+    if (matches.length === 0 && invented) {
+      if (wholeWordCount(sentence, key) === 0)
+        issues.push(`a sentence names "${key}" inside a longer word: "${sentence}"`);
+    } else if (matches.length === 0)
+      issues.push(`a sentence names "${key}" but is no ${task.type} frame: "${sentence}"`);
     else if (!matches.some((id) => meta.frames.includes(id)))
       issues.push(`sentence uses frame ${matches.join(' or ')}, which meta.frames does not list: "${sentence}"`);
   }

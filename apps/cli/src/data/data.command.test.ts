@@ -51,6 +51,22 @@ describe('fathom data', () => {
     expect(process.exitCode ?? 0).toBe(0);
   });
 
+  it('generate --invented-share writes invented frames that validate against meta; a bad share is refused', async () => {
+    const invented = join(dir, 'invented.jsonl');
+    await runData('generate', ...generateArgs, '--invented-share', '1', '--invented-distractor-share', '1', '--out', invented);
+    const frames = readFileSync(invented, 'utf8')
+      .trim()
+      .split('\n')
+      .flatMap((line) => (JSON.parse(line) as { meta: { frames: string[] } }).meta.frames);
+    expect(frames.some((id) => id.endsWith('.invented'))).toBe(true);
+    expect(await runData('validate', invented)).toContain('12 lines, 12 valid, 0 bad');
+
+    const bad = fathom('data', 'generate', ...generateArgs, '--invented-share', '1.5', '--out', join(dir, 'y.jsonl'));
+    expect(bad.status).not.toBe(0);
+    expect(bad.output).toContain('--invented-share must be a number in [0, 1], got "1.5"');
+    expect(bad.output).not.toMatch(STACK);
+  });
+
   it('rejects unusable generation arguments with a TasksError', async () => {
     await expect(runData('generate', '--split', 'train', '--mix', 'essays=1', '--out', join(dir, 'x.jsonl'))).rejects.toThrow(
       TasksError,

@@ -17,4 +17,4 @@ export const BUILDERS: Readonly<Record<TaskType, TaskTypeBuilder>> = {
   multi_hop: multiHopBuilder,
 };
 
-export type { BuildContext, Insert, TaskDraft, TaskTypeBuilder, VariantRates } from './types';
+export type { BuildContext, Insert, Invention, TaskDraft, TaskTypeBuilder, VariantRates } from './types';

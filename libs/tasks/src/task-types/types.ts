@@ -47,7 +47,7 @@ export interface BuildContext {
   split: Split;
   family: Family;
   rates: VariantRates;
-  /** Which sentences are written with invented frames instead of written ones (reader curriculum only). Default none. */
+  /** Which sentences are written with invented frames instead of written ones. Default none. */
   invent?: Invention;
 }
 
