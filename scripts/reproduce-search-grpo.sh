@@ -5,7 +5,9 @@
 # data/checkpoints/reader, greedily and extractively, so an episode's reward depends on the program the root writes
 # and not on a sampled read. About 52 minutes of steps on the 2-core machine; measured results are in
 # docs/RESULTS.md. The checkpoint is out/grpo/search-reader/final (F16; committed as data/checkpoints/search-grpo).
-# With a config argument it trains that config on the same tasks instead (scripts/reproduce-reader-grpo.sh).
+# With a config argument it trains that config instead (scripts/reproduce-reader-grpo.sh), on the same tasks or on
+# out/grpo/tasks-one-key-invented.jsonl: the same tasks with half of their key-to-value sentences and half of their
+# meaning distractors written in invented wording (docs/DATASETS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -13,4 +15,6 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p out/grpo
 fathom data generate --split train --n 1000 --seed 1 --max-tokens 32768 --mix niah=1,extractive=1,tracking=1 \
   --out out/grpo/tasks-one-key.jsonl
+fathom data generate --split train --n 1000 --seed 1 --max-tokens 32768 --mix niah=1,extractive=1,tracking=1 \
+  --invented-share 0.5 --invented-distractor-share 0.5 --out out/grpo/tasks-one-key-invented.jsonl
 fathom train --config "${1:-configs/grpo/search-reader.json}"
