@@ -5,6 +5,8 @@ import {
   deadLetterIdOf,
   deadLetterQueueOf,
   DeadLetterSchema,
+  groupId,
+  groupJobId,
   RunConfigSchema,
   type QueueName,
   type RunConfigInput,
@@ -135,6 +137,14 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     const runId: string = created.body.id;
     const run = await untilRunStatus(prisma, runId, 'completed', 240_000, stack);
     expect(run).toMatchObject({ step: 3, error: null });
+    // Every step was checkpointed (checkpointEvery 1), so the queues no longer keep its jobs; step 3's last learn job
+    // may still be recorded as running when its checkpoint comes, and is left to its keep window.
+    for (const step of [1, 2])
+      for (const g of [0, 1])
+        for (const queue of ['rollout', 'reward', 'learn'] as const)
+          expect(
+            await transport.getJobData(queue, groupJobId({ runId, step, groupId: groupId(step, g) })),
+          ).toBeUndefined();
 
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' } });
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);

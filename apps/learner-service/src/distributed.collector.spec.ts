@@ -195,3 +195,46 @@ describe('DistributedCollector: dead letters of a resumed run', () => {
     await expect(collector.collect(request(1, 1))).rejects.toThrow(GroupFailedError);
   });
 });
+
+describe('DistributedCollector: release after a checkpoint', () => {
+  it('removes the rollout, reward and learn jobs of the steps up to it, and keeps the later steps', async () => {
+    const { collector, pipeline } = setUp();
+    pipeline();
+    for (const step of [1, 2, 3]) await collector.collect(request(step, 2));
+    for (const step of [1, 2, 3])
+      for (const g of [0, 1])
+        for (const queue of ['reward', 'learn'] as const)
+          await transport.add(queue, { id: jobId(step, g), name: `${queue}.group`, data: {} }, JOB_OPTIONS[queue]);
+    const kept = async (step: number) =>
+      Promise.all(
+        (['rollout', 'reward', 'learn'] as const).flatMap((queue) =>
+          [0, 1].map(async (g) => (await transport.getJobData(queue, jobId(step, g))) !== undefined),
+        ),
+      );
+
+    expect(await collector.release(2)).toBe(12);
+    expect(await kept(1)).toEqual(Array(6).fill(false));
+    expect(await kept(2)).toEqual(Array(6).fill(false));
+    expect(await kept(3)).toEqual(Array(6).fill(true));
+    expect(await collector.release(2)).toBe(0);
+    expect(await collector.release(3)).toBe(6);
+  });
+
+  it('leaves a job a worker still holds, and removes it at the next release', async () => {
+    const { collector, pipeline } = setUp();
+    pipeline();
+    await collector.collect(request(1, 1));
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const learner = transport.work('learn', () => held, { concurrency: 1 });
+    await transport.add('learn', { id: jobId(1, 0), name: 'learn.group', data: {} }, JOB_OPTIONS.learn);
+    await expect.poll(async () => (await transport.counts('learn')).active).toBe(1);
+
+    expect(await collector.release(1)).toBe(1);
+    finish();
+    await expect.poll(async () => (await transport.counts('learn')).completed).toBe(1);
+    expect(await collector.release(1)).toBe(1);
+    expect(await transport.getJobData('learn', jobId(1, 0))).toBeUndefined();
+    await learner.close(0);
+  });
+});

@@ -56,6 +56,13 @@ export const ABSENT_CHECKS_BEFORE_RECREATE = 2;
 /** The queues a group's jobs pass through, in order; one job id per group in each. */
 const GROUP_QUEUES: readonly QueueName[] = ['rollout', 'reward', 'learn'];
 
+/** A job of a collected step in one of the group queues. */
+interface KeptJob {
+  step: number;
+  queue: QueueName;
+  id: string;
+}
+
 /** A group failed for good (its rollout, reward or learn job was dead-lettered): the step cannot complete. */
 export class GroupFailedError extends Error {
   override name = 'GroupFailedError';
@@ -73,11 +80,14 @@ export class GroupFailedError extends Error {
  * and seed (its reward job and Episode rows are keyed by the group, so a group that was only slow is not doubled).
  * When `shouldStop` turns true mid-step, the step's jobs that no worker is running are removed from the queues and
  * collect throws StepStoppedError (jobs still running finish, and the services drop what they hand on, since the run
- * is no longer running).
+ * is no longer running). The queues keep a collected step's jobs (its trajectories among them) until `release` is
+ * told that a checkpoint covers the step, so Redis holds the steps since the last checkpoint, not a day of them.
  */
 export class DistributedCollector implements StepCollector {
   /** Per group job id: on how many consecutive checks the group was found in no queue. */
   private readonly absent = new Map<string, number>();
+  /** The queue jobs of collected steps that are still kept, with their step. */
+  private kept: KeptJob[] = [];
 
   constructor(private readonly o: DistributedCollectorOptions) {}
 
@@ -105,6 +115,9 @@ export class DistributedCollector implements StepCollector {
       });
     }
     const received = await this.waitForGroups(jobs);
+    this.kept.push(
+      ...jobs.flatMap((job) => GROUP_QUEUES.map((queue) => ({ step: request.step, queue, id: groupJobId(job) }))),
+    );
     const groups: StepGroup[] = jobs.map((job) => {
       const learn = received.get(job.groupId)!;
       return {
@@ -128,6 +141,28 @@ export class DistributedCollector implements StepCollector {
   }
 
   async close(): Promise<void> {}
+
+  /**
+   * Removes the rollout, reward and learn jobs of every collected step up to `step` from the queues: a checkpoint
+   * holds that step's update, so a resume never runs it again and its kept results are no longer read back (the
+   * trajectories the update saw are in the run's `rollouts/step-N.jsonl`). A job a worker still holds (a learn job
+   * whose completion is not yet recorded) is tried again at the next release. Returns how many jobs were removed.
+   */
+  async release(step: number): Promise<number> {
+    const due = this.kept.filter((job) => job.step <= step);
+    this.kept = this.kept.filter((job) => job.step > step);
+    let removed = 0;
+    for (const [i, job] of due.entries()) {
+      try {
+        if (await this.o.transport.remove(job.queue, job.id)) removed++;
+        else if ((await this.o.transport.getJobData(job.queue, job.id)) !== undefined) this.kept.push(job);
+      } catch (error) {
+        this.kept.push(...due.slice(i));
+        throw error;
+      }
+    }
+    return removed;
+  }
 
   /**
    * Groups of a re-run step without a kept learn job: their finished rollout and reward jobs are removed (a job a

@@ -102,21 +102,22 @@ export class LearnerService {
       logger.info(resume ? 'resuming run' : 'starting run', { steps: run.steps, out });
       let lastCheckpoint: { dir: string; step: number } | null = null;
       const isStopping = async () => (await runs.get(row.id))?.status === 'stopping';
+      const collector = new DistributedCollector({
+        runId: row.id,
+        producer: this.deps.producer,
+        transport: this.deps.transport,
+        inbox: this.deps.inbox,
+        logger,
+        stepTimeoutMs: this.deps.stepTimeoutMs,
+        shouldStop: isStopping,
+        resumedAt,
+        onRecreated: (reason) => this.deps.metrics.recreatedGroups.inc({ reason }),
+      });
       const result = await runGrpo(config, {
         resume,
         tasks: await runTasks(run),
         runtime: this.deps.runtime,
-        collector: new DistributedCollector({
-          runId: row.id,
-          producer: this.deps.producer,
-          transport: this.deps.transport,
-          inbox: this.deps.inbox,
-          logger,
-          stepTimeoutMs: this.deps.stepTimeoutMs,
-          shouldStop: isStopping,
-          resumedAt,
-          onRecreated: (reason) => this.deps.metrics.recreatedGroups.inc({ reason }),
-        }),
+        collector,
         shouldStop: isStopping,
         observer: {
           // A write the step depends on waits out a short outage instead of failing the run (all are idempotent).
@@ -152,8 +153,13 @@ export class LearnerService {
               policy_version: record.policy_version,
             });
           },
-          onCheckpoint: (dir, step) => {
+          onCheckpoint: async (dir, step) => {
             lastCheckpoint = { dir, step };
+            // Housekeeping: jobs it cannot remove now are tried again at the next checkpoint, or expire.
+            await collector.release(step).then(
+              (removed) => logger.info('queue jobs of checkpointed steps removed', { step, removed_jobs: removed }),
+              (error: unknown) => logger.warn('could not remove the queue jobs of checkpointed steps', { step, error }),
+            );
           },
         },
       });
