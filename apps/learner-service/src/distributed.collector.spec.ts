@@ -6,10 +6,12 @@ import {
   JOB_OPTIONS,
   type DeadLetter,
   type LearnGroupJob,
+  type RewardGroupJob,
   type RolloutGroupJob,
 } from '@fathom/contracts';
 import { createLogger } from '@fathom/observability';
 import { InProcessTransport, JobProducer, PermanentJobError, type JobTransport } from '@fathom/queue';
+import { samplePayloads } from '@fathom/queue/testing';
 import type { StepCollectRequest } from '@fathom/training';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DistributedCollector, GroupFailedError, type RecreatedReason } from './distributed.collector';
@@ -27,17 +29,16 @@ const request = (step: number, groups: number): StepCollectRequest => ({
   G: 2,
 });
 
-/** The scored group a rollout job would end as (the reward stage skipped). */
-const learnOf = (job: RolloutGroupJob) =>
-  ({
-    ...job,
-    trajectories: [],
-    excluded: 0,
-    infraFailures: 0,
-    weightSyncMs: 0,
-    reward: null,
-    scoringMs: 0,
-  }) as unknown as LearnGroupJob;
+/** What the rollout and reward services leave for a group: its reward job (its trajectories) and its score. */
+function finished(job: RolloutGroupJob): { rollout: RewardGroupJob; score: LearnGroupJob } {
+  const { runId, step, groupId: id, taskId, policyVersion } = job;
+  const key = { runId, step, groupId: id, taskId, policyVersion };
+  const sample = samplePayloads(id);
+  return {
+    rollout: { ...sample['reward.group'], ...key },
+    score: { ...sample['learn.group'], ...key },
+  };
+}
 
 let transport: InProcessTransport;
 
@@ -69,11 +70,13 @@ function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJob
       async (job) => {
         rollouts.push(job.data as RolloutGroupJob);
         await new Promise((r) => setTimeout(r, delayMs));
-        inbox.deliver(learnOf(job.data as RolloutGroupJob));
+        const { rollout, score } = finished(job.data as RolloutGroupJob);
+        await transport.add('reward', { id: job.id, name: 'reward.group', data: rollout }, JOB_OPTIONS.reward);
+        inbox.deliver(score);
       },
       { concurrency: 4 },
     );
-  return { collector, recreated, rollouts, pipeline };
+  return { collector, inbox, recreated, rollouts, pipeline };
 }
 
 const jobId = (step: number, g: number) => groupJobId({ runId: RUN, step, groupId: groupId(step, g) });
@@ -163,6 +166,27 @@ describe('DistributedCollector: groups lost from the queues (a Redis that came b
   });
 });
 
+describe('DistributedCollector: scores joined with their trajectories', () => {
+  it("reads each group's trajectories from its reward job: the learn job carries the score only", async () => {
+    const { collector, pipeline } = setUp();
+    pipeline();
+    const step = await collector.collect(request(1, 2));
+    const sample = samplePayloads('any');
+    expect(step.groups.map((g) => g.trajectories)).toEqual([0, 1].map(() => sample['reward.group'].trajectories));
+    expect(step.groups.map((g) => g.rewards)).toEqual([0, 1].map(() => sample['learn.group'].reward!.rewards));
+  });
+
+  it('fails the step, naming the group, when its reward job is gone', async () => {
+    const { collector, inbox } = setUp();
+    transport.work('rollout', async (job) => void inbox.deliver(finished(job.data as RolloutGroupJob).score), {
+      concurrency: 1,
+    });
+    await expect(collector.collect(request(1, 1))).rejects.toThrow(
+      /group s1-g0 of step 1 \(task t0\): its reward job, which holds its trajectories, is gone/,
+    );
+  });
+});
+
 describe('DistributedCollector: dead letters of a resumed run', () => {
   it('sets a dead letter from before the resume aside with its failed job, and runs the group again', async () => {
     const resumedAt = new Date();
@@ -203,8 +227,7 @@ describe('DistributedCollector: release after a checkpoint', () => {
     for (const step of [1, 2, 3]) await collector.collect(request(step, 2));
     for (const step of [1, 2, 3])
       for (const g of [0, 1])
-        for (const queue of ['reward', 'learn'] as const)
-          await transport.add(queue, { id: jobId(step, g), name: `${queue}.group`, data: {} }, JOB_OPTIONS[queue]);
+        await transport.add('learn', { id: jobId(step, g), name: 'learn.group', data: {} }, JOB_OPTIONS.learn);
     const kept = async (step: number) =>
       Promise.all(
         (['rollout', 'reward', 'learn'] as const).flatMap((queue) =>
@@ -230,7 +253,7 @@ describe('DistributedCollector: release after a checkpoint', () => {
     await transport.add('learn', { id: jobId(1, 0), name: 'learn.group', data: {} }, JOB_OPTIONS.learn);
     await expect.poll(async () => (await transport.counts('learn')).active).toBe(1);
 
-    expect(await collector.release(1)).toBe(1);
+    expect(await collector.release(1)).toBe(2);
     finish();
     await expect.poll(async () => (await transport.counts('learn')).completed).toBe(1);
     expect(await collector.release(1)).toBe(1);

@@ -5,9 +5,12 @@ import {
   groupId,
   groupJobId,
   LearnGroupJobSchema,
+  RewardGroupJobSchema,
+  scoredGroupOf,
   type LearnGroupJob,
   type QueueName,
   type RolloutGroupJob,
+  type ScoredGroupJob,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { JobProducer, JobTransport } from '@fathom/queue';
@@ -118,26 +121,39 @@ export class DistributedCollector implements StepCollector {
     this.kept.push(
       ...jobs.flatMap((job) => GROUP_QUEUES.map((queue) => ({ step: request.step, queue, id: groupJobId(job) }))),
     );
-    const groups: StepGroup[] = jobs.map((job) => {
-      const learn = received.get(job.groupId)!;
-      return {
-        groupId: job.groupId,
-        taskId: learn.taskId,
-        claimedVersion: learn.policyVersion,
-        trajectories: learn.trajectories,
-        rewards: learn.reward?.rewards ?? [],
-        results: learn.reward?.results ?? [],
-        excluded: learn.excluded,
-        infraFailures: learn.infraFailures,
-      };
-    });
-    const all = [...received.values()];
+    const scored = await Promise.all(jobs.map((job) => this.scoredGroup(job, received.get(job.groupId)!)));
+    const groups: StepGroup[] = scored.map((group) => ({
+      groupId: group.groupId,
+      taskId: group.taskId,
+      claimedVersion: group.policyVersion,
+      trajectories: group.trajectories,
+      rewards: group.reward?.rewards ?? [],
+      results: group.reward?.results ?? [],
+      excluded: group.excluded,
+      infraFailures: group.infraFailures,
+    }));
     return {
       groups,
       generationMs: performance.now() - started,
-      scoringMs: all.reduce((s, g) => s + g.scoringMs, 0),
-      weightSyncMs: Math.max(0, ...all.map((g) => g.weightSyncMs)),
+      scoringMs: scored.reduce((s, g) => s + g.scoringMs, 0),
+      weightSyncMs: Math.max(0, ...scored.map((g) => g.weightSyncMs)),
     };
+  }
+
+  /**
+   * A group's score joined with its trajectories, read from its reward.group job (kept until a checkpoint covers the
+   * step). A reward job that is gone or does not match its score fails the step (GroupFailedError) with the reason.
+   */
+  private async scoredGroup(job: RolloutGroupJob, score: LearnGroupJob): Promise<ScoredGroupJob> {
+    const rollout = RewardGroupJobSchema.safeParse(await this.o.transport.getJobData('reward', groupJobId(job)));
+    const failed = (reason: string) =>
+      new GroupFailedError(`group ${job.groupId} of step ${job.step} (task ${job.taskId}): ${reason}`);
+    if (!rollout.success) throw failed('its reward job, which holds its trajectories, is gone or malformed');
+    try {
+      return scoredGroupOf(rollout.data, score);
+    } catch (error) {
+      throw failed((error as Error).message);
+    }
   }
 
   async close(): Promise<void> {}

@@ -18,9 +18,10 @@ export interface RewardServiceDeps {
 
 /**
  * One reward.group job: score the group's scorable trajectories with the run's reward config (libs/rewards, pure),
- * store them as Episode rows, and hand the scored group to the learner. Samples whose infra-error retries ran out
- * are passed on unscored (never scored as 0). Safe to run twice: Episode rows are keyed by
- * (run, step, group, sample) and the learn job's id is the group's.
+ * store them as Episode rows, and hand the group's score to the learner (learn.group carries the score only: the
+ * learner reads the trajectories from this job, which the queues keep until a checkpoint covers the step). Samples
+ * whose infra-error retries ran out are passed on unscored (never scored as 0). Safe to run twice: Episode rows are
+ * keyed by (run, step, group, sample) and the learn job's id is the group's.
  */
 export class RewardService {
   constructor(private readonly deps: RewardServiceDeps) {}
@@ -45,7 +46,8 @@ export class RewardService {
     const records = job.trajectories.map((t, i) => episodeRecordOf(job, t, reward!.results[i], task, style));
     await this.deps.episodes.recordMany(records);
     this.deps.metrics.observeGroup(reward, job, scoringMs);
-    return { ...job, reward, scoringMs };
+    const { runId, step, groupId, taskId, policyVersion } = job;
+    return { runId, step, groupId, taskId, policyVersion, reward, scoringMs };
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   groupJobId,
   jobIdOf,
   jobNamesOf,
+  scoredGroupOf,
 } from './jobs';
 import type { RecursionTreeNode } from './rollout';
 import { EntityIdSchema } from './run-config';
@@ -128,7 +129,7 @@ describe('job contracts', () => {
     expect(RewardGroupJobSchema.safeParse(group([])).success).toBe(false);
   });
 
-  it('requires a learn group to score exactly its scorable trajectories', () => {
+  it('joins a learn group (the score only) with its rollout, scoring exactly its scorable trajectories', () => {
     const ms = { mean: 0, std: 0 };
     const result = {
       total: 0,
@@ -157,14 +158,21 @@ describe('job contracts', () => {
       perComponent: { format: ms, correctness: ms, token_budget: ms, recursion_efficiency: ms },
       zeroStd: true,
     };
-    const learn = (g: object, r: unknown) => LearnGroupJobSchema.safeParse({ ...g, reward: r, scoringMs: 0 });
-    expect(learn(group([trajectory(0)], [infra(1)]), reward).success).toBe(true);
-    expect(learn(group([], [infra(0)]), null).success).toBe(true);
-    expect(learn(group([trajectory(0)]), null).error?.issues[0].message).toMatch(
-      /1 scorable trajectories but no reward/,
+    const join = (g: ReturnType<typeof group>, r: unknown) => {
+      const rollout = RewardGroupJobSchema.parse(g);
+      const { runId, step, groupId, taskId, policyVersion } = rollout;
+      const score = LearnGroupJobSchema.parse({ runId, step, groupId, taskId, policyVersion, reward: r, scoringMs: 0 });
+      return () => scoredGroupOf(rollout, score);
+    };
+    expect(join(group([trajectory(0)], [infra(1)]), reward)()).toMatchObject({ reward, scoringMs: 0 });
+    expect(join(group([], [infra(0)]), null)().reward).toBeNull();
+    expect(join(group([trajectory(0)]), null)).toThrow(/1 scorable trajectories but its score has no reward/);
+    expect(join(group([trajectory(0), trajectory(1)]), reward)).toThrow(
+      /2 scorable trajectories but its score has 1 rewards and 1 results/,
     );
-    expect(learn(group([trajectory(0), trajectory(1)]), reward).error?.issues[0].message).toMatch(
-      /one reward and one result per scorable trajectory \(2\)/,
-    );
+    const rollout = RewardGroupJobSchema.parse(group([trajectory(0)]));
+    const mismatched = LearnGroupJobSchema.parse({ ...key, groupId: 's9-g9', reward, scoringMs: 0 });
+    expect(() => scoredGroupOf(rollout, mismatched)).toThrow(/is not its rollout's: groupId s9-g9 ≠ s3-g0/);
+    expect(LearnGroupJobSchema.safeParse({ ...rollout, reward, scoringMs: 0 }).success).toBe(false);
   });
 });

@@ -140,32 +140,44 @@ export const RewardGroupJobSchema = GroupKeySchema.extend(GroupRolloutFields).su
 export type RewardGroupJob = z.infer<typeof RewardGroupJobSchema>;
 
 /**
- * learn.group: a scored group, as the learner's update and step metrics need it (token-in, token-out: the exact ids,
- * log-probs and masks the worker recorded). `reward.rewards[i]` and `reward.results[i]` score `trajectories[i]`.
+ * learn.group: a group's score. Its trajectories are not copied into it: they stay in the group's reward.group job
+ * (same job id), which the queues keep until a checkpoint covers the step, and the learner joins the two
+ * (`scoredGroupOf`). `reward.rewards[i]` and `reward.results[i]` score the reward job's `trajectories[i]`.
  */
 export const LearnGroupJobSchema = GroupKeySchema.extend({
-  ...GroupRolloutFields,
   /** The group's score; null exactly when no trajectory was scorable (every sample's retries ran out). */
   reward: GroupRewardSchema.nullable(),
   /** Wall time of scoring the group, ms. */
   scoringMs: z.number().nonnegative(),
-}).superRefine((job, ctx) => {
-  checkGroup(job, ctx);
-  const scorable = job.trajectories.length;
-  if (job.reward === null) {
-    if (scorable > 0)
-      ctx.addIssue({ code: 'custom', path: ['reward'], message: `${scorable} scorable trajectories but no reward` });
-  } else if (job.reward.rewards.length !== scorable || job.reward.results.length !== scorable) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['reward', 'rewards'],
-      message:
-        `expected one reward and one result per scorable trajectory (${scorable}), ` +
-        `got ${job.reward.rewards.length} and ${job.reward.results.length}`,
-    });
-  }
 });
 export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
+
+/**
+ * A scored group as the learner's update and step metrics need it (token-in, token-out: the exact ids, log-probs
+ * and masks the worker recorded): a reward.group job joined with its learn.group score.
+ */
+export type ScoredGroupJob = RewardGroupJob & Pick<LearnGroupJob, 'reward' | 'scoringMs'>;
+
+/**
+ * Joins a group's rollout (its reward.group job) with its score (its learn.group job). Throws an Error naming the
+ * problem when they are not of the same group, or when the score does not have exactly one reward and one result per
+ * scorable trajectory (null exactly when none is scorable).
+ */
+export function scoredGroupOf(rollout: RewardGroupJob, score: LearnGroupJob): ScoredGroupJob {
+  for (const key of ['runId', 'step', 'groupId', 'taskId', 'policyVersion'] as const)
+    if (rollout[key] !== score[key])
+      throw new Error(
+        `the score of group ${score.groupId} is not its rollout's: ${key} ${score[key]} ≠ ${rollout[key]}`,
+      );
+  const scorable = rollout.trajectories.length;
+  const { reward } = score;
+  if (reward === null ? scorable > 0 : reward.rewards.length !== scorable || reward.results.length !== scorable)
+    throw new Error(
+      `group ${score.groupId} has ${scorable} scorable trajectories but its score has ` +
+        (reward === null ? 'no reward' : `${reward.rewards.length} rewards and ${reward.results.length} results`),
+    );
+  return { ...rollout, reward, scoringMs: score.scoringMs };
+}
 
 /** eval.run: evaluate one checkpoint on one split and record EvalResult rows under `evalId`. */
 export const EvalRunJobSchema = z.strictObject({

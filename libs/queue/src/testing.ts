@@ -1,5 +1,7 @@
 /**
- * @fathom/queue/testing — tools for outage tests against the real servers (the services' chaos tests): FaultProxy
- * cuts a client off Postgres or Redis and lets it back. Never imported by production code.
+ * @fathom/queue/testing — tools for tests of the services built on the queues: FaultProxy cuts a client off Postgres
+ * or Redis and lets it back (the chaos tests); samplePayloads gives a valid payload of every job name. Never imported
+ * by production code.
  */
 export { FaultProxy } from './testing/fault.proxy';
+export { samplePayloads } from './testing/transport.conformance';

@@ -117,7 +117,6 @@ export function samplePayloads(groupId: string) {
   });
   const learn: LearnGroupJob = {
     ...key,
-    ...group,
     scoringMs: 1,
     reward: {
       rewards: [1, 0],
