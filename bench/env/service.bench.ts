@@ -1,8 +1,9 @@
 /**
  * env-service benchmark: step latency (p50/p99, steps/s) of a regex search over WebSocket and gRPC on 16K- and
- * 200K-token contexts, next to the same step on a SandboxPool driven in-process (no transport), interleaved so that
- * each transport's overhead is a paired difference; a quiet WebSocket session's latency beside misbehaving
- * neighbours; reset latency with the warm pool; throughput at 64 concurrent sessions.
+ * 200K-token contexts, next to the same step on a SandboxPool driven in-process (no transport) and the program run
+ * as a plain function in this process (no sandbox), interleaved so that each layer's cost is a paired difference;
+ * a quiet WebSocket session's latency beside misbehaving neighbours; reset latency with the warm pool; throughput at
+ * 64 concurrent sessions.
  * Runs the real service in-process on free ports (sandbox worker processes included); llm() is not called, the
  * scripted inference server only satisfies the required INFERENCE_ADDRESS.
  *
@@ -132,9 +133,26 @@ type Transport = 'ws' | 'grpc' | 'in_process';
 const TRANSPORTS: readonly Transport[] = ['ws', 'grpc', 'in_process'];
 
 /**
+ * The guest program run as a plain function in this process (no isolate, no worker, no transport), printing into a
+ * local: what the step costs before any sandboxing, the floor under every `step_latency` line.
+ */
+function guestOnHost(code: string): (ctx: string) => void {
+  let printed = '';
+  const program = new Function('ctx', 'print', code) as (ctx: string, print: (...values: unknown[]) => void) => void;
+  return (ctx) => {
+    printed = '';
+    program(ctx, (...values) => {
+      printed = values.join(' ');
+    });
+    if (printed === '') throw new Error('the search printed nothing on the host');
+  };
+}
+
+/**
  * The same step over WebSocket, over gRPC and on a SandboxPool driven in-process, one after another in a rotating
  * order, so that load drift on a shared machine hits all three alike. Each transport's `overhead_*` is the paired
- * difference to the in-process step of the same round.
+ * difference to the in-process step of the same round. Each round also runs the program on the host (`guest_floor`);
+ * the in-process line's `over_floor_*` is the paired difference to it: what the sandbox adds.
  */
 async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, pool: SandboxPool): Promise<void> {
   const ws = await Ws.open(wsUrl);
@@ -162,7 +180,12 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
   };
   const samples = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
   const sandbox = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
+  const onHost = guestOnHost(code);
+  const floor: number[] = [];
   for (let i = 0; i < WARMUP + STEPS; i++) {
+    const started = performance.now();
+    onHost(task.context);
+    if (i >= WARMUP) floor.push(performance.now() - started);
     for (let k = 0; k < TRANSPORTS.length; k++) {
       const transport = TRANSPORTS[(i + k) % TRANSPORTS.length];
       const t = performance.now();
@@ -175,6 +198,14 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
   ws.socket.close();
   await rpc.call('Close', { episode_id: grpcId });
   await local.close();
+  emit({
+    metric: 'guest_floor',
+    transport: 'none',
+    context_tokens: task.context_tokens,
+    program: 'regex_search',
+    ...summary(floor),
+  });
+  const overFloor = samples.in_process.map((ms, i) => ms - floor[i]);
   for (const transport of TRANSPORTS) {
     const overhead = samples[transport].map((ms, i) => ms - samples.in_process[i]);
     emit({
@@ -185,7 +216,7 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
       ...summary(samples[transport]),
       sandbox_wall_p50_ms: round(quantile(sandbox[transport], 0.5)),
       ...(transport === 'in_process'
-        ? {}
+        ? { over_floor_p50_ms: round(quantile(overFloor, 0.5)), over_floor_p99_ms: round(quantile(overFloor, 0.99)) }
         : { overhead_p50_ms: round(quantile(overhead, 0.5)), overhead_p99_ms: round(quantile(overhead, 0.99)) }),
     });
   }

@@ -70,6 +70,17 @@ describe('REPL semantics', () => {
     expect((await episode.run('(async () => { await null; print("later") })(); print("now")')).stdout).toBe(
       'now\nlater\n',
     );
+    // A global that a callback defines at the end of a long chain of microtasks is listed with its step too.
+    const late = await episode.run('(async () => { for (let i = 0; i < 100; i++) await null; globalThis.late = 1 })()');
+    expect(late).toMatchObject({ error: null, variables: ['late'] });
+    await episode.close();
+  });
+
+  it('reports an unhandled rejection as a runtime error and keeps the REPL', async () => {
+    const episode = await open();
+    const rejected = await episode.run('var kept = 1; print("lost"); Promise.reject(new Error("boom"))');
+    expect(rejected).toMatchObject({ error: { code: 'runtime', message: 'Error: boom' }, alive: true });
+    expect(await episode.run('print(kept)')).toMatchObject({ error: null, stdout: '1\n', variables: ['kept'] });
     await episode.close();
   });
 
