@@ -125,12 +125,25 @@ function grpcClient(address: string) {
     new Promise<Json>((resolve, reject) =>
       client[method](request, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r))),
     );
-  return { call, close: () => grpc.Client.prototype.close.call(client) };
+  /** A Session stream: `request` writes one request and resolves with the next reply (they come in order). */
+  const session = () => {
+    const stream = client.Session();
+    const waiters: ((reply: Json) => void)[] = [];
+    stream.on('data', (reply: Json) => waiters.shift()!(reply));
+    stream.on('error', () => undefined);
+    const request = (message: unknown) =>
+      new Promise<Json>((resolve) => {
+        waiters.push(resolve);
+        stream.write(message);
+      });
+    return { request, end: () => stream.end() };
+  };
+  return { call, session, close: () => grpc.Client.prototype.close.call(client) };
 }
 
 type Rpc = ReturnType<typeof grpcClient>;
-type Transport = 'ws' | 'grpc' | 'in_process';
-const TRANSPORTS: readonly Transport[] = ['ws', 'grpc', 'in_process'];
+type Transport = 'ws' | 'grpc' | 'grpc_session' | 'in_process';
+const TRANSPORTS: readonly Transport[] = ['ws', 'grpc', 'grpc_session', 'in_process'];
 
 /**
  * The guest program run as a plain function in this process (no isolate, no worker, no transport), printing into a
@@ -149,8 +162,8 @@ function guestOnHost(code: string): (ctx: string) => void {
 }
 
 /**
- * The same step over WebSocket, over gRPC and on a SandboxPool driven in-process, one after another in a rotating
- * order, so that load drift on a shared machine hits all three alike. Each transport's `overhead_*` is the paired
+ * The same step over WebSocket, over gRPC (a unary Step per step, and a Session stream) and on a SandboxPool driven
+ * in-process, one after another in a rotating order, so that load drift on a shared machine hits all alike. Each transport's `overhead_*` is the paired
  * difference to the in-process step of the same round. Each round also runs the program on the host (`guest_floor`);
  * the in-process line's `over_floor_*` is the paired difference to it: what the sandbox adds.
  */
@@ -159,6 +172,8 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
   await ws.reset(task.id);
   const reset = await rpc.call('Reset', { split: 'eval', task_id: task.id });
   const grpcId = reset.observation.episode_id;
+  const session = rpc.session();
+  await session.request({ reset: { split: 'eval', task_id: task.id } });
   const local = await pool.openEpisode({ ctx: task.context, question: task.question });
   const run: Record<Transport, () => Promise<number>> = {
     ws: async () => {
@@ -172,14 +187,20 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
       if (reply.observation.error) throw new Error(`grpc step failed: ${JSON.stringify(reply.observation.error)}`);
       return reply.observation.wall_ms;
     },
+    grpc_session: async () => {
+      const reply = await session.request({ step: { code } });
+      if (!reply.observation || reply.observation.observation.error)
+        throw new Error(`grpc session step failed: ${JSON.stringify(reply)}`);
+      return reply.observation.observation.wall_ms;
+    },
     in_process: async () => {
       const result = await local.run(code);
       if (result.error) throw new Error(`in-process step failed: ${JSON.stringify(result.error)}`);
       return result.wallMs;
     },
   };
-  const samples = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
-  const sandbox = { ws: [] as number[], grpc: [] as number[], in_process: [] as number[] };
+  const samples = Object.fromEntries(TRANSPORTS.map((t) => [t, [] as number[]])) as Record<Transport, number[]>;
+  const sandbox = Object.fromEntries(TRANSPORTS.map((t) => [t, [] as number[]])) as Record<Transport, number[]>;
   const onHost = guestOnHost(code);
   const floor: number[] = [];
   for (let i = 0; i < WARMUP + STEPS; i++) {
@@ -197,6 +218,7 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
   }
   ws.socket.close();
   await rpc.call('Close', { episode_id: grpcId });
+  session.end();
   await local.close();
   emit({
     metric: 'guest_floor',

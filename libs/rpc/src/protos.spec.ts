@@ -8,7 +8,10 @@ describe('loadService', () => {
       'Step',
       'State',
       'Close',
+      'Session',
     ]);
+    const session = loadService('env.proto', 'fathom.env.v1.Env').service.Session;
+    expect([session.requestStream, session.responseStream]).toEqual([true, true]);
     expect(Object.keys(loadService('inference.proto', 'fathom.inference.v1.Inference').service)).toContain('Generate');
     expect(Object.keys(loadService('policy.proto', 'fathom.policy.v1.Policy').service)).toEqual([
       'GetLatest',

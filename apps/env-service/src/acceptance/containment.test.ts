@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, post, startHarness, WsClient, type Harness } from '../test-support/harness';
+import * as grpc from '@grpc/grpc-js';
+import { EnvGrpcClient, get, post, startHarness, WsClient, type Harness } from '../test-support/harness';
 
 /**
  * Containment at the service level: a runaway or memory-hungry step ends only its own episode; the service stays
@@ -176,6 +177,28 @@ describe('capacity and idle reaping', () => {
     const closed = await new Promise<number>((resolve) => ws.socket.once('close', (code) => resolve(code)));
     expect(closed).toBe(1001);
     await expect.poll(async () => (await get(small.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
+  });
+
+  it('ends a gRPC Session stream left idle past IDLE_TIMEOUT_S with DEADLINE_EXCEEDED, which frees its slot', async () => {
+    const client = new EnvGrpcClient(small.grpcAddress);
+    try {
+      const session = client.session();
+      expect((await session.request({ reset: TASK })).observation.done).toBe(false);
+      expect(await get(small.baseUrl, '/capabilities')).toMatchObject({ body: { active_sessions: 1 } });
+      const status = await session.status;
+      expect(status.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      expect(status.details).toContain('IDLE_TIMEOUT_S (1 s)');
+      await expect.poll(async () => (await get(small.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
+
+      // At capacity a new stream ends at once with RESOURCE_EXHAUSTED, naming the limit.
+      const held = [client.session(), client.session()];
+      for (const s of held) await s.request({ state: {} });
+      const refused = await client.session().status;
+      expect(refused.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+      for (const s of held) s.stream.end();
+    } finally {
+      client.close();
+    }
   });
 
   it('closes an episode left idle past IDLE_TIMEOUT_S', async () => {

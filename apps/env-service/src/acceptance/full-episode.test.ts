@@ -285,6 +285,50 @@ describe('full episode over a 200K-token context', () => {
     }
   });
 
+  it('gRPC Session: one stream answers reset, steps and state in order, a bad request with an error, and ends', async () => {
+    const client = new EnvGrpcClient(h.grpcAddress);
+    const activeSessions = async () => (await get(h.baseUrl, '/capabilities')).body.active_sessions;
+    try {
+      const session = client.session();
+      const reset = await session.request({ reset: TASK });
+      expect(reset.observation.observation.context_tokens).toBeGreaterThanOrEqual(200_000);
+      const id = reset.observation.observation.episode_id;
+      expect(await activeSessions()).toBe(1);
+
+      const search = await session.request({ step: { code: SEARCH } });
+      expect(search.observation.observation.stdout.trim()).toBe('teal');
+      const other = await session.request({ step: { episode_id: 'someone-else', code: '1' } });
+      expect(other.error).toEqual({
+        status: 3,
+        reason: 'VALIDATION_ERROR',
+        message: `step.episode_id "someone-else" is not this session's episode "${id}"`,
+      });
+      const empty = await session.request({ step: {} });
+      expect(empty.error).toMatchObject({ status: 3, reason: 'VALIDATION_ERROR' });
+      expect((await session.request({ state: {} })).state).toMatchObject({ episode_id: id, step_count: 1 });
+
+      const answer = await session.request({ step: { episode_id: id, answer: 'teal' } });
+      expect(answer.observation).toMatchObject({ done: true, observation: { correct: true } });
+      session.stream.write({ close: {} });
+      expect((await session.status).code).toBe(0);
+      await expect.poll(activeSessions).toBe(0);
+      expect(() => h.service.episodes.state(id)).toThrow(/not found/i);
+
+      // A cancelled stream ends its episode and frees its slot too; a step before any reset is refused.
+      const cancelled = client.session();
+      expect((await cancelled.request({ step: { code: '1' } })).error).toMatchObject({
+        status: 9,
+        reason: 'NO_ACTIVE_EPISODE',
+      });
+      const second = (await cancelled.request({ reset: TASK })).observation.observation.episode_id;
+      cancelled.stream.cancel();
+      await expect.poll(activeSessions).toBe(0);
+      expect(() => h.service.episodes.state(second)).toThrow(/not found/i);
+    } finally {
+      client.close();
+    }
+  });
+
   it('describes itself: /, /health, /metadata, /schema, /openapi.json', async () => {
     const home = await get(h.baseUrl, '/');
     expect(home.contentType).toContain('text/html');

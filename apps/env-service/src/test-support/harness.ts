@@ -161,9 +161,45 @@ export class EnvGrpcClient {
     );
   }
 
+  /** Opens a Session stream. */
+  session(): GrpcSessionClient {
+    return new GrpcSessionClient(
+      (this.client as unknown as { Session(): grpc.ClientDuplexStream<Json, Json> }).Session(),
+    );
+  }
+
   /** grpc-js also exposes the Close RPC as `client.close`, shadowing Client#close, hence the explicit prototype call. */
   close(): void {
     grpc.Client.prototype.close.call(this.client);
+  }
+}
+
+/** A Session stream of the gRPC Env service: send a request, await the next reply; `status` is how the stream ended. */
+export class GrpcSessionClient {
+  private readonly replies: Json[] = [];
+  private waiters: ((reply: Json) => void)[] = [];
+  /** The stream's final status: code 0 (OK) when the server ended it normally. */
+  readonly status: Promise<grpc.StatusObject>;
+
+  constructor(readonly stream: grpc.ClientDuplexStream<Json, Json>) {
+    stream.on('data', (reply: Json) => {
+      const waiter = this.waiters.shift();
+      if (waiter) waiter(reply);
+      else this.replies.push(reply);
+    });
+    stream.on('error', () => undefined);
+    this.status = new Promise((resolve) => stream.on('status', resolve));
+  }
+
+  request(message: Json): Promise<Json> {
+    this.stream.write(message);
+    return this.next();
+  }
+
+  next(): Promise<Json> {
+    const ready = this.replies.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 }
 

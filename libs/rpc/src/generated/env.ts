@@ -7,6 +7,10 @@ import type { EnvState as _fathom_env_v1_EnvState, EnvState__Output as _fathom_e
 import type { EpisodeRef as _fathom_env_v1_EpisodeRef, EpisodeRef__Output as _fathom_env_v1_EpisodeRef__Output } from './fathom/env/v1/EpisodeRef';
 import type { Observation as _fathom_env_v1_Observation, Observation__Output as _fathom_env_v1_Observation__Output } from './fathom/env/v1/Observation';
 import type { ResetRequest as _fathom_env_v1_ResetRequest, ResetRequest__Output as _fathom_env_v1_ResetRequest__Output } from './fathom/env/v1/ResetRequest';
+import type { SessionControl as _fathom_env_v1_SessionControl, SessionControl__Output as _fathom_env_v1_SessionControl__Output } from './fathom/env/v1/SessionControl';
+import type { SessionError as _fathom_env_v1_SessionError, SessionError__Output as _fathom_env_v1_SessionError__Output } from './fathom/env/v1/SessionError';
+import type { SessionReply as _fathom_env_v1_SessionReply, SessionReply__Output as _fathom_env_v1_SessionReply__Output } from './fathom/env/v1/SessionReply';
+import type { SessionRequest as _fathom_env_v1_SessionRequest, SessionRequest__Output as _fathom_env_v1_SessionRequest__Output } from './fathom/env/v1/SessionRequest';
 import type { StepError as _fathom_env_v1_StepError, StepError__Output as _fathom_env_v1_StepError__Output } from './fathom/env/v1/StepError';
 import type { StepReply as _fathom_env_v1_StepReply, StepReply__Output as _fathom_env_v1_StepReply__Output } from './fathom/env/v1/StepReply';
 import type { StepRequest as _fathom_env_v1_StepRequest, StepRequest__Output as _fathom_env_v1_StepRequest__Output } from './fathom/env/v1/StepRequest';
@@ -25,6 +29,10 @@ export interface ProtoGrpcType {
         EpisodeRef: MessageTypeDefinition<_fathom_env_v1_EpisodeRef, _fathom_env_v1_EpisodeRef__Output>
         Observation: MessageTypeDefinition<_fathom_env_v1_Observation, _fathom_env_v1_Observation__Output>
         ResetRequest: MessageTypeDefinition<_fathom_env_v1_ResetRequest, _fathom_env_v1_ResetRequest__Output>
+        SessionControl: MessageTypeDefinition<_fathom_env_v1_SessionControl, _fathom_env_v1_SessionControl__Output>
+        SessionError: MessageTypeDefinition<_fathom_env_v1_SessionError, _fathom_env_v1_SessionError__Output>
+        SessionReply: MessageTypeDefinition<_fathom_env_v1_SessionReply, _fathom_env_v1_SessionReply__Output>
+        SessionRequest: MessageTypeDefinition<_fathom_env_v1_SessionRequest, _fathom_env_v1_SessionRequest__Output>
         StepError: MessageTypeDefinition<_fathom_env_v1_StepError, _fathom_env_v1_StepError__Output>
         StepReply: MessageTypeDefinition<_fathom_env_v1_StepReply, _fathom_env_v1_StepReply__Output>
         StepRequest: MessageTypeDefinition<_fathom_env_v1_StepRequest, _fathom_env_v1_StepRequest__Output>
