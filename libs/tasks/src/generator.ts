@@ -87,6 +87,13 @@ function invalid(detail: string): TasksError {
   return new TasksError(TasksErrorCode.InvalidOptions, detail);
 }
 
+/** An option that is a share: default 0, else a number in [0, 1] (INVALID_OPTIONS naming `name` otherwise). */
+export function resolveShare(name: string, value: number | undefined): number {
+  const p = value ?? 0;
+  if (!(p >= 0 && p <= 1)) throw invalid(`${name} must be in [0, 1], got ${value}`);
+  return p;
+}
+
 /** Fills in defaults and rejects options that cannot produce a dataset. */
 export function resolveGenerateOptions(options: GenerateOptions): ResolvedGenerateOptions {
   const { split } = options;
@@ -127,10 +134,8 @@ export function resolveGenerateOptions(options: GenerateOptions): ResolvedGenera
     }
     variantRates[type] = { ...defaults, ...overrides } as VariantRates;
   }
-  const inventedShare = options.inventedShare ?? 0;
-  const inventedDistractorShare = options.inventedDistractorShare ?? 0;
-  for (const [name, value] of Object.entries({ inventedShare, inventedDistractorShare }))
-    if (!(value >= 0 && value <= 1)) throw invalid(`${name} must be in [0, 1], got ${value}`);
+  const inventedShare = resolveShare('inventedShare', options.inventedShare);
+  const inventedDistractorShare = resolveShare('inventedDistractorShare', options.inventedDistractorShare);
   return {
     split,
     n,

@@ -1,7 +1,7 @@
 import type { Family, ReaderKind, Split, TaskType } from '@fathom/contracts';
 import { fillerSentence } from './filler';
 import { QUESTIONS, SUB_QUESTIONS, inventable, inventedQuestion, phrasingsOf, type Phrasing } from './frames';
-import { DEFAULT_VARIANT_RATES } from './generator';
+import { DEFAULT_VARIANT_RATES, resolveShare } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS, type Insert } from './task-types';
@@ -214,13 +214,6 @@ function drawExample(
   return example(sentences);
 }
 
-function share(name: string, value: number | undefined): number {
-  const p = value ?? 0;
-  if (!(p >= 0 && p <= 1))
-    throw new TasksError(TasksErrorCode.InvalidOptions, `${name} must be in [0, 1], got ${value}`);
-  return p;
-}
-
 /**
  * The reader curriculum: leaf sub-call examples written with the task generator's own frames and phrasings. Each
  * chunk (at most `maxChunkChars`) holds the evidence of one sub-question among 1–4 distractor sentences of the same
@@ -244,13 +237,13 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
     throw new TasksError(TasksErrorCode.InvalidOptions, `n must be a non-negative integer, got ${n}`);
   if (!Number.isInteger(maxChars) || maxChars < 400)
     throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
-  const evidenceShare = share('evidenceShare', options.evidenceShare);
-  const copyShare = share('copyShare', options.copyShare);
-  const keyShare = share('keyShare', options.keyShare);
-  const unknownShare = share('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
-  const inventedShare = share('inventedShare', options.inventedShare);
-  const inventedQuestionShare = share('inventedQuestionShare', options.inventedQuestionShare);
-  const inventedDistractorShare = share('inventedDistractorShare', options.inventedDistractorShare);
+  const evidenceShare = resolveShare('evidenceShare', options.evidenceShare);
+  const copyShare = resolveShare('copyShare', options.copyShare);
+  const keyShare = resolveShare('keyShare', options.keyShare);
+  const unknownShare = resolveShare('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
+  const inventedShare = resolveShare('inventedShare', options.inventedShare);
+  const inventedQuestionShare = resolveShare('inventedQuestionShare', options.inventedQuestionShare);
+  const inventedDistractorShare = resolveShare('inventedDistractorShare', options.inventedDistractorShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
