@@ -139,6 +139,11 @@ export const EnvObservationSchema = z
     /** On the final step: whether the answer matched the gold answer. */
     correct: z.boolean().nullable(),
     /**
+     * The answer the episode ended with (an answer action, or `answer(value)` called in code); null while it runs
+     * and when it ended unanswered.
+     */
+    answer: z.string().nullable(),
+    /**
      * OpenEnv REPLEnv's names for the same step (its REPLObservation fields), so its client reads them unchanged:
      * `result` is its CodeBlockResult, the rest alias `context_chars`, `variables`, `step` and `max_steps`.
      */
@@ -207,6 +212,12 @@ export const EnvResetRequestSchema = z
     /** OpenEnv REPLEnv's name for the gold answer. */
     expected_answer: z.string().min(1).optional(),
     aliases: z.array(z.string().min(1)).optional(),
+    /**
+     * The session's client answers this episode's llm() calls: the server sends it an `llm_request` for each call
+     * and waits for its `llm_reply`. Only on a session whose client can answer (WebSocket /ws, gRPC Env.Session);
+     * otherwise the service serves llm() with its configured inference endpoint.
+     */
+    serve_llm: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
     const both = (a: unknown, b: unknown, message: string) => {
@@ -253,7 +264,45 @@ export const WsStepDataSchema = z.preprocess(
 );
 export type WsStepData = z.infer<typeof WsStepDataSchema>;
 
-export const WS_MESSAGE_TYPES = ['reset', 'step', 'state', 'close', 'mcp'] as const;
+export const WS_MESSAGE_TYPES = ['reset', 'step', 'state', 'close', 'mcp', 'llm_reply'] as const;
+
+/**
+ * One guest `llm(prompt, chunk)` call of an episode reset with `serve_llm`, sent to the session's client to answer:
+ * the client decides what the call means (FATHOM's rollout worker: a leaf read or a child episode, `planSubcall`) and
+ * writes it with its own model.
+ */
+export interface SessionLlmRequest {
+  request_id: string;
+  /** The episode that made the call, and the call's depth (1: the episode's own llm()). */
+  episode_id: string;
+  depth: number;
+  /** The guest's question and the chunk it passed (absent when it passed none). */
+  prompt: string;
+  chunk?: string;
+  /** Sub-call tokens the episode has left; the answer should fit in them. */
+  token_budget: number;
+}
+
+/**
+ * The client's answer to an `llm_request`, named by its request_id: the text the guest's llm() returns (with the
+ * tokens it cost, for the episode's accounting), or an error message (the guest's llm() then fails with it).
+ */
+export const SessionLlmReplySchema = z
+  .object({
+    request_id: z.string().min(1).max(255),
+    reply: z
+      .object({
+        text: z.string(),
+        prompt_tokens: z.number().int().nonnegative().optional(),
+        completion_tokens: z.number().int().nonnegative().optional(),
+      })
+      .optional(),
+    error: z.string().min(1).max(4096).optional(),
+  })
+  .refine((r) => (r.reply === undefined) !== (r.error === undefined), {
+    message: 'an llm reply carries exactly one of "reply" (the answer) or "error"',
+  });
+export type SessionLlmReply = z.infer<typeof SessionLlmReplySchema>;
 /** Envelope of every client→server WebSocket message. */
 export const WsIncomingSchema = z.object({ type: z.string(), data: z.unknown().optional() }).strict();
 
@@ -267,6 +316,7 @@ export type WsOutgoing =
   | { type: 'observation'; data: EnvStepReply }
   | { type: 'state'; data: EnvState }
   | { type: 'mcp'; data: JsonRpcResponse }
+  | { type: 'llm_request'; data: SessionLlmRequest }
   | { type: 'error'; data: { message: string; code: string; reason: EnvErrorCode; details?: unknown } };
 
 /** GET /state without an episode: OpenEnv's base State of a fresh environment (HTTP is stateless upstream). */

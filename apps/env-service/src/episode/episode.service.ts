@@ -105,14 +105,24 @@ export class EpisodeService {
    * Starts an episode and returns its first observation. Without `episode_id` the server issues a random one; a
    * named id that is open or being opened is EPISODE_EXISTS (close it first). Under a session `slot` the episode
    * uses that slot's capacity and belongs to it; otherwise it needs a free slot and belongs to whoever holds its id.
+   * `llmClient` answers llm() for the session's client: a request with `serve_llm` has its llm() calls answered by
+   * it instead of the configured endpoint, and is a VALIDATION_ERROR where there is none.
    */
   reset(
     request: EnvResetRequest,
     transport: Transport,
     slot: SessionSlot | null = null,
+    llmClient: LlmHandler | null = null,
   ): Promise<{ episode: Episode; reply: EnvStepReply }> {
+    if (request.serve_llm === true && llmClient === null) {
+      throw new EnvError(
+        'VALIDATION_ERROR',
+        'serve_llm needs a session whose client answers llm_request messages: WebSocket /ws or gRPC Env.Session',
+      );
+    }
     const task = this.deps.tasks.select(request);
-    return this.open(task, request.episode_id ?? randomUUID(), transport, slot);
+    const llm = request.serve_llm === true && llmClient !== null ? llmClient : this.serveLlm;
+    return this.open(task, request.episode_id ?? randomUUID(), transport, slot, llm);
   }
 
   /**
@@ -120,7 +130,7 @@ export class EpisodeService {
    * /step and MCP tools/call without a session, which upstream run on a temporary environment.
    */
   async stepScratch(data: WsStepData, transport: Transport): Promise<EnvStepReply> {
-    const { episode } = await this.open(SCRATCH_TASK, randomUUID(), transport, null);
+    const { episode } = await this.open(SCRATCH_TASK, randomUUID(), transport, null, this.serveLlm);
     try {
       return await this.step(episode.id, data, transport);
     } finally {
@@ -133,6 +143,7 @@ export class EpisodeService {
     id: string,
     transport: Transport,
     slot: SessionSlot | null,
+    llm: LlmHandler,
   ): Promise<{ episode: Episode; reply: EnvStepReply }> {
     const started = performance.now();
     // Checked and claimed (opening.set) in one synchronous run, so of concurrent resets of one id exactly one passes.
@@ -146,7 +157,12 @@ export class EpisodeService {
     this.opening.set(id, slot);
     let repl: SandboxEpisode;
     try {
-      repl = await this.deps.pool.openEpisode({ ctx: task.context, question: task.question, id, llm: this.llmHandler });
+      repl = await this.deps.pool.openEpisode({
+        ctx: task.context,
+        question: task.question,
+        id,
+        llm: this.counted(llm),
+      });
     } catch (error) {
       throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
     } finally {
@@ -290,6 +306,7 @@ export class EpisodeService {
     episode.done = true;
     episode.reward = score.reward;
     episode.correct = score.correct;
+    episode.answer = answer;
     this.syncActive();
     this.deps.logger.info('episode done', {
       episode_id: episode.id,
@@ -327,6 +344,7 @@ export class EpisodeService {
       done: episode.done,
       reward: episode.reward,
       correct: episode.correct,
+      answer: episode.answer,
       result: {
         stdout: result?.stdout ?? '',
         stderr: error === null ? '' : `${error.code}: ${error.message}`,
@@ -348,12 +366,12 @@ export class EpisodeService {
   }
 
   /**
-   * Answers guest llm() calls with the one meaning they have everywhere (`planSubcall` of `@fathom/rlm`): a chunk
-   * within the reader window is a leaf read by the Inference endpoint, a larger one a child episode over the chunk
-   * whose turns the endpoint writes. A failure becomes an error inside the guest.
+   * The service's own answer to a guest llm() call, with the one meaning it has everywhere (`planSubcall` of
+   * `@fathom/rlm`): a chunk within the reader window is a leaf read by the Inference endpoint, a larger one a child
+   * episode over the chunk whose turns the endpoint writes.
    */
-  private readonly llmHandler: LlmHandler = async (request) => {
-    const { config, inference, metrics } = this.deps;
+  private readonly serveLlm: LlmHandler = async (request) => {
+    const { config, inference } = this.deps;
     const generate = inferenceTextGenerate(inference, request.episodeId, request.depth);
     const runner = new EpisodeRunner(
       {
@@ -362,15 +380,22 @@ export class EpisodeService {
       },
       this.subcallConfig,
     );
-    try {
-      const { response } = await runner.serveCall(request.episodeId, request);
-      metrics.llmCalls.inc({ outcome: 'ok' });
-      return response;
-    } catch (error) {
-      metrics.llmCalls.inc({ outcome: 'error' });
-      throw new Error(`llm() failed: ${errorMessage(error)}`, { cause: error });
-    }
+    return (await runner.serveCall(request.episodeId, request)).response;
   };
+
+  /** `llm` with its outcome counted; a failure becomes an error inside the guest. */
+  private counted(llm: LlmHandler): LlmHandler {
+    return async (request) => {
+      try {
+        const response = await llm(request);
+        this.deps.metrics.llmCalls.inc({ outcome: 'ok' });
+        return response;
+      } catch (error) {
+        this.deps.metrics.llmCalls.inc({ outcome: 'error' });
+        throw new Error(`llm() failed: ${errorMessage(error)}`, { cause: error });
+      }
+    };
+  }
 }
 
 function errorMessage(error: unknown): string {

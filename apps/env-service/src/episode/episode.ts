@@ -17,6 +17,8 @@ export class Episode {
   done = false;
   reward: number | null = null;
   correct: boolean | null = null;
+  /** The answer the episode ended with, or null. */
+  answer: string | null = null;
   /** Every llm() call, executed or refused, in order (the recursion tree, flattened). */
   readonly llmCalls: LlmCallRecord[] = [];
   /** Code of each code step, in order; scored with the final answer as the episode's turns. */

@@ -4,16 +4,18 @@ import {
   EnvResetRequestSchema,
   EnvStepRequestSchema,
   EpisodeIdSchema,
+  SessionLlmReplySchema,
   type EnvState,
   type EnvStepReply,
+  type SessionLlmRequest,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import { z } from 'zod';
 import type { EnvServiceConfig } from '../config';
 import { EnvError, grpcStatusOf, toEnvError } from '../errors';
-import type { SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
 import type { EnvMetrics } from '../metrics';
+import { EnvSession } from '../session/env-session';
 import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
 import { parseInput } from '../validate';
 import { GRPC_PORT_REF, type GrpcPortRef } from './grpc-port';
@@ -24,23 +26,20 @@ const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
 /** gRPC steps always name their episode (the stateless HTTP step has no gRPC counterpart). */
 const GrpcStepRequestSchema = EnvStepRequestSchema.extend({ episode_id: EpisodeIdSchema });
 
-/** One Session stream: its capacity slot, its episode, and its requests, answered one after another. */
+/** One Session stream and the session it carries; `idle` ends it after IDLE_TIMEOUT_S with nothing in flight. */
 interface StreamSession {
   call: grpc.ServerDuplexStream<Message, Message>;
-  slot: SessionSlot;
-  episodeId: string | null;
-  tail: Promise<void>;
-  /** Requests received and not yet answered. */
-  pending: number;
+  session: EnvSession;
   idle: NodeJS.Timeout | undefined;
-  ended: boolean;
 }
 
 /**
  * The gRPC Env service (proto/env.proto) for FATHOM's own services: same semantics and validation as the HTTP
  * API; every EnvError becomes a gRPC status with its message (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
  * RESOURCE_EXHAUSTED, …). `Session` is the WebSocket session (/ws) on one bidirectional stream: a failed request
- * is answered with a SessionError carrying that status, and the stream goes on.
+ * is answered with a SessionError carrying that status, and the stream goes on. An episode reset with serve_llm
+ * has its llm() generations written to the stream as llm_request replies, answered by the client's llm_reply
+ * requests, which are handled at once (the step they serve holds the session's queue).
  */
 @Injectable()
 export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -108,50 +107,50 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
    * stays idle (nothing in flight, nothing received) for IDLE_TIMEOUT_S.
    */
   private openSession(call: grpc.ServerDuplexStream<Message, Message>): void {
-    let slot: SessionSlot;
+    let stream: StreamSession;
     try {
-      slot = this.episodes.acquireSlot();
+      const llm = {
+        send: (request: SessionLlmRequest) => {
+          if (!stream.session.ended) call.write({ llm_request: request });
+        },
+        timeoutMs: this.config.INFERENCE_TIMEOUT_MS,
+      };
+      stream = { call, session: EnvSession.open(this.episodes, 'grpc', llm), idle: undefined };
     } catch (error) {
       const envError = toEnvError(error);
       this.metrics.errors.inc({ code: envError.code });
       call.emit('error', { code: grpcStatusOf(envError.code), details: envError.message });
       return;
     }
-    const session: StreamSession = {
-      call,
-      slot,
-      episodeId: null,
-      tail: Promise.resolve(),
-      pending: 0,
-      idle: undefined,
-      ended: false,
-    };
-    this.armIdle(session);
+    this.armIdle(stream);
     call.on('data', (request: Message) => {
-      session.pending++;
-      session.tail = session.tail
-        .then(() => this.answer(session, request))
-        .finally(() => {
-          session.pending--;
-          this.armIdle(session);
-        });
+      if (request.message === 'llm_reply') {
+        void this.answer(stream, request);
+        return;
+      }
+      stream.session.enqueue(async () => {
+        await this.answer(stream, request);
+        this.armIdle(stream);
+      });
     });
-    // The client half-closed: the requests it sent before are answered first.
+    // The client half-closed: it can answer no llm request now, and the requests it sent before are answered first.
     call.on('end', () => {
-      session.tail = session.tail.then(() => this.endSession(session, 'end'));
+      stream.session.stopServingLlm();
+      stream.session.enqueue(async () => this.endSession(stream, 'end'));
     });
-    call.on('cancelled', () => this.endSession(session, 'cancelled'));
+    call.on('cancelled', () => this.endSession(stream, 'cancelled'));
     call.on('error', (error) => this.logger.warn('gRPC session stream error', { err: error }));
   }
 
   /** Answers one request of a session: its reply, or a SessionError; a "close" ends the session instead. */
-  private async answer(session: StreamSession, request: Message): Promise<void> {
-    if (session.ended) return;
+  private async answer(stream: StreamSession, request: Message): Promise<void> {
+    if (stream.session.ended) return;
     let reply: Message;
     try {
-      const answered = await this.sessionReply(session, request);
+      const answered = await this.sessionReply(stream.session, request);
+      if (answered === undefined) return;
       if (answered === null) {
-        this.endSession(session, 'end');
+        this.endSession(stream, 'end');
         return;
       }
       reply = answered;
@@ -161,57 +160,55 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
       this.metrics.errors.inc({ code: envError.code });
       reply = { error: { status: grpcStatusOf(envError.code), reason: envError.code, message: envError.message } };
     }
-    if (!session.ended) session.call.write(reply);
+    if (!stream.session.ended) stream.call.write(reply);
   }
 
-  private async sessionReply(session: StreamSession, request: Message): Promise<Message | null> {
-    const requireEpisode = () => {
-      if (session.episodeId === null)
-        throw new EnvError('NO_ACTIVE_EPISODE', 'no episode in this session: send a reset request first');
-      return session.episodeId;
-    };
+  /** The reply to a session request; null for "close" (the session ends), undefined for an llm_reply (none). */
+  private async sessionReply(session: EnvSession, request: Message): Promise<Message | null | undefined> {
     switch (request.message) {
       case 'reset': {
         const reset = withoutSyntheticOneofs(request.reset as Message);
         const parsed = parseInput(EnvResetRequestSchema, resetFromProto(reset), 'reset');
-        await this.endEpisode(session);
-        const { episode, reply } = await this.episodes.reset(parsed, 'grpc', session.slot);
-        session.episodeId = episode.id;
-        return { observation: replyToProto(reply) };
+        return { observation: replyToProto(await session.reset(parsed)) };
       }
       case 'step': {
         const step = stepFromProto(withoutSyntheticOneofs(request.step as Message));
         const { episode_id, ...data } = parseInput(EnvStepRequestSchema, step, 'step');
-        const id = requireEpisode();
+        const id = session.requireEpisode();
         if (episode_id !== undefined && episode_id !== id)
           throw new EnvError(
             'VALIDATION_ERROR',
             `step.episode_id "${episode_id}" is not this session's episode "${id}"`,
           );
-        return { observation: replyToProto(await this.episodes.step(id, data, 'grpc', session.slot)) };
+        return { observation: replyToProto(await session.step(data)) };
       }
       case 'state':
-        return { state: stateToProto(this.episodes.state(requireEpisode(), session.slot)) };
+        return { state: stateToProto(session.state()) };
       case 'close':
         return null;
+      case 'llm_reply':
+        session.answerLlm(
+          parseInput(SessionLlmReplySchema, llmReplyFromProto(request.llm_reply as Message), 'llm_reply'),
+        );
+        return undefined;
       default:
-        throw new EnvError('VALIDATION_ERROR', 'a session request sets one of reset, step, state or close');
+        throw new EnvError('VALIDATION_ERROR', 'a session request sets one of reset, step, state, close or llm_reply');
     }
   }
 
   /** (Re)starts a session's idle timer: when it fires with nothing in flight, the stream ends DEADLINE_EXCEEDED. */
-  private armIdle(session: StreamSession): void {
-    clearTimeout(session.idle);
-    if (session.ended) return;
-    session.idle = setTimeout(() => {
-      if (session.pending > 0) return this.armIdle(session);
-      this.logger.info('gRPC session closed after idle timeout', { episode_id: session.episodeId });
-      this.endSession(session, {
+  private armIdle(stream: StreamSession): void {
+    clearTimeout(stream.idle);
+    if (stream.session.ended) return;
+    stream.idle = setTimeout(() => {
+      if (stream.session.pending > 0) return this.armIdle(stream);
+      this.logger.info('gRPC session closed after idle timeout', { episode_id: stream.session.episodeId });
+      this.endSession(stream, {
         code: grpc.status.DEADLINE_EXCEEDED,
         details: `session idle for more than IDLE_TIMEOUT_S (${this.config.IDLE_TIMEOUT_S} s)`,
       });
     }, this.config.IDLE_TIMEOUT_S * 1000);
-    session.idle.unref();
+    stream.idle.unref();
   }
 
   /**
@@ -219,21 +216,12 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
    * with a status (idle), or not at all ('cancelled'); replies still in flight are dropped; after them the episode is
    * closed and the slot freed.
    */
-  private endSession(session: StreamSession, how: 'end' | 'cancelled' | Partial<grpc.StatusObject>): void {
-    if (session.ended) return;
-    session.ended = true;
-    clearTimeout(session.idle);
-    if (how === 'end') session.call.end();
-    else if (how !== 'cancelled') session.call.emit('error', how);
-    session.tail = session.tail
-      .then(() => this.endEpisode(session))
-      .finally(() => this.episodes.releaseSlot(session.slot));
-  }
-
-  private async endEpisode(session: StreamSession): Promise<void> {
-    const id = session.episodeId;
-    session.episodeId = null;
-    if (id !== null) await this.episodes.close(id, session.slot).catch(() => undefined);
+  private endSession(stream: StreamSession, how: 'end' | 'cancelled' | Partial<grpc.StatusObject>): void {
+    if (stream.session.ended) return;
+    clearTimeout(stream.idle);
+    void stream.session.end();
+    if (how === 'end') stream.call.end();
+    else if (how !== 'cancelled') stream.call.emit('error', how);
   }
 
   private unary(fn: (request: Message) => Promise<Message>): grpc.handleUnaryCall<Message, Message> {
@@ -273,15 +261,22 @@ function stepFromProto(req: Message): Message {
   return { ...rest, action: { ...(code === undefined ? {} : { code }), ...(answer === undefined ? {} : { answer }) } };
 }
 
+/** The `result` oneof's discriminator is dropped: the set member (reply or error) says which it is. */
+function llmReplyFromProto(req: Message | undefined): Message {
+  const { result: _which, ...rest } = req ?? {};
+  return rest;
+}
+
 /** JSON nulls become unset optional fields. */
 function replyToProto(reply: EnvStepReply): Message {
-  const { error, reward, correct, ...observation } = reply.observation;
+  const { error, reward, correct, answer, ...observation } = reply.observation;
   return {
     observation: {
       ...observation,
       ...(error === null ? {} : { error }),
       ...(reward === null ? {} : { reward }),
       ...(correct === null ? {} : { correct }),
+      ...(answer === null ? {} : { answer }),
     },
     ...(reply.reward === null ? {} : { reward: reply.reward }),
     done: reply.done,

@@ -2,12 +2,12 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { HttpAdapterHost } from '@nestjs/core';
 import {
   EnvResetRequestSchema,
+  SessionLlmReplySchema,
   WS_MESSAGE_TYPES,
   WsIncomingSchema,
   WsStepDataSchema,
-  type EnvResetRequest,
-  type EnvStepReply,
   type JsonRpcResponse,
+  type SessionLlmRequest,
   type WsOutgoing,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
@@ -16,9 +16,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { EnvServiceConfig } from '../config';
 import { EnvError, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
-import type { SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
 import { McpHandler, type McpSession } from '../mcp/mcp.handler';
+import { EnvSession } from '../session/env-session';
 import type { EnvMetrics } from '../metrics';
 import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
 import { parseInput } from '../validate';
@@ -33,20 +33,15 @@ const CLOSE_GOING_AWAY = 1001;
 /** The two WebSocket endpoints: OpenEnv's session protocol (/ws) and MCP JSON-RPC (/mcp). */
 type Endpoint = '/ws' | '/mcp';
 
-/**
- * One WebSocket connection: a session holding one capacity slot from connect to disconnect, at most one episode at a
- * time, messages handled one after another.
- */
+/** One WebSocket connection and the session it carries (from connect to disconnect). */
 interface Connection {
   socket: WebSocket;
   endpoint: Endpoint;
-  slot: SessionSlot;
-  episodeId: string | null;
-  tail: Promise<void>;
-  /** Messages received and not yet answered. */
-  pending: number;
-  lastActivityMs: number;
+  session: EnvSession;
 }
+
+/** A message decoded off the socket, or the error that decoding it ended with (answered in its turn). */
+type Decoded = { json: unknown } | { error: unknown };
 
 /**
  * The WebSocket transports, built on the ws library directly and attached to Nest's HTTP server. Each connection is
@@ -54,10 +49,12 @@ interface Connection {
  * free, as OpenEnv checks at connect) and ends its episode when it disconnects. A connection idle (no message in
  * flight, none received) for IDLE_TIMEOUT_S is closed, so idle sessions cannot hold every slot.
  *
- * - /ws, OpenEnv's session protocol: `{"type":"reset"|"step"|"state"|"close"|"mcp","data":…}` in,
- *   `{"type":"observation"|"state"|"mcp"|"error","data":…}` out. A step's `data` is the action itself
- *   (OpenEnv's EnvClient) or FATHOM's `{action, timeout_s?}` envelope; an "mcp" message carries a JSON-RPC
- *   request whose tool calls act on this connection's episode.
+ * - /ws, OpenEnv's session protocol: `{"type":"reset"|"step"|"state"|"close"|"mcp"|"llm_reply","data":…}` in,
+ *   `{"type":"observation"|"state"|"mcp"|"llm_request"|"error","data":…}` out. A step's `data` is the action
+ *   itself (OpenEnv's EnvClient) or FATHOM's `{action, timeout_s?}` envelope; an "mcp" message carries a JSON-RPC
+ *   request whose tool calls act on this connection's episode. An episode reset with `serve_llm` sends each llm()
+ *   generation to the client as an "llm_request", which it answers with an "llm_reply" while the step runs; an
+ *   llm_reply is handled at once (out of turn), and a bad one is answered with an "error" at once.
  * - /mcp: bare JSON-RPC 2.0 messages, answered with JSON-RPC responses; openenv/session/create starts this
  *   connection's episode and tools/call without a session_id acts on it.
  */
@@ -101,38 +98,37 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private accept(socket: WebSocket, endpoint: Endpoint): void {
-    let slot: SessionSlot;
+    let connection: Connection;
+    // Only /ws can carry llm_reply messages; JSON-RPC over /mcp has no way to answer an llm_request.
+    const llm =
+      endpoint === '/ws'
+        ? {
+            send: (request: SessionLlmRequest) => this.send(connection, { type: 'llm_request', data: request }),
+            timeoutMs: this.config.INFERENCE_TIMEOUT_MS,
+          }
+        : null;
     try {
-      slot = this.episodes.acquireSlot();
+      connection = {
+        socket,
+        endpoint,
+        session: EnvSession.open(this.episodes, endpoint === '/mcp' ? 'mcp' : 'ws', llm),
+      };
     } catch (error) {
       this.refuse(socket, endpoint, toEnvError(error));
       return;
     }
-    const connection: Connection = {
-      socket,
-      endpoint,
-      slot,
-      episodeId: null,
-      tail: Promise.resolve(),
-      pending: 0,
-      lastActivityMs: Date.now(),
-    };
     this.connections.add(connection);
     socket.on('message', (data, isBinary) => {
-      connection.pending++;
-      connection.lastActivityMs = Date.now();
-      connection.tail = connection.tail
-        .then(() => this.onMessage(connection, data, isBinary))
-        .finally(() => {
-          connection.pending--;
-          connection.lastActivityMs = Date.now();
-        });
+      const decoded = this.decode(data, isBinary);
+      if ('json' in decoded && connection.endpoint === '/ws' && isLlmReply(decoded.json)) {
+        void this.onMessage(connection, decoded);
+        return;
+      }
+      connection.session.enqueue(() => this.onMessage(connection, decoded));
     });
     socket.on('close', () => {
       this.connections.delete(connection);
-      connection.tail = connection.tail
-        .then(() => this.endEpisode(connection))
-        .finally(() => this.episodes.releaseSlot(slot));
+      void connection.session.end();
     });
     socket.on('error', (error) => this.logger.warn('websocket error', { err: error }));
   }
@@ -140,10 +136,10 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
   private closeIdle(idleMs: number): void {
     const now = Date.now();
     for (const connection of this.connections) {
-      if (connection.pending > 0 || now - connection.lastActivityMs <= idleMs) continue;
+      if (!connection.session.idleFor(idleMs, now)) continue;
       this.logger.info('websocket session closed after idle timeout', {
-        episode_id: connection.episodeId,
-        idle_ms: now - connection.lastActivityMs,
+        episode_id: connection.session.episodeId,
+        idle_ms: now - connection.session.lastActivityMs,
       });
       connection.socket.close(CLOSE_GOING_AWAY, 'idle timeout');
     }
@@ -159,9 +155,10 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     socket.send(JSON.stringify(message), () => socket.close(CLOSE_TRY_AGAIN_LATER, 'server at capacity'));
   }
 
-  private async onMessage(connection: Connection, data: RawData, isBinary: boolean): Promise<void> {
+  private async onMessage(connection: Connection, decoded: Decoded): Promise<void> {
     try {
-      const reply = await this.handle(connection, data, isBinary);
+      if ('error' in decoded) throw decoded.error;
+      const reply = await this.handle(connection, decoded.json);
       if (reply) this.send(connection, reply);
     } catch (error) {
       const envError = toEnvError(error);
@@ -184,48 +181,53 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  private async handle(
-    connection: Connection,
-    data: RawData,
-    isBinary: boolean,
-  ): Promise<WsOutgoing | JsonRpcResponse | null> {
-    const text = rawToString(data);
-    if (Buffer.byteLength(text) > this.config.MAX_BODY_BYTES) {
-      throw new EnvError(
-        'PAYLOAD_TOO_LARGE',
-        `message of ${Buffer.byteLength(text)} bytes is over the limit of ${this.config.MAX_BODY_BYTES} bytes`,
-      );
-    }
-    if (isBinary) throw new EnvError('INVALID_JSON', 'binary frames are not accepted; send JSON text');
-    let json: unknown;
+  /** The message's JSON, checked for size and frame type; done on arrival, so an llm_reply can skip the queue. */
+  private decode(data: RawData, isBinary: boolean): Decoded {
     try {
-      json = JSON.parse(text);
+      const text = rawToString(data);
+      if (Buffer.byteLength(text) > this.config.MAX_BODY_BYTES) {
+        throw new EnvError(
+          'PAYLOAD_TOO_LARGE',
+          `message of ${Buffer.byteLength(text)} bytes is over the limit of ${this.config.MAX_BODY_BYTES} bytes`,
+        );
+      }
+      if (isBinary) throw new EnvError('INVALID_JSON', 'binary frames are not accepted; send JSON text');
+      try {
+        return { json: JSON.parse(text) };
+      } catch (error) {
+        throw new EnvError('INVALID_JSON', `message is not valid JSON: ${(error as Error).message}`);
+      }
     } catch (error) {
-      throw new EnvError('INVALID_JSON', `message is not valid JSON: ${(error as Error).message}`);
+      return { error };
     }
+  }
+
+  private async handle(connection: Connection, json: unknown): Promise<WsOutgoing | JsonRpcResponse | null> {
+    const { session } = connection;
     if (connection.endpoint === '/mcp') return (await this.mcp.handle(json, this.mcpSession(connection))).body ?? null;
     const message = parseInput(WsIncomingSchema, json, 'message');
     switch (message.type) {
       case 'reset': {
         const request = parseInput(EnvResetRequestSchema, message.data ?? {}, 'data');
-        const { reply } = await this.reset(connection, request);
-        return { type: 'observation', data: reply };
+        return { type: 'observation', data: await session.reset(request) };
       }
       case 'step': {
         const step = parseInput(WsStepDataSchema, message.data, 'data');
-        const reply = await this.episodes.step(this.requireEpisode(connection), step, 'ws', connection.slot);
-        return { type: 'observation', data: reply };
+        return { type: 'observation', data: await session.step(step) };
       }
       case 'state':
-        return { type: 'state', data: this.episodes.state(this.requireEpisode(connection), connection.slot) };
+        return { type: 'state', data: session.state() };
       case 'close':
-        await this.endEpisode(connection);
+        await session.endEpisode();
         connection.socket.close(1000, 'closed by client');
         return null;
       case 'mcp': {
         const reply = await this.mcp.handle(message.data, this.mcpSession(connection));
         return reply.body === undefined ? null : { type: 'mcp', data: reply.body };
       }
+      case 'llm_reply':
+        session.answerLlm(parseInput(SessionLlmReplySchema, message.data, 'data'));
+        return null;
       default:
         throw new EnvError(
           'UNKNOWN_TYPE',
@@ -234,37 +236,16 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  /** Ends the connection's episode, if any, and starts a new one under the connection's slot. */
-  private async reset(
-    connection: Connection,
-    request: EnvResetRequest,
-  ): Promise<{ episodeId: string; reply: EnvStepReply }> {
-    await this.endEpisode(connection);
-    const transport = connection.endpoint === '/mcp' ? 'mcp' : 'ws';
-    const { episode, reply } = await this.episodes.reset(request, transport, connection.slot);
-    connection.episodeId = episode.id;
-    return { episodeId: episode.id, reply };
-  }
-
   private mcpSession(connection: Connection): McpSession {
+    const { session } = connection;
     return {
-      owner: connection.slot,
-      episodeId: () => connection.episodeId,
-      reset: (request) => this.reset(connection, request),
+      owner: session.slot,
+      episodeId: () => session.episodeId,
+      reset: async (request) => {
+        const reply = await session.reset(request);
+        return { episodeId: reply.observation.episode_id, reply };
+      },
     };
-  }
-
-  private requireEpisode(connection: Connection): string {
-    if (connection.episodeId === null) {
-      throw new EnvError('NO_ACTIVE_EPISODE', 'no episode on this connection: send {"type":"reset"} first');
-    }
-    return connection.episodeId;
-  }
-
-  private async endEpisode(connection: Connection): Promise<void> {
-    const id = connection.episodeId;
-    connection.episodeId = null;
-    if (id !== null) await this.episodes.close(id, connection.slot).catch(() => undefined);
   }
 
   private send(connection: Connection, message: WsOutgoing | JsonRpcResponse): void {
@@ -276,4 +257,9 @@ function rawToString(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
+}
+
+/** An "llm_reply" message: answered out of turn, since the step it serves holds the session's queue. */
+function isLlmReply(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && (json as { type?: unknown }).type === 'llm_reply';
 }

@@ -41,6 +41,9 @@ export interface EnvClient extends grpc.Client {
    * ends at once with RESOURCE_EXHAUSTED) and ends its episode when it ends; a stream idle for the service's idle
    * timeout ends with DEADLINE_EXCEEDED. A request that fails is answered with a SessionError and the session goes
    * on. "close" ends the episode and the stream. A stream spares each step a new HTTP/2 call.
+   * An episode reset with serve_llm has its llm() calls answered by this stream's client: while a step runs, the
+   * server writes an llm_request for each call and the client answers it with an llm_reply (out of turn: the step it
+   * serves is still in flight).
    */
   Session(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_fathom_env_v1_SessionRequest, _fathom_env_v1_SessionReply__Output>;
   Session(options?: grpc.CallOptions): grpc.ClientDuplexStream<_fathom_env_v1_SessionRequest, _fathom_env_v1_SessionReply__Output>;
@@ -50,6 +53,9 @@ export interface EnvClient extends grpc.Client {
    * ends at once with RESOURCE_EXHAUSTED) and ends its episode when it ends; a stream idle for the service's idle
    * timeout ends with DEADLINE_EXCEEDED. A request that fails is answered with a SessionError and the session goes
    * on. "close" ends the episode and the stream. A stream spares each step a new HTTP/2 call.
+   * An episode reset with serve_llm has its llm() calls answered by this stream's client: while a step runs, the
+   * server writes an llm_request for each call and the client answers it with an llm_reply (out of turn: the step it
+   * serves is still in flight).
    */
   session(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_fathom_env_v1_SessionRequest, _fathom_env_v1_SessionReply__Output>;
   session(options?: grpc.CallOptions): grpc.ClientDuplexStream<_fathom_env_v1_SessionRequest, _fathom_env_v1_SessionReply__Output>;
@@ -97,6 +103,9 @@ export interface EnvHandlers extends grpc.UntypedServiceImplementation {
    * ends at once with RESOURCE_EXHAUSTED) and ends its episode when it ends; a stream idle for the service's idle
    * timeout ends with DEADLINE_EXCEEDED. A request that fails is answered with a SessionError and the session goes
    * on. "close" ends the episode and the stream. A stream spares each step a new HTTP/2 call.
+   * An episode reset with serve_llm has its llm() calls answered by this stream's client: while a step runs, the
+   * server writes an llm_request for each call and the client answers it with an llm_reply (out of turn: the step it
+   * serves is still in flight).
    */
   Session: grpc.handleBidiStreamingCall<_fathom_env_v1_SessionRequest__Output, _fathom_env_v1_SessionReply>;
   

@@ -20,9 +20,14 @@ export interface Observation {
   'done'?: (boolean);
   'reward'?: (number | string);
   'correct'?: (boolean);
+  /**
+   * The answer the episode ended with; unset while it runs and when it ended unanswered.
+   */
+  'answer'?: (string);
   '_error'?: "error";
   '_reward'?: "reward";
   '_correct'?: "correct";
+  '_answer'?: "answer";
 }
 
 export interface Observation__Output {
@@ -42,7 +47,12 @@ export interface Observation__Output {
   'done'?: (boolean);
   'reward'?: (number);
   'correct'?: (boolean);
+  /**
+   * The answer the episode ended with; unset while it runs and when it ended unanswered.
+   */
+  'answer'?: (string);
   '_error'?: "error";
   '_reward'?: "reward";
   '_correct'?: "correct";
+  '_answer'?: "answer";
 }

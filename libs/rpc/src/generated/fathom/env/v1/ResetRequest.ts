@@ -17,6 +17,10 @@ export interface ResetRequest {
   'question'?: (string);
   'answer'?: (string);
   'aliases'?: (string)[];
+  /**
+   * The session's client answers the episode's llm() calls (Session only; a unary Reset refuses it).
+   */
+  'serve_llm'?: (boolean);
   '_seed'?: "seed";
   '_episode_id'?: "episode_id";
   '_split'?: "split";
@@ -24,6 +28,7 @@ export interface ResetRequest {
   '_context'?: "context";
   '_question'?: "question";
   '_answer'?: "answer";
+  '_serve_llm'?: "serve_llm";
 }
 
 export interface ResetRequest__Output {
@@ -41,6 +46,10 @@ export interface ResetRequest__Output {
   'question'?: (string);
   'answer'?: (string);
   'aliases'?: (string)[];
+  /**
+   * The session's client answers the episode's llm() calls (Session only; a unary Reset refuses it).
+   */
+  'serve_llm'?: (boolean);
   '_seed'?: "seed";
   '_episode_id'?: "episode_id";
   '_split'?: "split";
@@ -48,4 +57,5 @@ export interface ResetRequest__Output {
   '_context'?: "context";
   '_question'?: "question";
   '_answer'?: "answer";
+  '_serve_llm'?: "serve_llm";
 }
