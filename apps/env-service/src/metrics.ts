@@ -13,7 +13,7 @@ export class EnvMetrics {
   readonly activeSessions: Gauge;
   readonly sandboxTimeouts: Counter;
   readonly sandboxOomRestarts: Counter;
-  readonly llmCalls: Counter<'outcome'>;
+  readonly llmCalls: Counter<'outcome' | 'answered_by'>;
   readonly errors: Counter<'code'>;
   private poolStats: (() => SandboxPoolStats) | null = null;
 
@@ -64,8 +64,8 @@ export class EnvMetrics {
     });
     this.llmCalls = new Counter({
       name: 'env_llm_calls_total',
-      help: 'llm() sub-calls sent to the Inference endpoint, by outcome',
-      labelNames: ['outcome'],
+      help: 'llm() sub-calls, by outcome and by who answered them: the service (its Inference endpoint) or the session client (serve_llm)',
+      labelNames: ['outcome', 'answered_by'],
       registers,
     });
     this.errors = new Counter({

@@ -62,6 +62,9 @@ describe('llm() served by the session client (serve_llm)', () => {
       expect(endpoint.type).toBe('observation');
       expect(endpoint.data.observation.stdout.trim()).toBe('sub-answer at depth 1');
       expect(h.inference.requests.length).toBe(served + 1);
+      const metrics: string = (await get(h.baseUrl, '/metrics')).body;
+      for (const answeredBy of ['client', 'service'])
+        expect(metrics).toMatch(new RegExp(`env_llm_calls_total\\{[^}]*outcome="ok"[^}]*answered_by="${answeredBy}"`));
     } finally {
       await ws.close();
     }

@@ -121,7 +121,10 @@ export class EpisodeService {
       );
     }
     const task = this.deps.tasks.select(request);
-    const llm = request.serve_llm === true && llmClient !== null ? llmClient : this.serveLlm;
+    const llm =
+      request.serve_llm === true && llmClient !== null
+        ? this.counted(llmClient, 'client')
+        : this.counted(this.serveLlm, 'service');
     return this.open(task, request.episode_id ?? randomUUID(), transport, slot, llm);
   }
 
@@ -130,7 +133,13 @@ export class EpisodeService {
    * /step and MCP tools/call without a session, which upstream run on a temporary environment.
    */
   async stepScratch(data: WsStepData, transport: Transport): Promise<EnvStepReply> {
-    const { episode } = await this.open(SCRATCH_TASK, randomUUID(), transport, null, this.serveLlm);
+    const { episode } = await this.open(
+      SCRATCH_TASK,
+      randomUUID(),
+      transport,
+      null,
+      this.counted(this.serveLlm, 'service'),
+    );
     try {
       return await this.step(episode.id, data, transport);
     } finally {
@@ -157,12 +166,7 @@ export class EpisodeService {
     this.opening.set(id, slot);
     let repl: SandboxEpisode;
     try {
-      repl = await this.deps.pool.openEpisode({
-        ctx: task.context,
-        question: task.question,
-        id,
-        llm: this.counted(llm),
-      });
+      repl = await this.deps.pool.openEpisode({ ctx: task.context, question: task.question, id, llm });
     } catch (error) {
       throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
     } finally {
@@ -383,15 +387,15 @@ export class EpisodeService {
     return (await runner.serveCall(request.episodeId, request)).response;
   };
 
-  /** `llm` with its outcome counted; a failure becomes an error inside the guest. */
-  private counted(llm: LlmHandler): LlmHandler {
+  /** `llm` with its outcome counted under who answers it; a failure becomes an error inside the guest. */
+  private counted(llm: LlmHandler, answeredBy: 'service' | 'client'): LlmHandler {
     return async (request) => {
       try {
         const response = await llm(request);
-        this.deps.metrics.llmCalls.inc({ outcome: 'ok' });
+        this.deps.metrics.llmCalls.inc({ outcome: 'ok', answered_by: answeredBy });
         return response;
       } catch (error) {
-        this.deps.metrics.llmCalls.inc({ outcome: 'error' });
+        this.deps.metrics.llmCalls.inc({ outcome: 'error', answered_by: answeredBy });
         throw new Error(`llm() failed: ${errorMessage(error)}`, { cause: error });
       }
     };
