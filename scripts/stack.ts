@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { launchService, type ServiceProcess } from '@fathom/runtime';
 
@@ -12,8 +13,9 @@ export interface StackOptions {
   /** Extra environment of one service, by name (e.g. `{ 'reward-service': { DATABASE_URL } }` for a fault test). */
   serviceEnv?: Record<string, Record<string, string>>;
   /**
-   * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, its llm() calls answered by the first
-   * rollout worker's Inference endpoint. Training does not need it.
+   * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, before the rollout workers: they run every
+   * rollout and eval episode in it (their ENV_ADDRESS) and answer those episodes' llm() calls with the policy being
+   * trained; outside clients' llm() calls go to the first rollout worker's Inference endpoint.
    */
   envService?: { datasetPath: string };
   /** Each service in a process group of its own (see LaunchOptions.ownProcessGroup); the demo stops them itself. */
@@ -50,12 +52,24 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** A TCP port that is free now on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
 /** A service's entry point; the stack runs from the repository root, which is every service's working directory. */
 const entry = (app: string) => resolve('apps', app, 'src', 'main.ts');
 
 /**
  * Starts FATHOM's services as separate processes on free ports, in dependency order: the learner (its gRPC port
- * goes to the workers), the reward-service, N rollout workers, optionally the env-service, and the admin API. Used
+ * goes to the workers), the reward-service, optionally the env-service, N rollout workers, and the admin API. Used
  * by `npm run demo`, the end-to-end test and bench/e2e.
  */
 export async function startStack(o: StackOptions): Promise<Stack> {
@@ -102,13 +116,24 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   };
   let workers = 0;
   let policyAddress = '';
-  const addRolloutWorker = () =>
-    launch(
-      `rollout-worker-${++workers}`,
+  let envAddress: Record<string, string> = {};
+  /** The first worker's Inference port, chosen up front when the env-service (started before it) needs it. */
+  let firstInferencePort = '0';
+  const addRolloutWorker = () => {
+    const inferencePort = ++workers === 1 ? firstInferencePort : '0';
+    return launch(
+      `rollout-worker-${workers}`,
       'rollout-worker',
-      { POLICY_ADDRESS: policyAddress, SANDBOX_WORKERS: '1', INFERENCE_PORT: '0', ...o.workerEnv },
+      {
+        POLICY_ADDRESS: policyAddress,
+        SANDBOX_WORKERS: '1',
+        INFERENCE_PORT: inferencePort,
+        ...envAddress,
+        ...o.workerEnv,
+      },
       'rollout worker started',
     );
+  };
   try {
     const learner = await launch(
       'learner-service',
@@ -118,25 +143,24 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     );
     policyAddress = `127.0.0.1:${learner.ready.grpc_port}`;
     await launch('reward-service', 'reward-service', { GRPC_PORT: '0' }, 'reward-service started');
-    for (let i = 1; i <= o.rolloutWorkers; i++) await addRolloutWorker();
     let envUrl: string | null = null;
     if (o.envService) {
-      const worker = services.find((s) => s.name === 'rollout-worker-1');
-      const inferencePort = worker?.ready.inference_port;
-      if (inferencePort === undefined) throw new Error('the env-service needs a rollout worker serving Inference');
+      firstInferencePort = String(await freePort());
       const env = await launch(
         'env-service',
         'env-service',
         {
           GRPC_PORT: '0',
-          INFERENCE_ADDRESS: `127.0.0.1:${inferencePort}`,
+          INFERENCE_ADDRESS: `127.0.0.1:${firstInferencePort}`,
           DATASET_PATH: o.envService.datasetPath,
           SANDBOX_WORKERS: '1',
         },
         'env-service listening',
       );
       envUrl = `http://127.0.0.1:${env.ready.http_port}`;
+      envAddress = { ENV_ADDRESS: `127.0.0.1:${env.ready.grpc_port}` };
     }
+    for (let i = 1; i <= o.rolloutWorkers; i++) await addRolloutWorker();
     const admin = await launch(
       'admin-api',
       'admin-api',

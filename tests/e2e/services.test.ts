@@ -13,7 +13,6 @@ import {
 } from '@fathom/contracts';
 import { createPrismaClient, dropDatabase, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport } from '@fathom/queue';
-import { isRunning } from '@fathom/runtime/testing';
 import { SandboxPool } from '@fathom/sandbox';
 import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
@@ -48,6 +47,8 @@ beforeAll(async () => {
     rolloutWorkers: 2,
     // Short job locks, so a group whose worker is killed is taken over within seconds.
     workerEnv: { JOB_LOCK_MS: '8000', STALLED_CHECK_MS: '1000' },
+    // Every rollout and eval episode runs in the env-service, its llm() answered by the worker's policy.
+    envService: { datasetPath: fixture.tasks },
   });
 }, 240_000);
 
@@ -88,6 +89,21 @@ function runConfig(name: string): RunConfigInput {
 }
 
 const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
+
+/** What the env-service has served so far over gRPC (its /metrics): resets, code steps, llm() calls it answered. */
+async function envServed(): Promise<{ resets: number; codeSteps: number; endpointLlmCalls: number }> {
+  const text = await (await fetch(`${stack.envUrl}/metrics`)).text();
+  const sum = (name: string, ...labels: string[]) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+      .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
+  return {
+    resets: sum('env_reset_seconds_count', 'transport="grpc"'),
+    codeSteps: sum('env_step_seconds_count', 'transport="grpc"', 'kind="code"'),
+    endpointLlmCalls: sum('env_llm_calls_total', 'answered_by="service"'),
+  };
+}
 
 describe('FATHOM services end to end (separate processes, real Redis and Postgres)', () => {
   const malformed: Record<QueueName, string> = { rollout: '', reward: '', learn: '', eval: '' };
@@ -132,6 +148,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
   });
 
   it('trains 3 GRPO steps through the queues and records Run, Step, RewardComponentStat, Episode and PolicyVersion', async () => {
+    const servedBefore = await envServed();
     const created = await api('POST', '/runs', runConfig('e2e'));
     expect(created.status).toBe(201);
     const runId: string = created.body.id;
@@ -164,6 +181,21 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
       0,
     );
     expect(episodes.length + excluded).toBe(3 * 2 * 4);
+    // Every episode ran in the env-service: one reset per episode (child episodes included), and a served code step
+    // per code turn; the service's own Inference endpoint answered no llm() (the workers' policy did).
+    const served = await envServed();
+    const childEpisodes = (node: Json): Json[] =>
+      node.children.flatMap((child: Json) => (child.kind === 'episode' ? [child, ...childEpisodes(child)] : []));
+    const children = episodes.flatMap((e) => childEpisodes(e.recursionTree));
+    expect(served.resets - servedBefore.resets).toBe(3 * 2 * 4 + children.length);
+    const rootCodeTurns = episodes.reduce(
+      (n, e) => n + (e.transcript as { turns: { action: string }[] }).turns.filter((t) => t.action === 'code').length,
+      0,
+    );
+    const codeSteps = served.codeSteps - servedBefore.codeSteps;
+    expect(codeSteps).toBeGreaterThanOrEqual(rootCodeTurns);
+    expect(codeSteps).toBeLessThanOrEqual(rootCodeTurns + children.reduce((n, c) => n + c.turns, 0));
+    expect(served.endpointLlmCalls).toBe(servedBefore.endpointLlmCalls);
     for (const e of episodes) {
       expect(e.goldAnswer.length).toBeGreaterThan(0);
       expect((e.transcript as { prompt: string }).prompt).toContain('<|im_start|>');
@@ -285,7 +317,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(letter.reason).toContain(`no checkpoint at ${absent}`);
   }, 300_000);
 
-  it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled, its sandboxes gone', async () => {
+  it('re-runs the group of a worker killed mid-group on another worker: same metrics, nothing lost or doubled, its env-service sessions gone', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
     const service = (name: string) => stack.services.find((s) => s.name === name)!.child;
     const [worker1, worker2, learner] = ['rollout-worker-1', 'rollout-worker-2', 'learner-service'].map(service);
@@ -304,7 +336,6 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     learner.kill('SIGSTOP');
     worker1.kill('SIGCONT');
     worker2.kill('SIGCONT');
-    let sandboxes: number[] = [];
     try {
       await until(
         'both workers to hold a group',
@@ -312,20 +343,21 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
         120_000,
         stack,
       );
-      sandboxes = childPids(worker1.pid!);
+      // Its episodes run in the env-service: the worker has no sandbox processes of its own.
+      expect(childPids(worker1.pid!)).toEqual([]);
       worker1.kill('SIGKILL');
     } finally {
       learner.kill('SIGCONT');
     }
-    // The killed worker's sandbox processes exit with it (they hold isolates and memory).
-    expect(sandboxes.length).toBeGreaterThan(0);
+    await untilRunStatus(prisma, runId, 'completed', 300_000, stack);
+    // No session of the killed worker outlives it in the env-service: its streams ended with its process.
     await until(
-      "the killed worker's sandbox processes to exit",
-      async () => (sandboxes.some(isRunning) ? undefined : true),
+      'the env-service to hold no session',
+      async () =>
+        ((await (await fetch(`${stack.envUrl}/capabilities`)).json()) as Json).active_sessions === 0 ? true : undefined,
       10_000,
       stack,
     );
-    await untilRunStatus(prisma, runId, 'completed', 300_000, stack);
     const columns = { step: true, rewardMean: true, loss: true, kl: true, policyVersion: true, groupsTrainable: true };
     const steps = await prisma.step.findMany({ where: { runId }, orderBy: { step: 'asc' }, select: columns });
     const expected = await prisma.step.findMany({

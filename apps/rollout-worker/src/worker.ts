@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
-import { PolicyClient } from '@fathom/rpc';
+import { EnvServiceSandbox, PolicyClient } from '@fathom/rpc';
 import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
@@ -40,7 +40,10 @@ export async function startRolloutWorker(
   const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
   const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
   const frozen = new FrozenPolicyCache({ executionProvider: config.EXECUTION_PROVIDER });
-  const sandbox = await SandboxPool.start({ workers: config.SANDBOX_WORKERS });
+  const sandbox =
+    config.ENV_ADDRESS === undefined
+      ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
+      : new EnvServiceSandbox(config.ENV_ADDRESS);
   const runs = new RunRepository(prisma);
   const service = new RolloutService({
     runs,
@@ -95,6 +98,7 @@ export async function startRolloutWorker(
     inference_port: inference.port,
     inference_checkpoint: config.INFERENCE_CHECKPOINT,
     policy_address: config.POLICY_ADDRESS,
+    env_address: config.ENV_ADDRESS ?? null,
   });
   return {
     ops,
