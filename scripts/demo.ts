@@ -266,7 +266,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   process.on('exit', () => stack?.services.forEach((s) => s.child.kill('SIGTERM')));
-  say('demo: starting learner-service, reward-service, 2 rollout workers, env-service and admin-api …');
+  say('demo: starting learner-service, reward-service, env-service, 2 rollout workers and admin-api …');
   const stackStarted = performance.now();
   let launchedAt = stackStarted;
   const started = await startStack({
@@ -367,6 +367,13 @@ async function main(): Promise<void> {
       `${String(r.step).padEnd(6)}${r.rewardMean.toFixed(3).padEnd(8)}${r.fracRewardZeroStd.toFixed(2).padEnd(15)}` +
         `${r.kl.toExponential(2).padEnd(10)}${r.loss.toFixed(4).padEnd(10)}${String(r.policyVersion).padEnd(8)}` +
         `${(r.timings.step_s ?? 0).toFixed(1)}`,
+    );
+  }
+  const served = await started.envServed();
+  if (served !== null) {
+    say(
+      `\nThe rollout workers ran every episode in the env-service: ${served.resets} episodes, ${served.codeSteps} code ` +
+        `steps, ${served.clientLlmCalls} llm() calls answered by the workers' policy.`,
     );
   }
   say('\nWhere to look:');

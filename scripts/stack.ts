@@ -36,6 +36,17 @@ export interface StackOptions {
   onReady?: (service: ServiceProcess) => void;
 }
 
+/** Counters of the env-service's /metrics: what the rollout workers' episodes cost it. */
+export interface EnvServed {
+  /** Episodes reset over gRPC (each rollout episode, child episodes included). */
+  resets: number;
+  /** Code steps served over gRPC. */
+  codeSteps: number;
+  /** llm() calls answered by the session client (the workers' policy), and by the service's own endpoint. */
+  clientLlmCalls: number;
+  serviceLlmCalls: number;
+}
+
 export interface Stack {
   services: ServiceProcess[];
   adminUrl: string;
@@ -49,6 +60,8 @@ export interface Stack {
   restart(name: string): Promise<ServiceProcess>;
   /** Starts one more rollout worker (e.g. after the others, or none, were started); it stops with the stack. */
   addRolloutWorker(): Promise<ServiceProcess>;
+  /** What the env-service has served so far (from its /metrics), or null when it was not started. */
+  envServed(): Promise<EnvServed | null>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +75,21 @@ function freePort(): Promise<number> {
       server.close(() => done(port));
     });
   });
+}
+
+async function envServed(envUrl: string): Promise<EnvServed> {
+  const text = await (await fetch(`${envUrl}/metrics`)).text();
+  const sum = (name: string, ...labels: string[]) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+      .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
+  return {
+    resets: sum('env_reset_seconds_count', 'transport="grpc"'),
+    codeSteps: sum('env_step_seconds_count', 'transport="grpc"', 'kind="code"'),
+    clientLlmCalls: sum('env_llm_calls_total', 'answered_by="client"'),
+    serviceLlmCalls: sum('env_llm_calls_total', 'answered_by="service"'),
+  };
 }
 
 /** A service's entry point; the stack runs from the repository root, which is every service's working directory. */
@@ -177,6 +205,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       envUrl,
       restart,
       addRolloutWorker,
+      envServed: () => (envUrl === null ? Promise.resolve(null) : envServed(envUrl)),
       stop,
     };
   } catch (error) {

@@ -90,21 +90,6 @@ function runConfig(name: string): RunConfigInput {
 
 const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
 
-/** What the env-service has served so far over gRPC (its /metrics): resets, code steps, llm() calls it answered. */
-async function envServed(): Promise<{ resets: number; codeSteps: number; endpointLlmCalls: number }> {
-  const text = await (await fetch(`${stack.envUrl}/metrics`)).text();
-  const sum = (name: string, ...labels: string[]) =>
-    text
-      .split('\n')
-      .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
-      .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
-  return {
-    resets: sum('env_reset_seconds_count', 'transport="grpc"'),
-    codeSteps: sum('env_step_seconds_count', 'transport="grpc"', 'kind="code"'),
-    endpointLlmCalls: sum('env_llm_calls_total', 'answered_by="service"'),
-  };
-}
-
 describe('FATHOM services end to end (separate processes, real Redis and Postgres)', () => {
   const malformed: Record<QueueName, string> = { rollout: '', reward: '', learn: '', eval: '' };
 
@@ -148,7 +133,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
   });
 
   it('trains 3 GRPO steps through the queues and records Run, Step, RewardComponentStat, Episode and PolicyVersion', async () => {
-    const servedBefore = await envServed();
+    const servedBefore = (await stack.envServed())!;
     const created = await api('POST', '/runs', runConfig('e2e'));
     expect(created.status).toBe(201);
     const runId: string = created.body.id;
@@ -183,7 +168,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     expect(episodes.length + excluded).toBe(3 * 2 * 4);
     // Every episode ran in the env-service: one reset per episode (child episodes included), and a served code step
     // per code turn; the service's own Inference endpoint answered no llm() (the workers' policy did).
-    const served = await envServed();
+    const served = (await stack.envServed())!;
     const childEpisodes = (node: Json): Json[] =>
       node.children.flatMap((child: Json) => (child.kind === 'episode' ? [child, ...childEpisodes(child)] : []));
     const children = episodes.flatMap((e) => childEpisodes(e.recursionTree));
@@ -195,7 +180,7 @@ describe('FATHOM services end to end (separate processes, real Redis and Postgre
     const codeSteps = served.codeSteps - servedBefore.codeSteps;
     expect(codeSteps).toBeGreaterThanOrEqual(rootCodeTurns);
     expect(codeSteps).toBeLessThanOrEqual(rootCodeTurns + children.reduce((n, c) => n + c.turns, 0));
-    expect(served.endpointLlmCalls).toBe(servedBefore.endpointLlmCalls);
+    expect(served.serviceLlmCalls).toBe(servedBefore.serviceLlmCalls);
     for (const e of episodes) {
       expect(e.goldAnswer.length).toBeGreaterThan(0);
       expect((e.transcript as { prompt: string }).prompt).toContain('<|im_start|>');
