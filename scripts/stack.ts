@@ -14,7 +14,7 @@ export interface StackOptions {
   serviceEnv?: Record<string, Record<string, string>>;
   /**
    * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, before the rollout workers: they run every
-   * rollout and eval episode in it (their ENV_ADDRESS) and answer those episodes' llm() calls with the policy being
+   * rollout and eval episode in it (their ENV_URL, its /ws) and answer those episodes' llm() calls with the policy being
    * trained; outside clients' llm() calls go to the first rollout worker's Inference endpoint.
    */
   envService?: { datasetPath: string };
@@ -38,9 +38,9 @@ export interface StackOptions {
 
 /** Counters of the env-service's /metrics: what the rollout workers' episodes cost it. */
 export interface EnvServed {
-  /** Episodes reset over gRPC (each rollout episode, child episodes included). */
+  /** Episodes reset over WebSocket /ws (each rollout episode, child episodes included). */
   resets: number;
-  /** Code steps served over gRPC. */
+  /** Code steps served over WebSocket /ws. */
   codeSteps: number;
   /** llm() calls answered by the session client (the workers' policy), and by the service's own endpoint. */
   clientLlmCalls: number;
@@ -85,8 +85,8 @@ async function envServed(envUrl: string): Promise<EnvServed> {
       .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
       .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
   return {
-    resets: sum('env_reset_seconds_count', 'transport="grpc"'),
-    codeSteps: sum('env_step_seconds_count', 'transport="grpc"', 'kind="code"'),
+    resets: sum('env_reset_seconds_count', 'transport="ws"'),
+    codeSteps: sum('env_step_seconds_count', 'transport="ws"', 'kind="code"'),
     clientLlmCalls: sum('env_llm_calls_total', 'answered_by="client"'),
     serviceLlmCalls: sum('env_llm_calls_total', 'answered_by="service"'),
   };
@@ -186,7 +186,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         'env-service listening',
       );
       envUrl = `http://127.0.0.1:${env.ready.http_port}`;
-      envAddress = { ENV_ADDRESS: `127.0.0.1:${env.ready.grpc_port}` };
+      envAddress = { ENV_URL: `ws://127.0.0.1:${env.ready.http_port}/ws` };
     }
     for (let i = 1; i <= o.rolloutWorkers; i++) await addRolloutWorker();
     const admin = await launch(

@@ -6,7 +6,7 @@ import { z } from 'zod';
 /**
  * The rollout worker's configuration, read once at boot from environment variables; defaults work on one machine.
  * A worker takes `rollout.group` jobs, pulls the job's policy version from the learner (POLICY_ADDRESS), runs the
- * G episodes (in its own sandbox pool, or in the env-service at ENV_ADDRESS) and hands the trajectories to the
+ * G episodes (in its own sandbox pool, or in the OpenEnv environment at ENV_URL) and hands the trajectories to the
  * `reward` queue.
  */
 export const RolloutWorkerConfigSchema = z.object({
@@ -17,14 +17,15 @@ export const RolloutWorkerConfigSchema = z.object({
   POLICY_TIMEOUT_MS: envInt(1).default(60_000),
   /** rollout.group jobs this worker runs at once. */
   CONCURRENCY: envInt(1).default(1),
-  /** Sandbox worker processes (isolated-vm) of this worker; none are started when ENV_ADDRESS is set. */
+  /** Sandbox worker processes (isolated-vm) of this worker; none are started when ENV_URL is set. */
   SANDBOX_WORKERS: envInt(1).default(2),
   /**
-   * host:port of an env-service's gRPC Env. When set, every rollout and eval episode runs there (EnvServiceSandbox:
-   * one Env.Session per episode, child episodes included) and its llm() calls come back to this worker, answered by
-   * the policy version the job names; otherwise episodes run in this worker's own sandbox pool.
+   * WebSocket session endpoint of an OpenEnv environment whose actions are REPLEnv's (FATHOM's env-service:
+   * ws://env-service:8000/ws). When set, every rollout and eval episode runs there (OpenEnvSandbox: one session per
+   * episode, child episodes included), and the llm() calls of FATHOM's env-service come back to this worker,
+   * answered by the policy version the job names; otherwise episodes run in this worker's own sandbox pool.
    */
-  ENV_ADDRESS: HostPortSchema.optional(),
+  ENV_URL: z.url({ protocol: /^wss?$/, error: 'expected a ws:// or wss:// URL of an OpenEnv /ws endpoint' }).optional(),
   /** gRPC Inference (the env-service's llm() sub-calls, its INFERENCE_ADDRESS); 0 picks a free port. */
   INFERENCE_PORT: PortSchema.default(50081),
   /**

@@ -1,9 +1,9 @@
 import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
-import { EnvServiceSandbox, PolicyClient } from '@fathom/rpc';
+import { PolicyClient } from '@fathom/rpc';
 import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
-import { SandboxPool } from '@fathom/sandbox';
+import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
 import { checkpointModelLoader } from './inference/inference.model';
@@ -41,9 +41,9 @@ export async function startRolloutWorker(
   const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
   const frozen = new FrozenPolicyCache({ executionProvider: config.EXECUTION_PROVIDER });
   const sandbox =
-    config.ENV_ADDRESS === undefined
+    config.ENV_URL === undefined
       ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
-      : new EnvServiceSandbox(config.ENV_ADDRESS);
+      : new OpenEnvSandbox(config.ENV_URL);
   const runs = new RunRepository(prisma);
   const service = new RolloutService({
     runs,
@@ -98,7 +98,7 @@ export async function startRolloutWorker(
     inference_port: inference.port,
     inference_checkpoint: config.INFERENCE_CHECKPOINT,
     policy_address: config.POLICY_ADDRESS,
-    env_address: config.ENV_ADDRESS ?? null,
+    env_url: config.ENV_URL ?? null,
   });
   return {
     ops,

@@ -4,6 +4,7 @@
  * See README.md for the guest environment and the limits.
  */
 export { SandboxPool } from './pool';
+export { OpenEnvSandbox } from './openenv.sandbox';
 export { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 export { STEP_ERROR_CODES, SandboxPoolError, isEpisodeFatal, type StepError, type StepErrorCode } from './errors';
 export { rewriteTopLevel } from './rewrite';

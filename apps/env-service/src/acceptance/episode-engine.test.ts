@@ -1,15 +1,14 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
 import { ByteTokenizer } from '@fathom/model';
 import { EpisodeRunner, ScriptedTestPolicy, type EpisodeTask, type ScriptCall } from '@fathom/rlm';
-import { EnvServiceSandbox } from '@fathom/rpc';
-import { SandboxPool } from '@fathom/sandbox';
+import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, startHarness, type Harness } from '../test-support/harness';
 
 /**
  * The episode engine of training and eval (`EpisodeRunner`) driving its episodes through the env-service: the
- * service is the sandbox (EnvServiceSandbox, gRPC Env.Session), and every llm() call comes back to the engine,
- * whose policy (a scripted TEST DOUBLE here) writes the leaf reads and child episodes.
+ * service is the sandbox (OpenEnvSandbox, an OpenEnv WebSocket session per episode), and every llm() call comes back
+ * to the engine, whose policy (a scripted TEST DOUBLE here) writes the leaf reads and child episodes.
  */
 
 const tokenizer = new ByteTokenizer();
@@ -46,9 +45,7 @@ async function codeStepsServed(): Promise<number> {
   const metrics: string = (await get(h.baseUrl, '/metrics')).body;
   const line = metrics
     .split('\n')
-    .find(
-      (l) => l.startsWith('env_step_seconds_count{') && l.includes('transport="grpc"') && l.includes('kind="code"'),
-    );
+    .find((l) => l.startsWith('env_step_seconds_count{') && l.includes('transport="ws"') && l.includes('kind="code"'));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
@@ -68,36 +65,31 @@ async function runGroup(sandbox: Pick<SandboxPool, 'openEpisode'>) {
 
 describe('EpisodeRunner with the env-service as its sandbox', () => {
   it('runs every episode, child episodes included, in the env-service, with llm() written by its own policy', async () => {
-    const sandbox = new EnvServiceSandbox(h.grpcAddress);
+    const sandbox = new OpenEnvSandbox(h.wsUrl);
     const served = h.inference.requests.length;
     const stepsBefore = await codeStepsServed();
-    try {
-      const group = await runGroup(sandbox);
-      expect(group.infraFailures).toEqual([]);
-      for (const trajectory of group.trajectories) {
-        expect(trajectory).toMatchObject({ status: 'ok', answer: 'teal' });
-        const child = trajectory.recursionTree.children[0];
-        expect(child).toMatchObject({ depth: 1, kind: 'episode', prompt: 'which colour?', answer: 'teal' });
-        expect(child.children[0]).toMatchObject({ depth: 2, kind: 'leaf', prompt: 'name it', answer: 'teal' });
-        // Sub-calls are the engine's own samples: the child episode's tokens are in the trajectory.
-        expect(child.sequence?.ids.length).toBeGreaterThan(0);
-      }
-      // Every code step the engine recorded was a step served by the env-service; its endpoint served no llm().
-      const turns = group.trajectories.reduce((n, t) => n + codeTurns(t), 0);
-      expect(turns).toBe(4);
-      expect((await codeStepsServed()) - stepsBefore).toBe(turns);
-      expect(h.inference.requests.length).toBe(served);
-      await expect.poll(async () => (await get(h.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
-    } finally {
-      sandbox.close();
+    const group = await runGroup(sandbox);
+    expect(group.infraFailures).toEqual([]);
+    for (const trajectory of group.trajectories) {
+      expect(trajectory).toMatchObject({ status: 'ok', answer: 'teal' });
+      const child = trajectory.recursionTree.children[0];
+      expect(child).toMatchObject({ depth: 1, kind: 'episode', prompt: 'which colour?', answer: 'teal' });
+      expect(child.children[0]).toMatchObject({ depth: 2, kind: 'leaf', prompt: 'name it', answer: 'teal' });
+      // Sub-calls are the engine's own samples: the child episode's tokens are in the trajectory.
+      expect(child.sequence?.ids.length).toBeGreaterThan(0);
     }
+    // Every code step the engine recorded was a step served by the env-service; its endpoint served no llm().
+    const turns = group.trajectories.reduce((n, t) => n + codeTurns(t), 0);
+    expect(turns).toBe(4);
+    expect((await codeStepsServed()) - stepsBefore).toBe(turns);
+    expect(h.inference.requests.length).toBe(served);
+    await expect.poll(async () => (await get(h.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
   });
 
   it('gives the same trajectories, token for token, as the in-process sandbox pool', async () => {
-    const sandbox = new EnvServiceSandbox(h.grpcAddress);
     const pool = await SandboxPool.start({ workers: 1 });
     try {
-      const remote = await runGroup(sandbox);
+      const remote = await runGroup(new OpenEnvSandbox(h.wsUrl));
       const local = await runGroup(pool);
       const view = (t: EpisodeTrajectory) => ({
         ids: t.ids,
@@ -109,21 +101,15 @@ describe('EpisodeRunner with the env-service as its sandbox', () => {
       });
       expect(remote.trajectories.map(view)).toEqual(local.trajectories.map(view));
     } finally {
-      sandbox.close();
       await pool.close();
     }
   });
 
   it('an unreachable env-service is an infra failure of the episode, not a crash', async () => {
-    const sandbox = new EnvServiceSandbox('127.0.0.1:1');
-    try {
-      const group = await runGroup(sandbox);
-      expect(group.trajectories).toEqual([]);
-      expect(group.infraFailures.length).toBeGreaterThan(0);
-      expect(group.infraFailures[0]).toMatchObject({ code: 'worker_crashed' });
-      expect(group.infraFailures[0].message).toMatch(/Env\.Session reset at 127\.0\.0\.1:1: UNAVAILABLE/);
-    } finally {
-      sandbox.close();
-    }
+    const group = await runGroup(new OpenEnvSandbox('ws://127.0.0.1:1/ws'));
+    expect(group.trajectories).toEqual([]);
+    expect(group.infraFailures.length).toBeGreaterThan(0);
+    expect(group.infraFailures[0]).toMatchObject({ code: 'worker_crashed' });
+    expect(group.infraFailures[0].message).toMatch(/cannot connect to ws:\/\/127\.0\.0\.1:1\/ws: .*ECONNREFUSED/);
   });
 });
