@@ -17,7 +17,7 @@ export interface StackOptions {
    * rollout and eval episode in it (their ENV_URL, its /ws) and answer those episodes' llm() calls with the policy being
    * trained; outside clients' llm() calls go to the first rollout worker's Inference endpoint.
    */
-  envService?: { datasetPath: string };
+  envService?: { datasetPath?: string };
   /** Each service in a process group of its own (see LaunchOptions.ownProcessGroup); the demo stops them itself. */
   ownProcessGroups?: boolean;
   /** The admin API's port (default 0: a free one). */
@@ -180,7 +180,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         {
           GRPC_PORT: '0',
           INFERENCE_ADDRESS: `127.0.0.1:${firstInferencePort}`,
-          DATASET_PATH: o.envService.datasetPath,
+          ...(o.envService.datasetPath === undefined ? {} : { DATASET_PATH: o.envService.datasetPath }),
           SANDBOX_WORKERS: '1',
         },
         'env-service listening',

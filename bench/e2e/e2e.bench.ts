@@ -27,8 +27,9 @@ const opts = new Command()
   .option('--steps <n>', 'GRPO steps per run (the first is not timed)', (v) => Number(v), 4)
   .option('--workers <list>', 'rollout worker counts to measure', '1,2')
   .option('--tiny', 'use the tiny test fixture model instead of the default policy', false)
+  .option('--env-service', 'also measure the services with every episode in the env-service (ENV_URL)', false)
   .parse()
-  .opts<{ steps: number; workers: string; tiny: boolean }>();
+  .opts<{ steps: number; workers: string; tiny: boolean; envService: boolean }>();
 
 const emit = (record: object) => process.stdout.write(`${JSON.stringify({ bench: 'e2e', ...record })}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -96,7 +97,7 @@ async function inProcess(run: RunConfigInput): Promise<Timed> {
   return timed(await MetricsLog.read(join(out, 'metrics.jsonl')));
 }
 
-async function distributed(run: RunConfigInput, workers: number): Promise<Timed> {
+async function distributed(run: RunConfigInput, workers: number, envService: boolean): Promise<Timed> {
   const databaseUrl = `postgresql://postgres@127.0.0.1:5432/fathom_bench_e2e_${process.pid}`;
   await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
@@ -110,6 +111,7 @@ async function distributed(run: RunConfigInput, workers: number): Promise<Timed>
     queuePrefix: `fathom-bench-${process.pid}-${workers}`,
     runsDir,
     rolloutWorkers: workers,
+    ...(envService ? { envService: {} } : {}),
   });
   const prisma = createPrismaClient(databaseUrl);
   try {
@@ -146,10 +148,14 @@ emit({
   value: round(groups / median(base.generationS)),
 });
 emit({ ...context, mode: 'in_process', metric: 'learner_steps_per_min', value: round(60 / baseStep) });
-for (const workers of opts.workers.split(',').map(Number)) {
-  const d = await distributed(run, workers);
+const layouts = opts.workers
+  .split(',')
+  .map(Number)
+  .flatMap((workers) => (opts.envService ? [false, true] : [false]).map((envService) => ({ workers, envService })));
+for (const { workers, envService } of layouts) {
+  const d = await distributed(run, workers, envService);
   const step = median(d.stepS);
-  const mode = `services_${workers}_worker${workers > 1 ? 's' : ''}`;
+  const mode = `services_${workers}_worker${workers > 1 ? 's' : ''}${envService ? '_env_service' : ''}`;
   emit({ ...context, mode, metric: 'step_s_median', value: round(step) });
   emit({ ...context, mode, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
   emit({ ...context, mode, metric: 'learner_steps_per_min', value: round(60 / step) });
