@@ -38,7 +38,7 @@ interface StreamSession {
  * API; every EnvError becomes a gRPC status with its message (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
  * RESOURCE_EXHAUSTED, …). `Session` is the WebSocket session (/ws) on one bidirectional stream: a failed request
  * is answered with a SessionError carrying that status, and the stream goes on. An episode reset with serve_llm
- * has its llm() generations written to the stream as llm_request replies, answered by the client's llm_reply
+ * has its llm() calls written to the stream as llm_request replies, answered by the client's llm_reply
  * requests, which are handled at once (the step they serve holds the session's queue).
  */
 @Injectable()

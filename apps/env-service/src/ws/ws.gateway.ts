@@ -53,7 +53,7 @@ type Decoded = { json: unknown } | { error: unknown };
  *   `{"type":"observation"|"state"|"mcp"|"llm_request"|"error","data":…}` out. A step's `data` is the action
  *   itself (OpenEnv's EnvClient) or FATHOM's `{action, timeout_s?}` envelope; an "mcp" message carries a JSON-RPC
  *   request whose tool calls act on this connection's episode. An episode reset with `serve_llm` sends each llm()
- *   generation to the client as an "llm_request", which it answers with an "llm_reply" while the step runs; an
+ *   call to the client as an "llm_request", which it answers with an "llm_reply" while the step runs; an
  *   llm_reply is handled at once (out of turn), and a bad one is answered with an "error" at once.
  * - /mcp: bare JSON-RPC 2.0 messages, answered with JSON-RPC responses; openenv/session/create starts this
  *   connection's episode and tools/call without a session_id acts on it.
