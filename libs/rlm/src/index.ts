@@ -31,6 +31,7 @@ export {
   RolloutErrorCode,
   SamplerPolicy,
   ScriptedTestPolicy,
+  scriptText,
   TextEndpointPolicy,
   TokenMismatchError,
   encodeSegments,

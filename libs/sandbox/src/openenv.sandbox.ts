@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { STEP_ERROR_CODES, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
+import { endedResult } from './protocol';
 import type { SandboxPool } from './pool';
 import type { LlmCallRecord, LlmHandler, OpenEpisodeOptions, SandboxEpisode, StepResult } from './types';
 
@@ -157,14 +158,14 @@ class OpenEnvEpisode implements SandboxEpisode {
 
   /** Runs a cell as a step; a session that fails ends the episode (`worker_crashed`), as a crashed worker would. */
   async run(code: string): Promise<StepResult> {
-    if (!this.alive) return ended('closed', 'the episode has ended');
+    if (!this.alive) return endedResult({ code: 'closed', message: 'the episode has ended' });
     this.calls = [];
     let observation: Message;
     try {
       observation = observationOf(await this.session.request({ type: 'step', data: { code } }));
     } catch (error) {
       this.alive = false;
-      return ended('worker_crashed', `the OpenEnv step failed: ${errorMessage(error)}`);
+      return endedResult({ code: 'worker_crashed', message: `the OpenEnv step failed: ${errorMessage(error)}` });
     }
     this.steps++;
     this.alive = observation.done !== true;
@@ -275,18 +276,4 @@ function strings(value: unknown): string[] {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function ended(code: StepErrorCode, message: string): StepResult {
-  return {
-    stdout: '',
-    truncatedChars: 0,
-    error: { code, message },
-    variables: [],
-    cpuMs: 0,
-    wallMs: 0,
-    llmCalls: [],
-    alive: false,
-    answer: null,
-  };
 }

@@ -1,9 +1,11 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
 import { ByteTokenizer } from '@fathom/model';
-import { EpisodeRunner, ScriptedTestPolicy, type EpisodeTask, type ScriptCall } from '@fathom/rlm';
+import { EpisodeRunner, ScriptedTestPolicy, scriptText, type EpisodeTask, type ScriptCall } from '@fathom/rlm';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, startHarness, type Harness } from '../test-support/harness';
+
+const { turnsSoFar, lastOutput, js } = scriptText;
 
 /**
  * The episode engine of training and eval (`EpisodeRunner`) driving its episodes through the env-service: the
@@ -18,11 +20,6 @@ const TASK: EpisodeTask = {
   context: 'Filler text. The mirror is teal. More filler text about lamps and chairs.',
   contextTokens: 19,
 };
-
-const turnsSoFar = (prompt: string) => prompt.split('<|im_start|>assistant').length - 2;
-const lastOutput = (prompt: string) =>
-  /Output:\n([^]*?)<\|im_end\|>/g.exec(prompt.slice(prompt.lastIndexOf('Output:')))?.[1];
-const js = (code: string) => `Let me look.\n\`\`\`js\n${code}\n\`\`\``;
 
 /** Root: llm() over 40 characters (a child episode); child: llm() over 10 (a leaf read, answered "teal"). */
 const script = ({ prompt }: ScriptCall) => {

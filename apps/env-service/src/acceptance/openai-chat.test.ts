@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptText } from '@fathom/rlm';
 import type { GenerateRequest } from '../inference/inference.client';
 import { checkEnvReply, longDocument, startHarness, WsClient, type Harness, type Json } from '../test-support/harness';
+
+const { turnsSoFar, lastOutput } = scriptText;
 
 /**
  * The OpenAI-compatible API over a real HTTP server: each completion runs a whole RLM episode in the service's
@@ -12,10 +15,6 @@ const NEEDLE = 'Memo: the vault code is 4417.';
 const DOCUMENT = longDocument(50_000, NEEDLE, 0.61);
 const QUESTION = 'What is the vault code?';
 const SEARCH = 'const i = ctx.indexOf("vault code"); print(llm("What is the vault code?", ctx.slice(i - 10, i + 40)));';
-
-const turnsSoFar = (prompt: string) => prompt.split('<|im_start|>assistant').length - 2;
-const lastOutput = (prompt: string) =>
-  /Output:\n([^]*?)<\|im_end\|>/.exec(prompt.slice(prompt.lastIndexOf('Output:')))?.[1];
 
 /** The model: a leaf read answers from its chunk; the root searches, asks llm(), then answers with what it printed. */
 function model(request: GenerateRequest): string {

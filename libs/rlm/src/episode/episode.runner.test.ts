@@ -2,13 +2,15 @@ import { EpisodeTrajectorySchema, type EpisodeTrajectory } from '@fathom/contrac
 import { ByteTokenizer } from '@fathom/model';
 import { SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IM_START, renderConversation, segmentsText } from '../prompt';
+import { renderConversation, segmentsText } from '../prompt';
 import { EpisodeRunner, type EpisodeTask } from './episode.runner';
 import { RolloutErrorCode } from './errors';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { PolicyTokenizer } from './policy';
-import { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
+import { ScriptedTestPolicy, scriptText, type ScriptCall } from './scripted-policy.test-double';
 import { rolloutMetrics, toRewardTrajectory } from './trajectory';
+
+const { turnsSoFar, lastOutput, js } = scriptText;
 
 const tokenizer = new ByteTokenizer();
 const TASK: EpisodeTask = {
@@ -19,10 +21,6 @@ const TASK: EpisodeTask = {
 };
 
 /** Model turns already in the prompt (the number of assistant headers minus the one being answered). */
-const turnsSoFar = (prompt: string) => prompt.split(`${IM_START}assistant`).length - 2;
-const lastOutput = (prompt: string) =>
-  /Output:\n([^]*?)<\|im_end\|>/g.exec(prompt.slice(prompt.lastIndexOf('Output:')))?.[1];
-const js = (code: string) => `Let me look.\n\`\`\`js\n${code}\n\`\`\``;
 
 /** A competent scripted solver: grep the colour, then answer with what was printed. */
 const solver = ({ prompt }: ScriptCall) =>

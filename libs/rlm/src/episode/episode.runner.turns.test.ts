@@ -1,9 +1,10 @@
 import { ByteTokenizer } from '@fathom/model';
 import { SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IM_START } from '../prompt';
 import { EpisodeRunner, type EpisodeTask, type TurnEvent } from './episode.runner';
-import { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
+import { ScriptedTestPolicy, scriptText, type ScriptCall } from './scripted-policy.test-double';
+
+const { turnsSoFar } = scriptText;
 
 const tokenizer = new ByteTokenizer();
 const TASK: EpisodeTask = {
@@ -12,8 +13,6 @@ const TASK: EpisodeTask = {
   context: 'Filler text. The mirror is teal. More filler text about lamps and chairs.',
   contextTokens: 19,
 };
-
-const turnsSoFar = (prompt: string) => prompt.split(`${IM_START}assistant`).length - 2;
 
 /** Root: ask llm() over the whole document (a child episode, the window being tiny), then answer. Child: answer. */
 const script = ({ prompt }: ScriptCall) => {

@@ -33,6 +33,6 @@ export {
   type TextGenerationReply,
   type TextGenerationRequest,
 } from './text-policy';
-export { ScriptedTestPolicy, type ScriptCall } from './scripted-policy.test-double';
+export { ScriptedTestPolicy, scriptText, type ScriptCall } from './scripted-policy.test-double';
 export { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';

@@ -1,4 +1,4 @@
-import { IM_END } from '../prompt';
+import { IM_END, IM_START } from '../prompt';
 import type { Policy, PolicyTokenizer, SampledContinuation, SampleRequest, SamplingParams } from './policy';
 
 /** What a script sees for one continuation it must write. */
@@ -12,6 +12,17 @@ export interface ScriptCall {
   /** How many times `sample` has been called before this one. */
   call: number;
 }
+
+/** What scripts read off their prompt, and how they write a code turn. */
+export const scriptText = {
+  /** Model turns already in the prompt (the assistant headers, less the one being answered). */
+  turnsSoFar: (prompt: string): number => prompt.split(`${IM_START}assistant`).length - 2,
+  /** What the last observation printed, if the prompt has one. */
+  lastOutput: (prompt: string): string | undefined =>
+    /Output:\n([^]*?)<\|im_end\|>/.exec(prompt.slice(prompt.lastIndexOf('Output:')))?.[1],
+  /** A turn with one ```js block of `code`. */
+  js: (code: string): string => `Let me look.\n\`\`\`js\n${code}\n\`\`\``,
+};
 
 /**
  * TEST DOUBLE — never a real policy. A deterministic policy whose "sampling" is a script: for each continuation
