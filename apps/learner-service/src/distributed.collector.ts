@@ -10,7 +10,7 @@ import {
   type LearnGroupJob,
   type QueueName,
   type RolloutGroupJob,
-  type ScoredGroupJob,
+  type StepGroup,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { JobProducer, JobTransport } from '@fathom/queue';
@@ -19,7 +19,6 @@ import {
   type CollectedStep,
   type StepCollectRequest,
   type StepCollector,
-  type StepGroup,
   StepStoppedError,
 } from '@fathom/training';
 import { StepAbortedError, type GroupInbox } from './group.inbox';
@@ -122,21 +121,11 @@ export class DistributedCollector implements StepCollector {
       ...jobs.flatMap((job) => GROUP_QUEUES.map((queue) => ({ step: request.step, queue, id: groupJobId(job) }))),
     );
     const scored = await Promise.all(jobs.map((job) => this.scoredGroup(job, received.get(job.groupId)!)));
-    const groups: StepGroup[] = scored.map((group) => ({
-      groupId: group.groupId,
-      taskId: group.taskId,
-      claimedVersion: group.policyVersion,
-      trajectories: group.trajectories,
-      rewards: group.reward?.rewards ?? [],
-      results: group.reward?.results ?? [],
-      excluded: group.excluded,
-      infraFailures: group.infraFailures,
-    }));
     return {
-      groups,
+      groups: scored.map((s) => s.group),
       generationMs: performance.now() - started,
-      scoringMs: scored.reduce((s, g) => s + g.scoringMs, 0),
-      weightSyncMs: Math.max(0, ...scored.map((g) => g.weightSyncMs)),
+      scoringMs: [...received.values()].reduce((sum, score) => sum + score.scoringMs, 0),
+      weightSyncMs: Math.max(0, ...scored.map((s) => s.weightSyncMs)),
     };
   }
 
@@ -144,13 +133,16 @@ export class DistributedCollector implements StepCollector {
    * A group's score joined with its trajectories, read from its reward.group job (kept until a checkpoint covers the
    * step). A reward job that is gone or does not match its score fails the step (GroupFailedError) with the reason.
    */
-  private async scoredGroup(job: RolloutGroupJob, score: LearnGroupJob): Promise<ScoredGroupJob> {
+  private async scoredGroup(
+    job: RolloutGroupJob,
+    score: LearnGroupJob,
+  ): Promise<{ group: StepGroup; weightSyncMs: number }> {
     const rollout = RewardGroupJobSchema.safeParse(await this.o.transport.getJobData('reward', groupJobId(job)));
     const failed = (reason: string) =>
       new GroupFailedError(`group ${job.groupId} of step ${job.step} (task ${job.taskId}): ${reason}`);
     if (!rollout.success) throw failed('its reward job, which holds its trajectories, is gone or malformed');
     try {
-      return scoredGroupOf(rollout.data, score);
+      return { group: scoredGroupOf(rollout.data, score), weightSyncMs: rollout.data.weightSyncMs };
     } catch (error) {
       throw failed((error as Error).message);
     }

@@ -1,6 +1,7 @@
 import { meanStd, REWARD_COMPONENTS } from '@fathom/contracts';
 import type { StepRecord } from '@fathom/persistence';
-import type { GrpoStepRecord, StepGroup } from '@fathom/training';
+import type { StepGroup } from '@fathom/contracts';
+import type { GrpoStepRecord } from '@fathom/training';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
 

@@ -164,8 +164,14 @@ describe('job contracts', () => {
       const score = LearnGroupJobSchema.parse({ runId, step, groupId, taskId, policyVersion, reward: r, scoringMs: 0 });
       return () => scoredGroupOf(rollout, score);
     };
-    expect(join(group([trajectory(0)], [infra(1)]), reward)()).toMatchObject({ reward, scoringMs: 0 });
-    expect(join(group([], [infra(0)]), null)().reward).toBeNull();
+    expect(join(group([trajectory(0)], [infra(1)]), reward)()).toMatchObject({
+      groupId: 's3-g0',
+      claimedVersion: key.policyVersion,
+      rewards: reward.rewards,
+      results: reward.results,
+      excluded: [expect.objectContaining({ sampleIndex: 1 })],
+    });
+    expect(join(group([], [infra(0)]), null)()).toMatchObject({ rewards: [], results: [] });
     expect(join(group([trajectory(0)]), null)).toThrow(/1 scorable trajectories but its score has no reward/);
     expect(join(group([trajectory(0), trajectory(1)]), reward)).toThrow(
       /2 scorable trajectories but its score has 1 rewards and 1 results/,

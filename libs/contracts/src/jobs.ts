@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GroupRewardSchema } from './reward';
+import { GroupRewardSchema, type RewardResult } from './reward';
 import { EntityIdSchema } from './run-config';
-import { EpisodeTrajectorySchema, InfraErrorCodeSchema } from './rollout';
+import { EpisodeTrajectorySchema, InfraErrorCodeSchema, type EpisodeTrajectory } from './rollout';
 import { TextIdSchema, TextPathSchema } from './text';
 
 /**
@@ -153,17 +153,33 @@ export const LearnGroupJobSchema = GroupKeySchema.extend({
 export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
 
 /**
- * A scored group as the learner's update and step metrics need it (token-in, token-out: the exact ids, log-probs
- * and masks the worker recorded): a reward.group job joined with its learn.group score.
+ * One prompt's group as the learner trains on it (token-in, token-out: the exact ids, log-probs and masks the worker
+ * recorded), whichever way it was collected: in the services, a reward.group job joined with its learn.group score
+ * (`scoredGroupOf`); in process, `collectGroups` of `@fathom/training`. Also what `rollouts/step-N.jsonl` stores, one
+ * group a line.
  */
-export type ScoredGroupJob = RewardGroupJob & Pick<LearnGroupJob, 'reward' | 'scoringMs'>;
+export interface StepGroup {
+  /** The group id (`s<step>-g<i>`, `groupId`): unique in its step. */
+  groupId: string;
+  taskId: string;
+  /** The version the group was requested with; every trajectory must report the same (weight-sync check). */
+  claimedVersion: number;
+  /** Scorable trajectories (every status but infra_error), by sample index. */
+  trajectories: EpisodeTrajectory[];
+  /** Total reward of each trajectory, in the same order, and how it was computed. */
+  rewards: number[];
+  results: RewardResult[];
+  /** Samples whose infra-error retries ran out: never scored, never trained on. */
+  excluded: EpisodeTrajectory[];
+  infraFailures: InfraFailureRecord[];
+}
 
 /**
  * Joins a group's rollout (its reward.group job) with its score (its learn.group job). Throws an Error naming the
  * problem when they are not of the same group, or when the score does not have exactly one reward and one result per
  * scorable trajectory (null exactly when none is scorable).
  */
-export function scoredGroupOf(rollout: RewardGroupJob, score: LearnGroupJob): ScoredGroupJob {
+export function scoredGroupOf(rollout: RewardGroupJob, score: LearnGroupJob): StepGroup {
   for (const key of ['runId', 'step', 'groupId', 'taskId', 'policyVersion'] as const)
     if (rollout[key] !== score[key])
       throw new Error(
@@ -176,7 +192,16 @@ export function scoredGroupOf(rollout: RewardGroupJob, score: LearnGroupJob): Sc
       `group ${score.groupId} has ${scorable} scorable trajectories but its score has ` +
         (reward === null ? 'no reward' : `${reward.rewards.length} rewards and ${reward.results.length} results`),
     );
-  return { ...rollout, reward, scoringMs: score.scoringMs };
+  return {
+    groupId: rollout.groupId,
+    taskId: rollout.taskId,
+    claimedVersion: rollout.policyVersion,
+    trajectories: rollout.trajectories,
+    rewards: reward?.rewards ?? [],
+    results: reward?.results ?? [],
+    excluded: rollout.excluded,
+    infraFailures: rollout.infraFailures,
+  };
 }
 
 /** eval.run: evaluate one checkpoint on one split and record EvalResult rows under `evalId`. */

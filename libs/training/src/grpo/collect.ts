@@ -1,8 +1,7 @@
-import { groupId, type RewardConfig, type Task } from '@fathom/contracts';
+import { groupId, type RewardConfig, type StepGroup, type Task } from '@fathom/contracts';
 import { scoreTrajectory } from '@fathom/rewards';
 import { episodeTaskOf, toRewardTrajectory, type EpisodeRunner } from '@fathom/rlm';
 import { streamSeed } from '../sampler';
-import type { StepGroup } from './step-groups';
 
 /** The sampling seed of group `index` of `step`: depends on nothing else, so a resumed step samples the same. */
 export function groupSeed(seed: number, step: number, index: number): number {

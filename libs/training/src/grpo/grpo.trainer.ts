@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Task } from '@fathom/contracts';
+import type { StepGroup, Task } from '@fathom/contracts';
 import {
   loadCheckpoint,
   ModelGraphs,
@@ -27,7 +27,7 @@ import { applyUpdate, type Learner, type LearnerOptions, type UpdateTimings } fr
 import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
-import { selectStepGroups, type StepGroup } from './step-groups';
+import { selectStepGroups } from './step-groups';
 import { writePromptStyle } from '../prompt-style.file';
 import { loadPolicy } from '../policy.loader';
 

@@ -14,7 +14,6 @@ export { RolloutStore, type StoredStep } from './rollout.store';
 export {
   STEP_SKIP_REASONS,
   selectStepGroups,
-  type StepGroup,
   type StepSelection,
   type StepSkipReason,
   type TrainableGroup,

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StepGroup } from './step-groups';
+import type { StepGroup } from '@fathom/contracts';
 
 /** What one step sampled and scored, as stored for replay and inspection. */
 export interface StoredStep {

@@ -1,7 +1,7 @@
-import type { EpisodeTrajectory } from '@fathom/contracts';
+import type { EpisodeTrajectory, StepGroup } from '@fathom/contracts';
 import { grpoConfig } from '@fathom/grpo';
 import { describe, expect, it } from 'vitest';
-import { selectStepGroups, type StepGroup } from './step-groups';
+import { selectStepGroups } from './step-groups';
 
 const trajectory = (sampleIndex: number, policyVersion: number) =>
   ({ sampleIndex, policyVersion, status: 'ok' }) as EpisodeTrajectory;

@@ -1,26 +1,5 @@
-import type { EpisodeTrajectory, RewardResult } from '@fathom/contracts';
+import type { StepGroup } from '@fathom/contracts';
 import { selectGroups, type GrpoConfig } from '@fathom/grpo';
-import type { InfraFailure } from '@fathom/rlm';
-
-/**
- * One prompt's group as the learner receives it: the scorable trajectories with their rewards, the samples whose
- * infra-error retries ran out (never scored, never trained on), and the policy version the learner asked the
- * group to be sampled with. This is also what `rollouts/step-N.jsonl` stores, one group a line.
- */
-export interface StepGroup {
-  /** `${step}:${index}:${taskId}`: unique in the run. */
-  groupId: string;
-  taskId: string;
-  /** The version the group was requested with; every trajectory must report the same (weight-sync check). */
-  claimedVersion: number;
-  /** Scorable trajectories (every status but infra_error), by sample index. */
-  trajectories: EpisodeTrajectory[];
-  /** Total reward of each trajectory, in the same order. */
-  rewards: number[];
-  results: RewardResult[];
-  excluded: EpisodeTrajectory[];
-  infraFailures: InfraFailure[];
-}
 
 /** Why a group was not trained on. */
 export type StepSkipReason = 'version_mismatch' | 'too_few_samples' | 'stale' | 'zero_std';

@@ -1,7 +1,7 @@
-import { meanStd, REWARD_COMPONENTS } from '@fathom/contracts';
+import { meanStd, REWARD_COMPONENTS, type StepGroup } from '@fathom/contracts';
 import { rolloutMetrics } from '@fathom/rlm';
 import type { UpdateMetrics, UpdateTimings } from './learner';
-import { STEP_SKIP_REASONS, type StepGroup, type StepSelection } from './step-groups';
+import { STEP_SKIP_REASONS, type StepSelection } from './step-groups';
 
 /** Wall-clock figures of a step: the only part of a record that differs between two runs of the same seed. */
 export interface StepTimings {
