@@ -2,6 +2,7 @@
  * The distributed GRPO loop against the in-process loop, on the same run: one JSON line per measurement.
  *
  *   node --no-node-snapshot --import tsx bench/e2e/e2e.bench.ts [--steps N] [--workers 1,2] [--tiny]
+ *     [--env-service] [--config run.json --batch-size B]
  *
  * For each worker count the services run as separate processes over the local Redis and Postgres (a throwaway
  * database), and `fathom train`'s loop runs the same config in this process. Step times are the learner's own
@@ -13,7 +14,7 @@
  */
 import { loadavg, tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { RunConfigSchema, type RunConfigInput } from '@fathom/contracts';
@@ -21,15 +22,24 @@ import { applyMigrations, createPrismaClient, dropDatabase, ensureDatabase } fro
 import { SandboxPool } from '@fathom/sandbox';
 import { DEFAULT_POLICY_DIR, grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE } from '@fathom/training/testing';
-import { startStack } from '../../scripts/stack';
+import { startStack, type EnvServed } from '../../scripts/stack';
 
 const opts = new Command()
   .option('--steps <n>', 'GRPO steps per run (the first is not timed)', (v) => Number(v), 4)
   .option('--workers <list>', 'rollout worker counts to measure', '1,2')
   .option('--tiny', 'use the tiny test fixture model instead of the default policy', false)
   .option('--env-service', 'also measure the services with every episode in the env-service (ENV_URL)', false)
+  .option('--config <file>', 'a run config (JSON) to measure instead of the default policy run (steps from --steps)')
+  .option('--batch-size <n>', "with --config: prompts per step instead of the config's", (v) => Number(v))
   .parse()
-  .opts<{ steps: number; workers: string; tiny: boolean; envService: boolean }>();
+  .opts<{
+    steps: number;
+    workers: string;
+    tiny: boolean;
+    envService: boolean;
+    config?: string;
+    batchSize?: number;
+  }>();
 
 const emit = (record: object) => process.stdout.write(`${JSON.stringify({ bench: 'e2e', ...record })}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -37,6 +47,14 @@ const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
   const base = { name: 'bench-e2e', seed: 1, steps: opts.steps, batchSize: 2, checkpointEvery: 1000 };
+  if (opts.config !== undefined) {
+    const run = JSON.parse(await readFile(opts.config, 'utf8')) as RunConfigInput;
+    const batchSize = opts.batchSize ?? run.batchSize;
+    return {
+      model: opts.config,
+      run: { ...run, name: 'bench-e2e', steps: opts.steps, batchSize, checkpointEvery: 1000 },
+    };
+  }
   if (!opts.tiny && existsSync(join(DEFAULT_POLICY_DIR, 'config.json'))) {
     return {
       model: 'default',
@@ -65,6 +83,8 @@ async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
 }
 
 interface Timed {
+  /** What the env-service served for the run, when its episodes ran there. */
+  envServed?: EnvServed | null;
   stepS: number[];
   generationS: number[];
   /** Everything but the update: rollouts, scoring, weight sync (and, distributed, the queue and RPC hops). */
@@ -127,7 +147,7 @@ async function distributed(run: RunConfigInput, workers: number, envService: boo
       if (row.status === 'completed') break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    return timed(await MetricsLog.read(join(runsDir, id, 'metrics.jsonl')));
+    return { ...timed(await MetricsLog.read(join(runsDir, id, 'metrics.jsonl'))), envServed: await stack.envServed() };
   } finally {
     await prisma.$disconnect();
     await stack.stop();
@@ -136,8 +156,15 @@ async function distributed(run: RunConfigInput, workers: number, envService: boo
 }
 
 const { model, run } = await runConfig();
-const groups = RunConfigSchema.parse(run).batchSize;
-const context = { model, steps_timed: opts.steps - 1, B: groups, G: 4, load_avg_1m: round(loadavg()[0], 2) };
+const parsedRun = RunConfigSchema.parse(run);
+const groups = parsedRun.batchSize;
+const context = {
+  model,
+  steps_timed: opts.steps - 1,
+  B: groups,
+  G: parsedRun.grpo.groupSize,
+  load_avg_1m: round(loadavg()[0], 2),
+};
 const base = await inProcess(run);
 const baseStep = median(base.stepS);
 emit({ ...context, mode: 'in_process', metric: 'step_s_median', value: round(baseStep) });
@@ -160,6 +187,18 @@ for (const { workers, envService } of layouts) {
   emit({ ...context, mode, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
   emit({ ...context, mode, metric: 'learner_steps_per_min', value: round(60 / step) });
   emit({ ...context, mode, metric: 'overhead_vs_in_process', value: round(step / baseStep - 1), target: 0.1 });
+  if (d.envServed) {
+    const { resets, codeSteps, clientLlmCalls, serviceLlmCalls } = d.envServed;
+    emit({
+      ...context,
+      mode,
+      metric: 'env_served',
+      resets,
+      code_steps: codeSteps,
+      llm_calls_answered_by_workers: clientLlmCalls,
+      llm_calls_answered_by_service: serviceLlmCalls,
+    });
+  }
   emit({
     ...context,
     mode,
