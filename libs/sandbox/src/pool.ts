@@ -528,9 +528,12 @@ export class SandboxPool {
     this.restarts++;
     // A worker that keeps dying before it is ready (broken install, no memory) must not spin the CPU.
     const delay = worker.failedStarts === 0 ? 0 : Math.min(10_000, 100 * 2 ** (worker.failedStarts - 1));
+    // Not unref'd: between a worker's exit and its replacement, this timer may be all that keeps the process alive
+    // while an episode waits for a worker (a recycled worker under a script with nothing else pending); the pool's
+    // worker processes keep it alive until close() anyway.
     setTimeout(() => {
       if (!this.closing) worker.spawn();
-    }, delay).unref();
+    }, delay);
   }
 
   private async answerLlm(worker: WorkerProcess, msg: Extract<FromWorker, { type: 'llm' }>): Promise<void> {
