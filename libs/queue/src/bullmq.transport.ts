@@ -15,6 +15,14 @@ import {
 } from './transport';
 
 /**
+ * Events kept in each queue's BullMQ event stream (`<prefix>:<queue>:events`, written by every job transition). Nothing
+ * in FATHOM reads it (no QueueEvents: FATHOM's own events go over pub/sub), and at BullMQ's default of 10,000 it grew
+ * by about 1 KB per queue per GRPO step of a small run until the cap (about 1 MB per queue): kept short, a long run's
+ * Redis memory stays flat (bench/e2e `redis_bytes`).
+ */
+export const EVENTS_STREAM_MAX_LEN = 500;
+
+/**
  * A job whose worker died is taken over within DEFAULT_LOCK_MS + DEFAULT_STALLED_CHECK_MS (15 s), not BullMQ's
  * 30 s + 30 s: the lock is renewed every 5 s, so only a worker whose event loop stalls for 10 s loses a live job.
  */
@@ -216,7 +224,11 @@ export class BullMqTransport implements JobTransport {
     if (this.closing) throw new Error('the BullMQ transport is closed');
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix: this.options.prefix });
+      q = new Queue(name, {
+        connection: this.connection,
+        prefix: this.options.prefix,
+        streams: { events: { maxLen: EVENTS_STREAM_MAX_LEN } },
+      });
       q.on('error', (error) => this.options.onError?.(error, `queue ${name}`));
       this.queues.set(name, q);
     }
