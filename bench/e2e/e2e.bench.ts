@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { Redis } from 'ioredis';
 import { RunConfigSchema, type RunConfigInput } from '@fathom/contracts';
 import { applyMigrations, createPrismaClient, dropDatabase, ensureDatabase } from '@fathom/persistence';
 import { SandboxPool } from '@fathom/sandbox';
@@ -31,6 +32,12 @@ const opts = new Command()
   .option('--env-service', 'also measure the services with every episode in the env-service (ENV_URL)', false)
   .option('--config <file>', 'a run config (JSON) to measure instead of the default policy run (steps from --steps)')
   .option('--batch-size <n>', "with --config: prompts per step instead of the config's", (v) => Number(v))
+  .option(
+    '--checkpoint-every <n>',
+    'checkpoint interval of the run (the queues drop a step once it is checkpointed)',
+    (v) => Number(v),
+    1000,
+  )
   .parse()
   .opts<{
     steps: number;
@@ -39,6 +46,7 @@ const opts = new Command()
     envService: boolean;
     config?: string;
     batchSize?: number;
+    checkpointEvery: number;
   }>();
 
 const emit = (record: object) => process.stdout.write(`${JSON.stringify({ bench: 'e2e', ...record })}\n`);
@@ -46,7 +54,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
-  const base = { name: 'bench-e2e', seed: 1, steps: opts.steps, batchSize: 2, checkpointEvery: 1000 };
+  const base = { name: 'bench-e2e', seed: 1, steps: opts.steps, batchSize: 2, checkpointEvery: opts.checkpointEvery };
   if (opts.config !== undefined) {
     const run = JSON.parse(await readFile(opts.config, 'utf8')) as RunConfigInput;
     const batchSize = opts.batchSize ?? run.batchSize;
@@ -85,6 +93,8 @@ async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
 interface Timed {
   /** What the env-service served for the run, when its episodes ran there. */
   envServed?: EnvServed | null;
+  /** The most bytes Redis held under the run's queue prefix while each step ran (distributed only). */
+  redisBytesByStep?: Map<number, number>;
   stepS: number[];
   generationS: number[];
   /** Everything but the update: rollouts, scoring, weight sync (and, distributed, the queue and RPC hops). */
@@ -117,23 +127,50 @@ async function inProcess(run: RunConfigInput): Promise<Timed> {
   return timed(await MetricsLog.read(join(out, 'metrics.jsonl')));
 }
 
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Bytes Redis holds under `prefix`: MEMORY USAGE summed over the prefix's keys (the queues, their jobs, dead letters). */
+async function redisBytes(redis: Redis, prefix: string): Promise<number> {
+  let bytes = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) bytes += Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+  } while (cursor !== '0');
+  return bytes;
+}
+
+/** Deletes the keys under `prefix` (the run's queues), leaving the shared Redis as it was. */
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
 async function distributed(run: RunConfigInput, workers: number, envService: boolean): Promise<Timed> {
   const databaseUrl = `postgresql://postgres@127.0.0.1:5432/fathom_bench_e2e_${process.pid}`;
   await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
   await applyMigrations(databaseUrl);
   const runsDir = await mkdtemp(join(tmpdir(), 'fathom-bench-e2e-runs-'));
+  const queuePrefix = `fathom-bench-${process.pid}-${workers}${envService ? '-env' : ''}`;
   const stack = await startStack({
     // The fixture's checkpoint and tasks live in a temporary folder, outside the default data roots.
     dataRoots: [tmpdir()],
     databaseUrl,
-    redisUrl: 'redis://127.0.0.1:6379',
-    queuePrefix: `fathom-bench-${process.pid}-${workers}`,
+    redisUrl: REDIS_URL,
+    queuePrefix,
     runsDir,
     rolloutWorkers: workers,
     ...(envService ? { envService: {} } : {}),
   });
   const prisma = createPrismaClient(databaseUrl);
+  const redis = new Redis(REDIS_URL);
+  const redisBytesByStep = new Map<number, number>();
   try {
     const reply = await fetch(`${stack.adminUrl}/runs`, {
       method: 'POST',
@@ -143,14 +180,19 @@ async function distributed(run: RunConfigInput, workers: number, envService: boo
     const { id } = (await reply.json()) as { id: string };
     for (;;) {
       const row = await prisma.run.findUniqueOrThrow({ where: { id } });
+      const bytes = await redisBytes(redis, queuePrefix);
+      redisBytesByStep.set(row.step + 1, Math.max(bytes, redisBytesByStep.get(row.step + 1) ?? 0));
       if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
       if (row.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 100));
     }
-    return { ...timed(await MetricsLog.read(join(runsDir, id, 'metrics.jsonl'))), envServed: await stack.envServed() };
+    const records = await MetricsLog.read(join(runsDir, id, 'metrics.jsonl'));
+    return { ...timed(records), envServed: await stack.envServed(), redisBytesByStep };
   } finally {
-    await prisma.$disconnect();
     await stack.stop();
+    await deleteKeys(redis, queuePrefix);
+    redis.disconnect();
+    await prisma.$disconnect();
     await dropDatabase(databaseUrl);
   }
 }
@@ -187,6 +229,28 @@ for (const { workers, envService } of layouts) {
   emit({ ...context, mode, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
   emit({ ...context, mode, metric: 'learner_steps_per_min', value: round(60 / step) });
   emit({ ...context, mode, metric: 'overhead_vs_in_process', value: round(step / baseStep - 1), target: 0.1 });
+  if (d.redisBytesByStep !== undefined && d.redisBytesByStep.size > 0) {
+    const steps = [...d.redisBytesByStep.keys()].sort((a, b) => a - b);
+    const bytes = steps.map((step) => d.redisBytesByStep!.get(step)!);
+    // The most bytes in each tenth of the run: flat when the queues drop what the checkpoints cover.
+    const tenths = Array.from({ length: 10 }, (_, i) =>
+      Math.max(
+        0,
+        ...steps
+          .filter((step) => Math.ceil((step * 10) / steps.at(-1)!) === i + 1)
+          .map((step) => d.redisBytesByStep!.get(step)!),
+      ),
+    );
+    emit({
+      ...context,
+      mode,
+      metric: 'redis_bytes',
+      checkpoint_every: parsedRun.checkpointEvery,
+      median: median(bytes),
+      max: Math.max(...bytes),
+      max_by_tenth_of_the_run: tenths,
+    });
+  }
   if (d.envServed) {
     const { resets, codeSteps, clientLlmCalls, serviceLlmCalls } = d.envServed;
     emit({
