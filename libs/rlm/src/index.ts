@@ -30,6 +30,8 @@ export {
   RolloutError,
   RolloutErrorCode,
   SamplerPolicy,
+  MIRROR_TASK,
+  recursionScript,
   ScriptedTestPolicy,
   scriptText,
   TextEndpointPolicy,

@@ -1,11 +1,9 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
 import { ByteTokenizer } from '@fathom/model';
-import { EpisodeRunner, ScriptedTestPolicy, scriptText, type EpisodeTask, type ScriptCall } from '@fathom/rlm';
+import { EpisodeRunner, MIRROR_TASK, recursionScript, ScriptedTestPolicy } from '@fathom/rlm';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, startHarness, type Harness } from '../test-support/harness';
-
-const { turnsSoFar, lastOutput, js } = scriptText;
 
 /**
  * The episode engine of training and eval (`EpisodeRunner`) driving its episodes through the env-service: the
@@ -14,23 +12,7 @@ const { turnsSoFar, lastOutput, js } = scriptText;
  */
 
 const tokenizer = new ByteTokenizer();
-const TASK: EpisodeTask = {
-  id: 'engine-through-env-1',
-  question: 'What color is the mirror?',
-  context: 'Filler text. The mirror is teal. More filler text about lamps and chairs.',
-  contextTokens: 19,
-};
-
-/** Root: llm() over 40 characters (a child episode); child: llm() over 10 (a leaf read, answered "teal"). */
-const script = ({ prompt }: ScriptCall) => {
-  if (prompt.includes('Answer the question about the text briefly.')) return 'teal';
-  const child = prompt.includes('Question: which colour?');
-  if (turnsSoFar(prompt) === 0)
-    return child
-      ? js('print(llm("name it", ctx.slice(0, 10)))')
-      : js('const a = llm("which colour?", ctx.slice(0, 40)); print(a)');
-  return `<answer>${lastOutput(prompt)}</answer>`;
-};
+const TASK = MIRROR_TASK;
 
 let h: Harness;
 beforeAll(async () => {
@@ -54,7 +36,7 @@ function codeTurns(trajectory: EpisodeTrajectory): number {
 
 async function runGroup(sandbox: Pick<SandboxPool, 'openEpisode'>) {
   const runner = new EpisodeRunner(
-    { sandbox, policy: new ScriptedTestPolicy(tokenizer, script) },
+    { sandbox, policy: new ScriptedTestPolicy(tokenizer, recursionScript) },
     { trainSubcalls: true, subcalls: { readerWindowChars: 20 } },
   );
   return runner.runGroup(TASK, { G: 2, seed: 0 });

@@ -3,22 +3,23 @@ import { ByteTokenizer } from '@fathom/model';
 import { SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderConversation, segmentsText } from '../prompt';
-import { EpisodeRunner, type EpisodeTask } from './episode.runner';
+import { EpisodeRunner } from './episode.runner';
 import { RolloutErrorCode } from './errors';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { PolicyTokenizer } from './policy';
-import { ScriptedTestPolicy, scriptText, type ScriptCall } from './scripted-policy.test-double';
+import {
+  MIRROR_TASK,
+  recursionScript,
+  ScriptedTestPolicy,
+  scriptText,
+  type ScriptCall,
+} from './scripted-policy.test-double';
 import { rolloutMetrics, toRewardTrajectory } from './trajectory';
 
 const { turnsSoFar, lastOutput, js } = scriptText;
 
 const tokenizer = new ByteTokenizer();
-const TASK: EpisodeTask = {
-  id: 'episode-test-1',
-  question: 'What color is the mirror?',
-  context: 'Filler text. The mirror is teal. More filler text about lamps and chairs.',
-  contextTokens: 19,
-};
+const TASK = MIRROR_TASK;
 
 /** Model turns already in the prompt (the number of assistant headers minus the one being answered). */
 
@@ -246,18 +247,9 @@ describe('EpisodeRunner against the real sandbox', () => {
   });
 
   it('serves llm() by chunk size: a child episode over a chunk above the reader window, a leaf read within it', async () => {
-    const script = ({ prompt }: ScriptCall) => {
-      if (prompt.includes('Answer the question about the text briefly.')) return 'teal';
-      const child = prompt.includes('Question: which colour?');
-      if (turnsSoFar(prompt) === 0)
-        return child
-          ? js('print(llm("name it", ctx.slice(0, 10)))')
-          : js('const a = llm("which colour?", ctx.slice(0, 40)); print(a)');
-      return `<answer>${lastOutput(prompt)}</answer>`;
-    };
     const run = async (trainSubcalls: boolean) => {
       const runner = new EpisodeRunner(
-        { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, script) },
+        { sandbox: pool, policy: new ScriptedTestPolicy(tokenizer, recursionScript) },
         { trainSubcalls, sandboxLimits: { maxDepth: 2 }, subcalls: { readerWindowChars: 20 } },
       );
       return (await runner.runGroup(TASK, { G: 1, seed: 0 })).trajectories[0];

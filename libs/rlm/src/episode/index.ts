@@ -33,6 +33,12 @@ export {
   type TextGenerationReply,
   type TextGenerationRequest,
 } from './text-policy';
-export { ScriptedTestPolicy, scriptText, type ScriptCall } from './scripted-policy.test-double';
+export {
+  MIRROR_TASK,
+  recursionScript,
+  ScriptedTestPolicy,
+  scriptText,
+  type ScriptCall,
+} from './scripted-policy.test-double';
 export { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';

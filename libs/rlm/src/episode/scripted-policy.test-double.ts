@@ -1,4 +1,5 @@
 import { IM_END, IM_START } from '../prompt';
+import type { EpisodeTask } from './episode.runner';
 import type { Policy, PolicyTokenizer, SampledContinuation, SampleRequest, SamplingParams } from './policy';
 
 /** What a script sees for one continuation it must write. */
@@ -23,6 +24,30 @@ export const scriptText = {
   /** A turn with one ```js block of `code`. */
   js: (code: string): string => `Let me look.\n\`\`\`js\n${code}\n\`\`\``,
 };
+
+/** A short task whose answer is "teal", for scripted episodes. */
+export const MIRROR_TASK: EpisodeTask = {
+  id: 'episode-test-1',
+  question: 'What color is the mirror?',
+  context: 'Filler text. The mirror is teal. More filler text about lamps and chairs.',
+  contextTokens: 19,
+};
+
+/**
+ * A script that recurses over MIRROR_TASK: the root asks `llm("which colour?")` over 40 characters of ctx (a child
+ * episode when the reader window is below 40), the child asks `llm("name it")` over 10 (a leaf read, answered
+ * "teal"), and each then answers with what it printed.
+ */
+export function recursionScript({ prompt }: ScriptCall): string {
+  const { turnsSoFar, lastOutput, js } = scriptText;
+  if (prompt.includes('Answer the question about the text briefly.')) return 'teal';
+  const child = prompt.includes('Question: which colour?');
+  if (turnsSoFar(prompt) === 0)
+    return child
+      ? js('print(llm("name it", ctx.slice(0, 10)))')
+      : js('const a = llm("which colour?", ctx.slice(0, 40)); print(a)');
+  return `<answer>${lastOutput(prompt)}</answer>`;
+}
 
 /**
  * TEST DOUBLE — never a real policy. A deterministic policy whose "sampling" is a script: for each continuation
