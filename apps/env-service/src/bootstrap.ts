@@ -10,6 +10,7 @@ import type { EnvServiceConfig } from './config';
 import { AnswerScorer } from './episode/answer.scorer';
 import { EpisodeService, type ReplPool } from './episode/episode.service';
 import { TaskStore } from './episode/task.store';
+import { DocumentCache } from './episode/document.cache';
 import { EnvError, JSONRPC } from './errors';
 import { sendEnvError } from './http/http-error.filter';
 import { GrpcInferenceClient } from './inference/inference.client';
@@ -47,7 +48,8 @@ export async function startEnvService(
 ): Promise<RunningEnvService> {
   const logger = createLogger({ service: 'env-service', level: config.LOG_LEVEL, write: options.logWrite });
   const metrics = new EnvMetrics();
-  const tasks = await TaskStore.load(config.DATASET_PATH);
+  const documents = new DocumentCache(config.DOCUMENT_CACHE_MB * 1024 * 1024);
+  const tasks = await TaskStore.load(config.DATASET_PATH, documents, (outcome) => metrics.documents.inc({ outcome }));
   const pool: ReplPool = await SandboxPool.start({
     workers: config.SANDBOX_WORKERS,
     // The service reaps idle episodes itself; the pool's reaper is only a backstop, so it waits longer.

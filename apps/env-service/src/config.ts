@@ -64,6 +64,11 @@ export const EnvServiceConfigSchema = z.object({
    * body may be twice this (JSON escaping, base64 file parts), so the document's own limit is the one clients meet.
    */
   MAX_DOCUMENT_BYTES: int(1024).default(4 * 1024 * 1024),
+  /**
+   * Memory for documents kept by their SHA-256 (resets with `context_sha256`), in MB of UTF-16 text; the least
+   * recently used go first. 0 keeps none (every reset must send its document).
+   */
+  DOCUMENT_CACHE_MB: int(0).default(256),
   /** Model turns of the root episode a chat completion runs, and the tokens one turn may generate. */
   CHAT_MAX_TURNS: int(1).default(6),
   CHAT_MAX_TURN_TOKENS: int(1).default(512),

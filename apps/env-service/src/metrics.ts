@@ -15,6 +15,7 @@ export class EnvMetrics {
   readonly sandboxOomRestarts: Counter;
   readonly llmCalls: Counter<'outcome' | 'answered_by'>;
   readonly errors: Counter<'code'>;
+  readonly documents: Counter<'outcome'>;
   private poolStats: (() => SandboxPoolStats) | null = null;
 
   constructor() {
@@ -72,6 +73,12 @@ export class EnvMetrics {
       name: 'env_errors_total',
       help: 'Requests answered with an error, by error code',
       labelNames: ['code'],
+      registers,
+    });
+    this.documents = new Counter({
+      name: 'env_documents_total',
+      help: 'Inline resets with context_sha256: document stored (sent with it), hit (named by a kept hash) or miss',
+      labelNames: ['outcome'],
       registers,
     });
   }

@@ -127,6 +127,11 @@ export const EnvObservationSchema = z
     context_chars: z.number().int().nonnegative(),
     /** Size of `ctx` by the shared token estimator. */
     context_tokens: z.number().int().nonnegative(),
+    /**
+     * The SHA-256 the service keeps this episode's document under (a reset with `context_sha256`), so a later reset
+     * may name it instead of sending the document again; null otherwise.
+     */
+    context_sha256: z.string().nullable(),
     /** Steps taken so far in this episode (code and answer). */
     step: z.number().int().nonnegative(),
     max_steps: z.number().int().positive(),
@@ -205,6 +210,16 @@ export const EnvResetRequestSchema = z
     split: SplitSchema.optional(),
     task_id: TextIdSchema.optional(),
     context: z.string().min(1).optional(),
+    /**
+     * The SHA-256 of the document (64 lowercase hex digits). With `context`, the service checks it and keeps the
+     * document under it (recent documents, per replica); alone, it names a document the service keeps, so the G
+     * episodes of a group send their document once. A hash the replica does not hold is TASK_NOT_FOUND: send the
+     * context with it.
+     */
+    context_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the context as 64 lowercase hex digits')
+      .optional(),
     question: z.string().min(1).optional(),
     /** OpenEnv REPLEnv's name for the question. */
     task_prompt: z.string().min(1).optional(),
@@ -226,13 +241,14 @@ export const EnvResetRequestSchema = z
     both(r.question, r.task_prompt, 'give the question as "question" or "task_prompt", not both');
     both(r.answer, r.expected_answer, 'give the gold answer as "answer" or "expected_answer", not both');
     const inlineOnly = [r.question, r.task_prompt, r.answer, r.expected_answer, r.aliases].some((v) => v !== undefined);
-    if (r.context === undefined && inlineOnly) {
-      ctx.addIssue({ code: 'custom', message: 'an inline task needs "context" (the document)' });
+    const inline = r.context !== undefined || r.context_sha256 !== undefined;
+    if (!inline && inlineOnly) {
+      ctx.addIssue({ code: 'custom', message: 'an inline task needs "context" (the document) or "context_sha256"' });
     }
     if (r.aliases !== undefined && r.answer === undefined && r.expected_answer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['aliases'], message: '"aliases" needs a gold "answer"' });
     }
-    if (r.context !== undefined && (r.task_id !== undefined || r.split !== undefined)) {
+    if (inline && (r.task_id !== undefined || r.split !== undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give either an inline task or "split"/"task_id", not both' });
     }
   });

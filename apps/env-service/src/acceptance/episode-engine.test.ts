@@ -28,6 +28,19 @@ async function codeStepsServed(): Promise<number> {
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
+async function documentsServed(): Promise<{ stored: number; hit: number }> {
+  const metrics: string = (await get(h.baseUrl, '/metrics')).body;
+  const count = (outcome: string) =>
+    Number(
+      metrics
+        .split('\n')
+        .find((l) => l.startsWith('env_documents_total{') && l.includes(`outcome="${outcome}"`))
+        ?.split(' ')
+        .at(-1) ?? 0,
+    );
+  return { stored: count('stored'), hit: count('hit') };
+}
+
 function codeTurns(trajectory: EpisodeTrajectory): number {
   const walk = (node: EpisodeTrajectory['recursionTree']): number =>
     node.children.reduce((n, child) => n + (child.kind === 'episode' ? child.turns - 1 + walk(child) : 0), 0);
@@ -47,6 +60,7 @@ describe('EpisodeRunner with the env-service as its sandbox', () => {
     const sandbox = new OpenEnvSandbox(h.wsUrl);
     const served = h.inference.requests.length;
     const stepsBefore = await codeStepsServed();
+    const documentsBefore = await documentsServed();
     const group = await runGroup(sandbox);
     expect(group.infraFailures).toEqual([]);
     for (const trajectory of group.trajectories) {
@@ -62,6 +76,10 @@ describe('EpisodeRunner with the env-service as its sandbox', () => {
     expect(turns).toBe(4);
     expect((await codeStepsServed()) - stepsBefore).toBe(turns);
     expect(h.inference.requests.length).toBe(served);
+    // Each document went once: the root document and the child's chunk stored, the second episode of each named
+    // by its hash.
+    const documents = await documentsServed();
+    expect([documents.stored - documentsBefore.stored, documents.hit - documentsBefore.hit]).toEqual([2, 2]);
     await expect.poll(async () => (await get(h.baseUrl, '/capabilities')).body.active_sessions).toBe(0);
   });
 

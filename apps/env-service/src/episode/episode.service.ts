@@ -166,7 +166,9 @@ export class EpisodeService {
     this.opening.set(id, slot);
     let repl: SandboxEpisode;
     try {
-      repl = await this.deps.pool.openEpisode({ ctx: task.context, question: task.question, id, llm });
+      // A document with a name (its hash, or a dataset task's id) is sent to a sandbox worker once while it keeps it.
+      const ctxKey = task.contextSha256 ?? (task.split === 'inline' ? undefined : task.id);
+      repl = await this.deps.pool.openEpisode({ ctx: task.context, ctxKey, question: task.question, id, llm });
     } catch (error) {
       throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
     } finally {
@@ -340,6 +342,7 @@ export class EpisodeService {
       variables,
       context_chars: episode.task.context.length,
       context_tokens: episode.task.context_tokens,
+      context_sha256: episode.task.contextSha256 ?? null,
       step: episode.stepCount,
       max_steps: episode.maxSteps,
       llm_calls: episode.executedLlmCalls,

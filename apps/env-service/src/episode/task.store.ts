@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EnvError } from '../errors';
+import { DocumentCache } from './document.cache';
 
 /**
  * The part of a task an episode needs. Inline tasks (given on reset) have id "inline" and split "inline"; an ad-hoc
@@ -12,7 +13,12 @@ import { EnvError } from '../errors';
 export type EpisodeTask = Pick<Task, 'id' | 'question' | 'context' | 'aliases' | 'context_tokens'> & {
   split: string;
   answer: string | null;
+  /** The SHA-256 the service keeps an inline document under (a reset with `context_sha256`). */
+  contextSha256?: string;
 };
+
+/** How a reset's document was found: sent with it (and kept by its hash, or not), or named by a kept hash. */
+export type DocumentOutcome = 'stored' | 'hit' | 'miss';
 
 /** The task of a scratch episode (a stateless HTTP step, an MCP tool call without a session): no document, unscored. */
 export const SCRATCH_TASK: EpisodeTask = {
@@ -27,12 +33,19 @@ export const SCRATCH_TASK: EpisodeTask = {
 
 export const TASK_STORE = Symbol('TaskStore');
 
-/** Tasks by split and id, from the configured JSONL dataset (file or folder), plus inline tasks built on reset. */
+/**
+ * Tasks by split and id, from the configured JSONL dataset (file or folder), plus inline tasks built on reset, whose
+ * documents it keeps by SHA-256 when the reset names one (`documents`).
+ */
 export class TaskStore {
   private readonly byId = new Map<string, Task>();
   private readonly bySplit = new Map<Split, Task[]>();
 
-  constructor(tasks: Iterable<Task>) {
+  constructor(
+    tasks: Iterable<Task>,
+    private readonly documents = new DocumentCache(0),
+    private readonly onDocument: (outcome: DocumentOutcome) => void = () => undefined,
+  ) {
     for (const task of tasks) {
       this.byId.set(task.id, task);
       const list = this.bySplit.get(task.split) ?? [];
@@ -42,8 +55,12 @@ export class TaskStore {
   }
 
   /** Loads a JSONL file or every *.jsonl file of a folder; no path gives an empty store (inline tasks only). */
-  static async load(path: string | undefined): Promise<TaskStore> {
-    if (path === undefined) return new TaskStore([]);
+  static async load(
+    path: string | undefined,
+    documents?: DocumentCache,
+    onDocument?: (outcome: DocumentOutcome) => void,
+  ): Promise<TaskStore> {
+    if (path === undefined) return new TaskStore([], documents, onDocument);
     const files = (await stat(path)).isDirectory()
       ? (await readdir(path))
           .filter((f) => f.endsWith('.jsonl'))
@@ -52,7 +69,7 @@ export class TaskStore {
       : [path];
     const tasks: Task[] = [];
     for (const file of files) for await (const task of readTasksJsonl(file)) tasks.push(task);
-    return new TaskStore(tasks);
+    return new TaskStore(tasks, documents, onDocument);
   }
 
   get size(): number {
@@ -61,15 +78,17 @@ export class TaskStore {
 
   /** Resolves the task a reset asks for (see EnvResetRequestSchema for the order of precedence). */
   select(request: EnvResetRequest): EpisodeTask {
-    if (request.context !== undefined) {
+    if (request.context !== undefined || request.context_sha256 !== undefined) {
+      const context = this.document(request.context, request.context_sha256);
       return {
         id: 'inline',
         split: 'inline',
         question: request.question ?? request.task_prompt ?? '',
-        context: request.context,
+        context,
         answer: request.answer ?? request.expected_answer ?? null,
         aliases: request.aliases ?? [],
-        context_tokens: estimateTokens(request.context),
+        context_tokens: estimateTokens(context),
+        ...(request.context_sha256 === undefined ? {} : { contextSha256: request.context_sha256 }),
       };
     }
     if (request.task_id !== undefined) {
@@ -88,5 +107,26 @@ export class TaskStore {
     }
     // The same seed always picks the same task (FATHOM's one seeded generator); no seed, a fresh draw.
     return request.seed === undefined ? tasks[randomInt(tasks.length)] : new Rng(Math.floor(request.seed)).pick(tasks);
+  }
+
+  /** An inline reset's document: the one sent (kept under its hash when one is given), or the one a hash names. */
+  private document(context: string | undefined, sha256: string | undefined): string {
+    if (sha256 === undefined) return context as string;
+    if (context !== undefined) {
+      if (!this.documents.store(sha256, context)) {
+        throw new EnvError('VALIDATION_ERROR', 'context_sha256 is not the SHA-256 of the context (its UTF-8 bytes)');
+      }
+      this.onDocument('stored');
+      return context;
+    }
+    const kept = this.documents.get(sha256);
+    this.onDocument(kept === undefined ? 'miss' : 'hit');
+    if (kept === undefined) {
+      throw new EnvError(
+        'TASK_NOT_FOUND',
+        `no document with context_sha256 ${sha256} is kept on this replica (kept ones are dropped least recently used first); send the context with it`,
+      );
+    }
+    return kept;
   }
 }

@@ -269,7 +269,7 @@ function llmReplyFromProto(req: Message | undefined): Message {
 
 /** JSON nulls become unset optional fields. */
 function replyToProto(reply: EnvStepReply): Message {
-  const { error, reward, correct, answer, ...observation } = reply.observation;
+  const { error, reward, correct, answer, context_sha256, ...observation } = reply.observation;
   return {
     observation: {
       ...observation,
@@ -277,6 +277,7 @@ function replyToProto(reply: EnvStepReply): Message {
       ...(reward === null ? {} : { reward }),
       ...(correct === null ? {} : { correct }),
       ...(answer === null ? {} : { answer }),
+      ...(context_sha256 === null ? {} : { context_sha256 }),
     },
     ...(reply.reward === null ? {} : { reward: reply.reward }),
     done: reply.done,

@@ -24,10 +24,15 @@ export interface Observation {
    * The answer the episode ended with; unset while it runs and when it ended unanswered.
    */
   'answer'?: (string);
+  /**
+   * The SHA-256 the service keeps the document under (a reset with context_sha256); unset otherwise.
+   */
+  'context_sha256'?: (string);
   '_error'?: "error";
   '_reward'?: "reward";
   '_correct'?: "correct";
   '_answer'?: "answer";
+  '_context_sha256'?: "context_sha256";
 }
 
 export interface Observation__Output {
@@ -51,8 +56,13 @@ export interface Observation__Output {
    * The answer the episode ended with; unset while it runs and when it ended unanswered.
    */
   'answer'?: (string);
+  /**
+   * The SHA-256 the service keeps the document under (a reset with context_sha256); unset otherwise.
+   */
+  'context_sha256'?: (string);
   '_error'?: "error";
   '_reward'?: "reward";
   '_correct'?: "correct";
   '_answer'?: "answer";
+  '_context_sha256'?: "context_sha256";
 }

@@ -21,6 +21,10 @@ export interface ResetRequest {
    * The session's client answers the episode's llm() calls (Session only; a unary Reset refuses it).
    */
   'serve_llm'?: (boolean);
+  /**
+   * The SHA-256 of the context (64 lowercase hex digits): with context, kept under it; alone, names a kept document.
+   */
+  'context_sha256'?: (string);
   '_seed'?: "seed";
   '_episode_id'?: "episode_id";
   '_split'?: "split";
@@ -29,6 +33,7 @@ export interface ResetRequest {
   '_question'?: "question";
   '_answer'?: "answer";
   '_serve_llm'?: "serve_llm";
+  '_context_sha256'?: "context_sha256";
 }
 
 export interface ResetRequest__Output {
@@ -50,6 +55,10 @@ export interface ResetRequest__Output {
    * The session's client answers the episode's llm() calls (Session only; a unary Reset refuses it).
    */
   'serve_llm'?: (boolean);
+  /**
+   * The SHA-256 of the context (64 lowercase hex digits): with context, kept under it; alone, names a kept document.
+   */
+  'context_sha256'?: (string);
   '_seed'?: "seed";
   '_episode_id'?: "episode_id";
   '_split'?: "split";
@@ -58,4 +67,5 @@ export interface ResetRequest__Output {
   '_question'?: "question";
   '_answer'?: "answer";
   '_serve_llm'?: "serve_llm";
+  '_context_sha256'?: "context_sha256";
 }
