@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { STEP_ERROR_CODES, type StepError, type StepErrorCode } from './errors';
@@ -6,6 +6,9 @@ import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { endedResult } from './protocol';
 import type { SandboxPool } from './pool';
 import type { LlmCallRecord, LlmHandler, OpenEpisodeOptions, SandboxEpisode, StepResult } from './types';
+
+/** Documents an OpenEnvSandbox remembers the server keeps. */
+const MAX_KEPT = 1024;
 
 /** A JSON message as it comes off the socket: checked field by field where it is read. */
 type Message = Record<string, unknown>;
@@ -18,8 +21,9 @@ type Message = Record<string, unknown>;
  * `variables`, `answer`…), REPLEnv's `result` otherwise. So `EpisodeRunner` trains on any OpenEnv server whose
  * action space is REPLEnv's, with FATHOM's tasks and rewards.
  *
- * The reset also asks for `serve_llm` (servers that do not know it ignore it, as OpenEnv's reset allows extras):
- * FATHOM's env-service then sends each guest `llm()` call back as an `llm_request`, which is answered here by the
+ * The reset also names the document by its SHA-256 and asks for `serve_llm` (servers that do not know them ignore
+ * them, as OpenEnv's reset allows extras): FATHOM's env-service keeps the document, so the group's other episodes
+ * send only its hash, and it sends each guest `llm()` call back as an `llm_request`, which is answered here by the
  * episode's own `LlmHandler` — the engine's leaf reads and child episodes (opened here too), written by the policy
  * it trains. The server's limits (step time, memory, llm() calls) apply; this side applies the recursion depth of
  * `limits.maxDepth`, which the server cannot see (a child episode is a root there).
@@ -27,27 +31,62 @@ type Message = Record<string, unknown>;
 export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'> {
   /** Sessions of the episodes open now. */
   private readonly sessions = new Set<OpenEnvSession>();
+  /** Hashes of documents the server said it keeps (it echoed `context_sha256`), least recently used first. */
+  private readonly kept = new Set<string>();
+  /** Resets sending a document not yet kept, by its hash: settled once the server answered (and kept it or not). */
+  private readonly storing = new Map<string, Promise<void>>();
 
   constructor(
     readonly url: string,
     private readonly options: { connectTimeoutMs?: number } = {},
   ) {}
 
-  /** Opens a session and resets its episode; rejects naming the URL when the server refuses or is unreachable. */
+  /**
+   * Opens a session and resets its episode; rejects naming the URL when the server refuses or is unreachable. The
+   * document goes with its SHA-256 (`context_sha256`); once the server has echoed that hash, later episodes over the
+   * same document send the hash alone, and send the document again if the server no longer keeps it.
+   */
   async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
+    const sha256 = createHash('sha256').update(options.ctx, 'utf8').digest('hex');
     const session = await OpenEnvSession.connect(this.url, this.options.connectTimeoutMs ?? 10_000);
     this.sessions.add(session);
     session.onClose = () => this.sessions.delete(session);
-    try {
-      const reply = await session.request({
+    const reset = (withDocument: boolean) =>
+      session.request({
         type: 'reset',
         data: {
-          context: options.ctx,
+          ...(withDocument ? { context: options.ctx } : {}),
+          context_sha256: sha256,
           ...(options.question ? { task_prompt: options.question } : {}),
           ...(options.id === undefined ? {} : { episode_id: options.id }),
           serve_llm: true,
         },
       });
+    try {
+      // Episodes over a document whose first reset is still on its way wait for it, then send only the hash.
+      await this.storing.get(sha256);
+      let reply: Message;
+      if (this.kept.has(sha256)) {
+        reply = await reset(false).catch((error: unknown) => {
+          if (!errorMessage(error).startsWith('TASK_NOT_FOUND')) throw error;
+          this.kept.delete(sha256);
+          return reset(true);
+        });
+      } else {
+        const sent = reset(true);
+        const stored = sent
+          .then((answer) => {
+            if (observationOf(answer).context_sha256 === sha256) this.keep(sha256);
+          })
+          .catch(() => undefined);
+        this.storing.set(sha256, stored);
+        try {
+          reply = await sent;
+          await stored;
+        } finally {
+          if (this.storing.get(sha256) === stored) this.storing.delete(sha256);
+        }
+      }
       const observation = observationOf(reply);
       const id = typeof observation.episode_id === 'string' ? observation.episode_id : randomUUID();
       return new OpenEnvEpisode(session, id, options);
@@ -55,6 +94,13 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
       session.close();
       throw new Error(`OpenEnv reset at ${this.url} failed: ${errorMessage(error)}`, { cause: error });
     }
+  }
+
+  /** Remembers that the server keeps a document (the most recent `MAX_KEPT`, oldest forgotten first). */
+  private keep(sha256: string): void {
+    this.kept.delete(sha256);
+    this.kept.add(sha256);
+    if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.values().next().value as string);
   }
 
   /** Ends the sessions of the episodes still open (their episodes end with them). */
