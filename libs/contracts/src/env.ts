@@ -264,6 +264,11 @@ export const EnvStepRequestSchema = z.object({
   action: EnvActionSchema,
   /** Wall-clock limit for this step in seconds; capped by the service's own limit. */
   timeout_s: z.number().positive().optional(),
+  /**
+   * Tokens the client's model sampled for the turn this action came from. Given on every step of an episode, the
+   * episode's reward counts them instead of estimating the turns' tokens from the actions' text.
+   */
+  completion_tokens: z.number().int().nonnegative().max(10_000_000).optional(),
   request_id: z.string().max(255).optional(),
 });
 export type EnvStepRequest = z.infer<typeof EnvStepRequestSchema>;

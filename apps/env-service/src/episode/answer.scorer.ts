@@ -12,8 +12,8 @@ export interface AnswerScore {
 /**
  * Scores a finished episode with the full FATHOM reward (libs/rewards, default config). The env sees actions, not
  * the model's raw text, so the trajectory is rebuilt from them: each code step as a fenced block, the answer as an
- * `<answer>` turn (an empty final turn when the episode ended without one), root tokens estimated from that text,
- * and the llm() calls the sandbox actually executed.
+ * `<answer>` turn (an empty final turn when the episode ended without one), root tokens as the client reported them
+ * on every step (`completion_tokens`) or else estimated from that text, and the llm() calls the sandbox executed.
  */
 export class AnswerScorer {
   score(episode: Episode, answer: string | null): AnswerScore {
@@ -33,11 +33,18 @@ export class AnswerScorer {
         ...(call.chunkChars > 0 ? { chunkChars: call.chunkChars } : {}),
       })),
       tokens: {
-        completion: turns.reduce((sum, turn) => sum + estimateTokens(turn.completion), 0),
+        completion:
+          reportedTokens(episode.stepTokens) ?? turns.reduce((sum, t) => sum + estimateTokens(t.completion), 0),
         subcall: executed.reduce((sum, call) => sum + call.promptTokens + call.completionTokens, 0),
       },
     };
     const result = scoreTrajectory(trajectory, { ...episode.task, answer: gold });
     return { reward: result.total, correct: result.components.correctness === 1 };
   }
+}
+
+/** The root's sampled tokens as the client reported them, when it reported them on every step; else null. */
+function reportedTokens(steps: readonly (number | null)[]): number | null {
+  if (steps.length === 0 || steps.some((tokens) => tokens === null)) return null;
+  return steps.reduce<number>((sum, tokens) => sum + (tokens ?? 0), 0);
 }

@@ -195,6 +195,7 @@ export class EpisodeService {
         throw new EnvError('EPISODE_DONE', `episode ${episodeId} has ended (done); reset to start a new one`);
       }
       episode.touch();
+      episode.stepTokens.push(data.completion_tokens ?? null);
       const started = performance.now();
       const kind = data.action.answer !== undefined ? 'answer' : 'code';
       const reply =

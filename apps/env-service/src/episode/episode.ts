@@ -23,6 +23,8 @@ export class Episode {
   readonly llmCalls: LlmCallRecord[] = [];
   /** Code of each code step, in order; scored with the final answer as the episode's turns. */
   readonly codeSteps: string[] = [];
+  /** Each step's `completion_tokens` as the client reported it (null where it did not), code and answer steps alike. */
+  readonly stepTokens: (number | null)[] = [];
   readonly startedAt = new Date();
   lastActivityMs = Date.now();
   private tail: Promise<unknown> = Promise.resolve();

@@ -7,9 +7,14 @@ export interface StepRequest {
   'answer'?: (string);
   'timeout_s'?: (number | string);
   'request_id'?: (string);
+  /**
+   * Tokens the client's model sampled for this turn; on every step, the reward counts them instead of estimating.
+   */
+  'completion_tokens'?: (number);
   'action'?: "code"|"answer";
   '_timeout_s'?: "timeout_s";
   '_request_id'?: "request_id";
+  '_completion_tokens'?: "completion_tokens";
 }
 
 export interface StepRequest__Output {
@@ -18,7 +23,12 @@ export interface StepRequest__Output {
   'answer'?: (string);
   'timeout_s'?: (number);
   'request_id'?: (string);
+  /**
+   * Tokens the client's model sampled for this turn; on every step, the reward counts them instead of estimating.
+   */
+  'completion_tokens'?: (number);
   'action'?: "code"|"answer";
   '_timeout_s'?: "timeout_s";
   '_request_id'?: "request_id";
+  '_completion_tokens'?: "completion_tokens";
 }
