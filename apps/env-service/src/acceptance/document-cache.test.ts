@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { OpenEnvSandbox } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvGrpcClient, get, longDocument, post, startHarness, WsClient, type Harness } from '../test-support/harness';
 
@@ -17,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function documents(outcome: string): Promise<number> {
-  const text: string = (await get(h.baseUrl, '/metrics')).body;
+async function documents(outcome: string, harness = h): Promise<number> {
+  const text: string = (await get(harness.baseUrl, '/metrics')).body;
   const line = text.split('\n').find((l) => l.startsWith('env_documents_total{') && l.includes(`outcome="${outcome}"`));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
@@ -78,4 +79,34 @@ describe('documents named by their SHA-256 (context_sha256)', () => {
     expect(mixed.status).toBe(422);
     expect(JSON.stringify(mixed.body)).toContain('not both');
   });
+});
+
+describe('a client that names a document the replica no longer keeps', () => {
+  it('is told TASK_NOT_FOUND and sends the document again (OpenEnvSandbox does so by itself)', async () => {
+    // 1 MB of UTF-16 text: one 300K-character document fits, a second one evicts the first.
+    const small = await startHarness({ DOCUMENT_CACHE_MB: '1' });
+    const sandbox = new OpenEnvSandbox(small.wsUrl);
+    try {
+      const [a, b] = ['a', 'b'].map((letter) => `${letter} `.repeat(150_000));
+      const length = async (ctx: string) => {
+        const episode = await sandbox.openEpisode({ ctx, question: 'How long is it?' });
+        const result = await episode.run('print(ctx.length)');
+        await episode.close();
+        return result.stdout.trim();
+      };
+      for (const ctx of [a, a, b, a]) expect(await length(ctx)).toBe(String(ctx.length));
+      const outcomes = await Promise.all(['stored', 'hit', 'miss'].map((o) => documents(o, small)));
+      // a stored, a named (hit), b stored (a evicted), a named (miss), then a sent and stored again.
+      expect(outcomes).toEqual([3, 1, 1]);
+      // A document larger than the whole cache is not echoed: the client keeps sending it.
+      const huge = await post(small.baseUrl, '/reset', {
+        context: 'c'.repeat(600_000),
+        context_sha256: createHash('sha256').update('c'.repeat(600_000), 'utf8').digest('hex'),
+      });
+      expect(huge.body.observation.context_sha256).toBeNull();
+    } finally {
+      await sandbox.close();
+      await small.close();
+    }
+  }, 60_000);
 });

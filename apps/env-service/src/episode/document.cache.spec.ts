@@ -28,6 +28,7 @@ describe('DocumentCache', () => {
     // A document larger than the whole budget is not kept, and drops nothing.
     const big = 'e'.repeat(40);
     expect(cache.store(documentSha256(big), big)).toBe(true);
+    expect(cache.has(documentSha256(big))).toBe(false);
     expect(cache.get(documentSha256(big))).toBeUndefined();
     expect(cache.size).toBe(3);
   });

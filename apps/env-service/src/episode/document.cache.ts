@@ -41,6 +41,11 @@ export class DocumentCache {
     return text;
   }
 
+  /** Whether a document is kept under `sha256` (without touching its recency). */
+  has(sha256: string): boolean {
+    return this.documents.has(sha256);
+  }
+
   get size(): number {
     return this.documents.size;
   }

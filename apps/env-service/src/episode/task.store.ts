@@ -88,7 +88,10 @@ export class TaskStore {
         answer: request.answer ?? request.expected_answer ?? null,
         aliases: request.aliases ?? [],
         context_tokens: estimateTokens(context),
-        ...(request.context_sha256 === undefined ? {} : { contextSha256: request.context_sha256 }),
+        // Echoed only while the document is kept, so a client never names one this replica could not serve.
+        ...(request.context_sha256 !== undefined && this.documents.has(request.context_sha256)
+          ? { contextSha256: request.context_sha256 }
+          : {}),
       };
     }
     if (request.task_id !== undefined) {
