@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
-import { SandboxPool } from '@fathom/sandbox';
+import { DocCache, SandboxPool } from '@fathom/sandbox';
 import type { NextFunction, Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { EnvServiceModule } from './app.module';
@@ -10,7 +10,6 @@ import type { EnvServiceConfig } from './config';
 import { AnswerScorer } from './episode/answer.scorer';
 import { EpisodeService, type ReplPool } from './episode/episode.service';
 import { TaskStore } from './episode/task.store';
-import { DocumentCache } from './episode/document.cache';
 import { EnvError, JSONRPC } from './errors';
 import { sendEnvError } from './http/http-error.filter';
 import { GrpcInferenceClient } from './inference/inference.client';
@@ -48,7 +47,7 @@ export async function startEnvService(
 ): Promise<RunningEnvService> {
   const logger = createLogger({ service: 'env-service', level: config.LOG_LEVEL, write: options.logWrite });
   const metrics = new EnvMetrics();
-  const documents = new DocumentCache(config.DOCUMENT_CACHE_MB * 1024 * 1024);
+  const documents = new DocCache(Infinity, config.DOCUMENT_CACHE_MB * 1024 * 1024);
   const tasks = await TaskStore.load(config.DATASET_PATH, documents, (outcome) => metrics.documents.inc({ outcome }));
   const pool: ReplPool = await SandboxPool.start({
     workers: config.SANDBOX_WORKERS,

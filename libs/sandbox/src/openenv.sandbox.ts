@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { DocCache, documentSha256 } from './doc-cache';
 import { STEP_ERROR_CODES, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { endedResult } from './protocol';
@@ -31,8 +32,8 @@ type Message = Record<string, unknown>;
 export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'> {
   /** Sessions of the episodes open now. */
   private readonly sessions = new Set<OpenEnvSession>();
-  /** Hashes of documents the server said it keeps (it echoed `context_sha256`), least recently used first. */
-  private readonly kept = new Set<string>();
+  /** Hashes of documents the server said it keeps (it echoed `context_sha256`), the most recent `MAX_KEPT`. */
+  private readonly kept = new DocCache(MAX_KEPT);
   /** Resets sending a document not yet kept, by its hash: settled once the server answered (and kept it or not). */
   private readonly storing = new Map<string, Promise<void>>();
 
@@ -47,7 +48,7 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
    * same document send the hash alone, and send the document again if the server no longer keeps it.
    */
   async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
-    const sha256 = createHash('sha256').update(options.ctx, 'utf8').digest('hex');
+    const sha256 = documentSha256(options.ctx);
     const session = await OpenEnvSession.connect(this.url, this.options.connectTimeoutMs ?? 10_000);
     this.sessions.add(session);
     session.onClose = () => this.sessions.delete(session);
@@ -76,7 +77,7 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
         const sent = reset(true);
         const stored = sent
           .then((answer) => {
-            if (observationOf(answer).context_sha256 === sha256) this.keep(sha256);
+            if (observationOf(answer).context_sha256 === sha256) this.kept.set(sha256, '');
           })
           .catch(() => undefined);
         this.storing.set(sha256, stored);
@@ -94,13 +95,6 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
       session.close();
       throw new Error(`OpenEnv reset at ${this.url} failed: ${errorMessage(error)}`, { cause: error });
     }
-  }
-
-  /** Remembers that the server keeps a document (the most recent `MAX_KEPT`, oldest forgotten first). */
-  private keep(sha256: string): void {
-    this.kept.delete(sha256);
-    this.kept.add(sha256);
-    if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.values().next().value as string);
   }
 
   /** Ends the sessions of the episodes still open (their episodes end with them). */

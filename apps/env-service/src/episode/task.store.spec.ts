@@ -2,6 +2,7 @@ import type { Task } from '@fathom/contracts';
 import { generateTasks } from '@fathom/tasks';
 import { describe, expect, it } from 'vitest';
 import { EnvError } from '../errors';
+import { DocCache, documentSha256 } from '@fathom/sandbox';
 import { TaskStore } from './task.store';
 
 const tasks: Task[] = [
@@ -39,6 +40,21 @@ describe('TaskStore', () => {
   it('builds an inline task with the shared token estimate', () => {
     const task = store.select({ context: 'x'.repeat(4001), question: 'q?', answer: 'a', aliases: ['b'] });
     expect(task).toMatchObject({ id: 'inline', split: 'inline', context_tokens: 1001, aliases: ['b'] });
+  });
+
+  it('keeps an inline document only under its own SHA-256, and names it by that hash afterwards', () => {
+    const outcomes: string[] = [];
+    const keeping = new TaskStore([], new DocCache(Infinity, 1024), (outcome) => outcomes.push(outcome));
+    const text = 'The van is crimson.';
+    expect(codeOf(() => keeping.select({ context: text, context_sha256: documentSha256('another text') }))).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect(codeOf(() => keeping.select({ context_sha256: documentSha256('another text') }))).toBe('TASK_NOT_FOUND');
+    expect(keeping.select({ context: text, context_sha256: documentSha256(text) }).contextSha256).toBe(
+      documentSha256(text),
+    );
+    expect(keeping.select({ context_sha256: documentSha256(text) }).context).toBe(text);
+    expect(outcomes).toEqual(['miss', 'stored', 'hit']);
   });
 
   it('without a dataset, only inline tasks exist and the error says so', () => {

@@ -1,10 +1,10 @@
 import { Rng, type EnvResetRequest, type Split, type Task } from '@fathom/contracts';
 import { estimateTokens, readTasksJsonl } from '@fathom/tasks';
+import { DocCache, documentSha256 } from '@fathom/sandbox';
 import { randomInt } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EnvError } from '../errors';
-import { DocumentCache } from './document.cache';
 
 /**
  * The part of a task an episode needs. Inline tasks (given on reset) have id "inline" and split "inline"; an ad-hoc
@@ -43,7 +43,7 @@ export class TaskStore {
 
   constructor(
     tasks: Iterable<Task>,
-    private readonly documents = new DocumentCache(0),
+    private readonly documents = new DocCache(Infinity, 0),
     private readonly onDocument: (outcome: DocumentOutcome) => void = () => undefined,
   ) {
     for (const task of tasks) {
@@ -57,7 +57,7 @@ export class TaskStore {
   /** Loads a JSONL file or every *.jsonl file of a folder; no path gives an empty store (inline tasks only). */
   static async load(
     path: string | undefined,
-    documents?: DocumentCache,
+    documents?: DocCache,
     onDocument?: (outcome: DocumentOutcome) => void,
   ): Promise<TaskStore> {
     if (path === undefined) return new TaskStore([], documents, onDocument);
@@ -116,9 +116,11 @@ export class TaskStore {
   private document(context: string | undefined, sha256: string | undefined): string {
     if (sha256 === undefined) return context as string;
     if (context !== undefined) {
-      if (!this.documents.store(sha256, context)) {
+      if (documentSha256(context) !== sha256) {
         throw new EnvError('VALIDATION_ERROR', 'context_sha256 is not the SHA-256 of the context (its UTF-8 bytes)');
       }
+      // Only under its own hash, so a name always means the same text, whoever stored it.
+      this.documents.set(sha256, context);
       this.onDocument('stored');
       return context;
     }
