@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '@fathom/runtime';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -81,14 +81,6 @@ class OwnRedis {
     child.kill('SIGKILL');
     await exited;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 let redis: OwnRedis;

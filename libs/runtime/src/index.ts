@@ -15,5 +15,5 @@ export {
 } from './env-config';
 export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
 export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
-export { launchService, type LaunchOptions, type ServiceProcess } from './service.process';
+export { freePort, launchService, type LaunchOptions, type ServiceProcess } from './service.process';
 export { createServiceInfra, type ServiceInfra } from './service.infra';

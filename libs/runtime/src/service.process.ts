@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { createServer, type AddressInfo } from 'node:net';
 
 export interface LaunchOptions {
   /** Shown in errors and prefixed to forwarded log lines, e.g. "rollout-worker-1". */
@@ -90,4 +91,16 @@ export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
       resolve({ name: options.name, child, ready: record, tail: () => [...lines], stop });
     });
   });
+}
+
+/** A TCP port free on 127.0.0.1 now, for a service that must be told its port before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
