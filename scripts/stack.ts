@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { launchService, type ServiceProcess } from '@fathom/runtime';
+import { sumSamples } from '@fathom/observability';
+import { freePort, launchService, type ServiceProcess } from '@fathom/runtime';
 
 export interface StackOptions {
   databaseUrl: string;
@@ -65,30 +65,13 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** A TCP port that is free now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
 async function envServed(envUrl: string): Promise<EnvServed> {
   const text = await (await fetch(`${envUrl}/metrics`)).text();
-  const sum = (name: string, ...labels: string[]) =>
-    text
-      .split('\n')
-      .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
-      .reduce((n, line) => n + Number(line.split(' ').at(-1)), 0);
   return {
-    resets: sum('env_reset_seconds_count', 'transport="ws"'),
-    codeSteps: sum('env_step_seconds_count', 'transport="ws"', 'kind="code"'),
-    clientLlmCalls: sum('env_llm_calls_total', 'answered_by="client"'),
-    serviceLlmCalls: sum('env_llm_calls_total', 'answered_by="service"'),
+    resets: sumSamples(text, 'env_reset_seconds_count', { transport: 'ws' }),
+    codeSteps: sumSamples(text, 'env_step_seconds_count', { transport: 'ws', kind: 'code' }),
+    clientLlmCalls: sumSamples(text, 'env_llm_calls_total', { answered_by: 'client' }),
+    serviceLlmCalls: sumSamples(text, 'env_llm_calls_total', { answered_by: 'service' }),
   };
 }
 

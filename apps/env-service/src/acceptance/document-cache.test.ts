@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { OpenEnvSandbox } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvGrpcClient, get, longDocument, post, startHarness, WsClient, type Harness } from '../test-support/harness';
+import {
+  EnvGrpcClient,
+  longDocument,
+  metricSum,
+  post,
+  startHarness,
+  WsClient,
+  type Harness,
+} from '../test-support/harness';
 
 /**
  * Documents kept by their SHA-256: a reset that sends `context` with `context_sha256` leaves the document on the
@@ -18,11 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function documents(outcome: string, harness = h): Promise<number> {
-  const text: string = (await get(harness.baseUrl, '/metrics')).body;
-  const line = text.split('\n').find((l) => l.startsWith('env_documents_total{') && l.includes(`outcome="${outcome}"`));
-  return line === undefined ? 0 : Number(line.split(' ').at(-1));
-}
+const documents = (outcome: string, harness = h) => metricSum(harness.baseUrl, 'env_documents_total', { outcome });
 
 describe('documents named by their SHA-256 (context_sha256)', () => {
   it('a reset with the document keeps it; later resets over any transport name it by its hash alone', async () => {

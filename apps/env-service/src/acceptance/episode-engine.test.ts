@@ -3,7 +3,7 @@ import { ByteTokenizer } from '@fathom/model';
 import { EpisodeRunner, MIRROR_TASK, recursionScript, ScriptedTestPolicy } from '@fathom/rlm';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, startHarness, type Harness } from '../test-support/harness';
+import { get, metricSum, startHarness, type Harness } from '../test-support/harness';
 
 /**
  * The episode engine of training and eval (`EpisodeRunner`) driving its episodes through the env-service: the
@@ -20,25 +20,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function codeStepsServed(): Promise<number> {
-  const metrics: string = (await get(h.baseUrl, '/metrics')).body;
-  const line = metrics
-    .split('\n')
-    .find((l) => l.startsWith('env_step_seconds_count{') && l.includes('transport="ws"') && l.includes('kind="code"'));
-  return line === undefined ? 0 : Number(line.split(' ').at(-1));
-}
+const codeStepsServed = () => metricSum(h.baseUrl, 'env_step_seconds_count', { transport: 'ws', kind: 'code' });
 
 async function documentsServed(): Promise<{ stored: number; hit: number }> {
-  const metrics: string = (await get(h.baseUrl, '/metrics')).body;
-  const count = (outcome: string) =>
-    Number(
-      metrics
-        .split('\n')
-        .find((l) => l.startsWith('env_documents_total{') && l.includes(`outcome="${outcome}"`))
-        ?.split(' ')
-        .at(-1) ?? 0,
-    );
-  return { stored: count('stored'), hit: count('hit') };
+  const [stored, hit] = await Promise.all(
+    ['stored', 'hit'].map((outcome) => metricSum(h.baseUrl, 'env_documents_total', { outcome })),
+  );
+  return { stored, hit };
 }
 
 function codeTurns(trajectory: EpisodeTrajectory): number {

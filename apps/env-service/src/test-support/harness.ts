@@ -1,4 +1,5 @@
 import { checkDocumentedReply } from '@fathom/contracts';
+import { sumSamples } from '@fathom/observability';
 import * as grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { startEnvService, type RunningEnvService } from '../bootstrap';
@@ -95,6 +96,11 @@ function safeJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The sum of a metric's series on the service's /metrics whose labels include `labels`. */
+export async function metricSum(baseUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return sumSamples((await get(baseUrl, '/metrics')).body, name, labels);
 }
 
 /** A WebSocket client that sends a message and awaits the next reply. */
