@@ -18,6 +18,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { Redis } from 'ioredis';
+import { deleteQueuePrefix, queuePrefixBytes } from '@fathom/queue/testing';
 import { RunConfigSchema, type RunConfigInput } from '@fathom/contracts';
 import { applyMigrations, createPrismaClient, dropDatabase, ensureDatabase } from '@fathom/persistence';
 import { SandboxPool } from '@fathom/sandbox';
@@ -129,28 +130,6 @@ async function inProcess(run: RunConfigInput): Promise<Timed> {
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
-/** Bytes Redis holds under `prefix`: MEMORY USAGE summed over the prefix's keys (the queues, their jobs, dead letters). */
-async function redisBytes(redis: Redis, prefix: string): Promise<number> {
-  let bytes = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) bytes += Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-  } while (cursor !== '0');
-  return bytes;
-}
-
-/** Deletes the keys under `prefix` (the run's queues), leaving the shared Redis as it was. */
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-}
-
 async function distributed(run: RunConfigInput, workers: number, envService: boolean): Promise<Timed> {
   const databaseUrl = `postgresql://postgres@127.0.0.1:5432/fathom_bench_e2e_${process.pid}`;
   await dropDatabase(databaseUrl);
@@ -180,7 +159,7 @@ async function distributed(run: RunConfigInput, workers: number, envService: boo
     const { id } = (await reply.json()) as { id: string };
     for (;;) {
       const row = await prisma.run.findUniqueOrThrow({ where: { id } });
-      const bytes = await redisBytes(redis, queuePrefix);
+      const bytes = await queuePrefixBytes(redis, queuePrefix);
       redisBytesByStep.set(row.step + 1, Math.max(bytes, redisBytesByStep.get(row.step + 1) ?? 0));
       if (row.status === 'failed') throw new Error(`run failed: ${row.error}`);
       if (row.status === 'completed') break;
@@ -190,8 +169,8 @@ async function distributed(run: RunConfigInput, workers: number, envService: boo
     return { ...timed(records), envServed: await stack.envServed(), redisBytesByStep };
   } finally {
     await stack.stop();
-    await deleteKeys(redis, queuePrefix);
     redis.disconnect();
+    await deleteQueuePrefix(queuePrefix, REDIS_URL);
     await prisma.$disconnect();
     await dropDatabase(databaseUrl);
   }
@@ -232,15 +211,12 @@ for (const { workers, envService } of layouts) {
   if (d.redisBytesByStep !== undefined && d.redisBytesByStep.size > 0) {
     const steps = [...d.redisBytesByStep.keys()].sort((a, b) => a - b);
     const bytes = steps.map((step) => d.redisBytesByStep!.get(step)!);
-    // The most bytes in each tenth of the run: flat when the queues drop what the checkpoints cover.
-    const tenths = Array.from({ length: 10 }, (_, i) =>
-      Math.max(
-        0,
-        ...steps
-          .filter((step) => Math.ceil((step * 10) / steps.at(-1)!) === i + 1)
-          .map((step) => d.redisBytesByStep!.get(step)!),
-      ),
-    );
+    // The most bytes in each tenth of the run (null for a tenth without a step, in runs under 10 steps): flat when
+    // the queues drop what the checkpoints cover.
+    const tenths = Array.from({ length: 10 }, (_, i) => {
+      const sampled = steps.filter((step) => Math.ceil((step * 10) / steps.at(-1)!) === i + 1);
+      return sampled.length === 0 ? null : Math.max(...sampled.map((step) => d.redisBytesByStep!.get(step)!));
+    });
     emit({
       ...context,
       mode,

@@ -21,10 +21,9 @@ import {
   InProcessTransport,
   JobConsumer,
   JobProducer,
-  redisOptionsFromUrl,
   type JobTransport,
 } from '@fathom/queue';
-import { Redis } from 'ioredis';
+import { deleteQueuePrefix } from '@fathom/queue/testing';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -222,14 +221,7 @@ async function main(): Promise<void> {
     await benchThroughput('bullmq', bull, 'run-bull-t');
   } finally {
     await bull.close();
-    const redis = new Redis(redisOptionsFromUrl(args.redis));
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    await redis.quit();
+    await deleteQueuePrefix(prefix, args.redis);
   }
 }
 

@@ -5,8 +5,7 @@ import {
   ensureDatabase,
   type PrismaClient,
 } from '@fathom/persistence';
-import { redisOptionsFromUrl } from '@fathom/queue';
-import { Redis } from 'ioredis';
+import { deleteQueuePrefix } from '@fathom/queue/testing';
 import { randomUUID } from 'node:crypto';
 import { startAdminApi, type RunningAdminApi } from '../bootstrap';
 import { loadConfig } from '../config';
@@ -42,18 +41,6 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   };
 }
 
-/** Deletes every Redis key under a queue prefix. */
-export async function deleteQueuePrefix(prefix: string, redisUrl = TEST_REDIS_URL): Promise<void> {
-  const redis = new Redis(redisOptionsFromUrl(redisUrl));
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
-}
-
 export interface Harness {
   api: RunningAdminApi;
   baseUrl: string;
@@ -83,7 +70,7 @@ export async function startHarness(databaseUrl: string, env: Record<string, stri
     logs,
     close: async () => {
       await api.close();
-      await deleteQueuePrefix(queuePrefix);
+      await deleteQueuePrefix(queuePrefix, TEST_REDIS_URL);
     },
   };
 }
