@@ -1,17 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { AdminApiConfig } from './config';
-import type { EvalService } from './evals/eval.service';
+import { EvalService } from './evals/eval.service';
 import { EvalsController } from './evals/evals.controller';
 import { HttpErrorFilter } from './http/http-error.filter';
-import type { AdminMetrics } from './metrics';
-import type { HealthService } from './ops/health.service';
+import { AdminMetrics } from './metrics';
+import { HealthService } from './ops/health.service';
 import { OpsController } from './ops/ops.controller';
-import type { QueueService } from './ops/queue.service';
-import type { RunService } from './runs/run.service';
+import { QueueService } from './ops/queue.service';
+import { RunService } from './runs/run.service';
 import { RunsController } from './runs/runs.controller';
-import { CONFIG, EVALS, HEALTH, LOGGER, METRICS, QUEUES, RUNS } from './tokens';
 
 /** Services built before Nest starts (they wrap connections bootstrap owns and closes). */
 export interface AdminRuntime {
@@ -34,13 +33,12 @@ export class AdminApiModule {
       module: AdminApiModule,
       controllers: ADMIN_CONTROLLERS,
       providers: [
-        { provide: CONFIG, useValue: runtime.config },
-        { provide: LOGGER, useValue: runtime.logger },
-        { provide: METRICS, useValue: runtime.metrics },
-        { provide: RUNS, useValue: runtime.runs },
-        { provide: EVALS, useValue: runtime.evals },
-        { provide: QUEUES, useValue: runtime.queues },
-        { provide: HEALTH, useValue: runtime.health },
+        { provide: Logger, useValue: runtime.logger },
+        { provide: AdminMetrics, useValue: runtime.metrics },
+        { provide: RunService, useValue: runtime.runs },
+        { provide: EvalService, useValue: runtime.evals },
+        { provide: QueueService, useValue: runtime.queues },
+        { provide: HealthService, useValue: runtime.health },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     };

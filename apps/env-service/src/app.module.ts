@@ -1,17 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import type { Logger } from '@fathom/observability';
-import type { EnvServiceConfig } from './config';
-import type { EpisodeService } from './episode/episode.service';
-import { GRPC_PORT_REF, type GrpcPortRef } from './grpc/grpc-port';
+import { Logger } from '@fathom/observability';
+import { EnvServiceConfig } from './config';
+import { EpisodeService } from './episode/episode.service';
+import { GrpcPort } from './grpc/grpc-port';
 import { EnvGrpcServer } from './grpc/env.grpc';
 import { EnvController } from './http/env.controller';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { McpController } from './mcp/mcp.controller';
-import type { EnvMetrics } from './metrics';
-import type { ChatCompletionService } from './openai/chat.service';
+import { EnvMetrics } from './metrics';
+import { ChatCompletionService } from './openai/chat.service';
 import { OpenAiController } from './openai/openai.controller';
-import { CHAT, CONFIG, EPISODES, LOGGER, METRICS } from './tokens';
 import { WsGateway } from './ws/ws.gateway';
 
 /** Instances built before Nest starts (they need async start-up: the sandbox pool, the dataset). */
@@ -21,7 +20,7 @@ export interface EnvRuntime {
   metrics: EnvMetrics;
   episodes: EpisodeService;
   chat: ChatCompletionService;
-  grpcPort: GrpcPortRef;
+  grpcPort: GrpcPort;
 }
 
 /** Every HTTP controller of the env-service (its documented operations are `ENV_OPERATIONS`). */
@@ -35,12 +34,12 @@ export class EnvServiceModule {
       module: EnvServiceModule,
       controllers: ENV_CONTROLLERS,
       providers: [
-        { provide: CONFIG, useValue: runtime.config },
-        { provide: LOGGER, useValue: runtime.logger },
-        { provide: METRICS, useValue: runtime.metrics },
-        { provide: EPISODES, useValue: runtime.episodes },
-        { provide: CHAT, useValue: runtime.chat },
-        { provide: GRPC_PORT_REF, useValue: runtime.grpcPort },
+        { provide: EnvServiceConfig, useValue: runtime.config },
+        { provide: Logger, useValue: runtime.logger },
+        { provide: EnvMetrics, useValue: runtime.metrics },
+        { provide: EpisodeService, useValue: runtime.episodes },
+        { provide: ChatCompletionService, useValue: runtime.chat },
+        { provide: GrpcPort, useValue: runtime.grpcPort },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         WsGateway,
         EnvGrpcServer,

@@ -16,6 +16,7 @@ import { GrpcInferenceClient } from './inference/inference.client';
 import { EnvMetrics } from './metrics';
 import { bearerAuth } from './openai/bearer-auth';
 import { ChatCompletionService } from './openai/chat.service';
+import { GrpcPort } from './grpc/grpc-port';
 import { sendOpenAiError, toOpenAiError } from './openai/openai.errors';
 
 const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
@@ -69,7 +70,7 @@ export async function startEnvService(
   const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS);
   const episodes = new EpisodeService({ config, pool, tasks, inference, scorer: new AnswerScorer(), metrics, logger });
   const chat = new ChatCompletionService({ config, pool, inference, capacity: episodes, logger });
-  const grpcPort = { port: 0 };
+  const grpcPort = new GrpcPort();
 
   const app = await NestFactory.create<NestExpressApplication>(
     EnvServiceModule.create({ config, logger, metrics, episodes, chat, grpcPort }),

@@ -81,7 +81,14 @@ export const EnvServiceConfigSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
-export type EnvServiceConfig = z.infer<typeof EnvServiceConfigSchema>;
+/** A class with no code of its own whose instances have the type `T`. */
+const classOf = <T>() => class {} as unknown as abstract new () => T;
+
+/**
+ * The parsed configuration: `loadConfig` returns a plain object of the schema's type. A class of that type rather
+ * than a type alias, so that it is also the Nest injection token of the configuration.
+ */
+export abstract class EnvServiceConfig extends classOf<z.infer<typeof EnvServiceConfigSchema>>() {}
 
 /** A configuration error that names the offending variables; main.ts prints it and exits. */
 export class ConfigError extends Error {

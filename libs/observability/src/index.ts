@@ -1,3 +1,3 @@
 export { createMetricsRegistry, LATENCY_BUCKETS_S, sumSamples, type MetricsRegistryOptions } from './metrics';
-export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LoggerOptions, type LogLevel } from './logger';
+export { createLogger, LOG_LEVELS, Logger, type LogFields, type LoggerOptions, type LogLevel } from './logger';
 export { NestJsonLogger } from './nest-logger';

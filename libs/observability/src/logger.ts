@@ -6,14 +6,17 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 /** Structured fields attached to a log line. Errors are expanded to name, message and stack. */
 export type LogFields = Record<string, unknown>;
 
-/** A structured JSON logger: one JSON object per line with time, level, service, msg and fields. */
-export interface Logger {
-  debug(msg: string, fields?: LogFields): void;
-  info(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  error(msg: string, fields?: LogFields): void;
+/**
+ * A structured JSON logger: one JSON object per line with time, level, service, msg and fields. An abstract class
+ * rather than an interface so that it is also the Nest injection token of a service's logger.
+ */
+export abstract class Logger {
+  abstract debug(msg: string, fields?: LogFields): void;
+  abstract info(msg: string, fields?: LogFields): void;
+  abstract warn(msg: string, fields?: LogFields): void;
+  abstract error(msg: string, fields?: LogFields): void;
   /** A logger whose lines all carry `bindings` (e.g. an episode id). */
-  child(bindings: LogFields): Logger;
+  abstract child(bindings: LogFields): Logger;
 }
 
 export interface LoggerOptions {

@@ -1,12 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { parseInput, parsePathParam } from '../errors';
-import { EVALS } from '../tokens';
 import { EvalIdParamsSchema, EvalRequestSchema } from './eval.schemas';
-import type { EvalService } from './eval.service';
+import { EvalService } from './eval.service';
 
 @Controller()
 export class EvalsController {
-  constructor(@Inject(EVALS) private readonly evals: EvalService) {}
+  constructor(@Inject(EvalService) private readonly evals: EvalService) {}
 
   /** 202: the eval is queued, not done. */
   @Post('evals')

@@ -1,9 +1,8 @@
 import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } from '@nestjs/common';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { Request, Response } from 'express';
 import { AdminError, httpStatusOf, toAdminError, type AdminErrorCode } from '../errors';
-import type { AdminMetrics } from '../metrics';
-import { LOGGER, METRICS } from '../tokens';
+import { AdminMetrics } from '../metrics';
 import { undecodablePathError } from './path-params';
 
 /** The JSON body of every error response. */
@@ -26,8 +25,8 @@ export function sendAdminError(res: Response, error: AdminError, metrics: AdminM
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(
-    @Inject(METRICS) private readonly metrics: AdminMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(AdminMetrics) private readonly metrics: AdminMetrics,
+    @Inject(Logger) private readonly logger: Logger,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {

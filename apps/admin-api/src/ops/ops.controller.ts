@@ -3,11 +3,10 @@ import { parseInput, parsePathParam } from '../errors';
 import type { Response } from 'express';
 import { docsPage } from '../http/docs.page';
 import { adminOpenApiDocument } from '../http/openapi';
-import type { AdminMetrics } from '../metrics';
-import { HEALTH, METRICS, QUEUES } from '../tokens';
-import type { HealthService } from './health.service';
+import { AdminMetrics } from '../metrics';
+import { HealthService } from './health.service';
 import { FailedQuerySchema, QueueNameParamsSchema } from './ops.schemas';
-import type { QueueService } from './queue.service';
+import { QueueService } from './queue.service';
 
 /** Operations: queues, health, metrics, and the API's own documentation. */
 @Controller()
@@ -15,9 +14,9 @@ export class OpsController {
   private readonly document = adminOpenApiDocument() as Parameters<typeof docsPage>[0];
 
   constructor(
-    @Inject(QUEUES) private readonly queues: QueueService,
-    @Inject(HEALTH) private readonly health: HealthService,
-    @Inject(METRICS) private readonly metrics: AdminMetrics,
+    @Inject(QueueService) private readonly queues: QueueService,
+    @Inject(HealthService) private readonly health: HealthService,
+    @Inject(AdminMetrics) private readonly metrics: AdminMetrics,
   ) {}
 
   @Get('queues')

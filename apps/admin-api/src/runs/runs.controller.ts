@@ -1,7 +1,6 @@
 import { RunConfigSchema } from '@fathom/contracts';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { parseInput, parsePathParam } from '../errors';
-import { RUNS } from '../tokens';
 import {
   EpisodeIdParamsSchema,
   EpisodesQuerySchema,
@@ -10,14 +9,14 @@ import {
   SeriesQuerySchema,
   StepsQuerySchema,
 } from './run.schemas';
-import type { RunService } from './run.service';
+import { RunService } from './run.service';
 
 const runId = (id: string) => parsePathParam(RunIdParamsSchema.shape.id, 'id', id);
 
 /** Runs and their episodes. Controllers validate input and call one service method. */
 @Controller()
 export class RunsController {
-  constructor(@Inject(RUNS) private readonly runs: RunService) {}
+  constructor(@Inject(RunService) private readonly runs: RunService) {}
 
   @Post('runs')
   @HttpCode(201)

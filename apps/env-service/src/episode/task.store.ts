@@ -31,8 +31,6 @@ export const SCRATCH_TASK: EpisodeTask = {
   context_tokens: 0,
 };
 
-export const TASK_STORE = Symbol('TaskStore');
-
 /**
  * Tasks by split and id, from the configured JSONL dataset (file or folder), plus inline tasks built on reset, whose
  * documents it keeps by SHA-256 when the reset names one (`documents`).

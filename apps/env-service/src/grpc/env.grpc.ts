@@ -9,16 +9,15 @@ import {
   type EnvStepReply,
   type SessionLlmRequest,
 } from '@fathom/contracts';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import { z } from 'zod';
-import type { EnvServiceConfig } from '../config';
+import { EnvServiceConfig } from '../config';
 import { EnvError, grpcStatusOf, toEnvError } from '../errors';
-import type { EpisodeService } from '../episode/episode.service';
-import type { EnvMetrics } from '../metrics';
+import { EpisodeService } from '../episode/episode.service';
+import { EnvMetrics } from '../metrics';
 import { EnvSession } from '../session/env-session';
-import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
 import { parseInput } from '../validate';
-import { GRPC_PORT_REF, type GrpcPortRef } from './grpc-port';
+import { GrpcPort } from './grpc-port';
 import { loadService } from '@fathom/rpc';
 
 type Message = Record<string, unknown>;
@@ -46,11 +45,11 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
   private readonly server: grpc.Server;
 
   constructor(
-    @Inject(EPISODES) private readonly episodes: EpisodeService,
-    @Inject(CONFIG) private readonly config: EnvServiceConfig,
-    @Inject(METRICS) private readonly metrics: EnvMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
-    @Inject(GRPC_PORT_REF) private readonly portRef: GrpcPortRef,
+    @Inject(EpisodeService) private readonly episodes: EpisodeService,
+    @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
+    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
+    @Inject(Logger) private readonly logger: Logger,
+    @Inject(GrpcPort) private readonly portRef: GrpcPort,
   ) {
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': config.MAX_BODY_BYTES,

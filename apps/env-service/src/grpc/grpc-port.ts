@@ -1,6 +1,4 @@
 /** The port the gRPC server actually bound (GRPC_PORT may be 0); filled in when the server starts. */
-export interface GrpcPortRef {
-  port: number;
+export class GrpcPort {
+  port = 0;
 }
-
-export const GRPC_PORT_REF = Symbol('GrpcPortRef');

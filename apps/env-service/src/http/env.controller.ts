@@ -10,15 +10,14 @@ import {
   type EnvStepReply,
 } from '@fathom/contracts';
 import type { Response } from 'express';
-import type { EnvServiceConfig } from '../config';
-import type { EpisodeService } from '../episode/episode.service';
-import type { EnvMetrics } from '../metrics';
-import { CONFIG, EPISODES, METRICS } from '../tokens';
+import { EnvServiceConfig } from '../config';
+import { EpisodeService } from '../episode/episode.service';
+import { EnvMetrics } from '../metrics';
 import { parseInput } from '../validate';
 import { SERVICE_VERSION } from '../version';
 import { homePage } from './home.page';
 import { CloseRequestSchema, envSchemas, openApiDocument, StateQuerySchema } from './schemas';
-import { GRPC_PORT_REF, type GrpcPortRef } from '../grpc/grpc-port';
+import { GrpcPort } from '../grpc/grpc-port';
 import { MCP_TOOLS } from '../mcp/mcp.handler';
 
 /**
@@ -30,10 +29,10 @@ import { MCP_TOOLS } from '../mcp/mcp.handler';
 @Controller()
 export class EnvController {
   constructor(
-    @Inject(EPISODES) private readonly episodes: EpisodeService,
-    @Inject(CONFIG) private readonly config: EnvServiceConfig,
-    @Inject(METRICS) private readonly metrics: EnvMetrics,
-    @Inject(GRPC_PORT_REF) private readonly grpcPort: GrpcPortRef,
+    @Inject(EpisodeService) private readonly episodes: EpisodeService,
+    @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
+    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
+    @Inject(GrpcPort) private readonly grpcPort: GrpcPort,
   ) {}
 
   @Post('reset')

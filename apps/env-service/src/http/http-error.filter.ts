@@ -1,10 +1,9 @@
 import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } from '@nestjs/common';
 import type { EnvErrorCode } from '@fathom/contracts';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { Response } from 'express';
 import { EnvError, httpStatusOf, toEnvError } from '../errors';
-import type { EnvMetrics } from '../metrics';
-import { LOGGER, METRICS } from '../tokens';
+import { EnvMetrics } from '../metrics';
 
 /** The JSON body of every HTTP error: OpenEnv's `detail` plus our code and a one-line message. */
 export interface HttpErrorBody {
@@ -27,8 +26,8 @@ export function sendEnvError(res: Response, error: EnvError, metrics: EnvMetrics
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(
-    @Inject(METRICS) private readonly metrics: EnvMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
+    @Inject(Logger) private readonly logger: Logger,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -28,8 +28,6 @@ export interface InferencePort {
   close(): void;
 }
 
-export const INFERENCE_PORT = Symbol('InferencePort');
-
 /**
  * The episode engine's text generation (a `TextEndpointPolicy`'s) over the Inference port; every request is labelled
  * with the episode and depth it serves.

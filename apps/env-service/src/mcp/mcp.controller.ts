@@ -1,7 +1,6 @@
 import { Body, Controller, Inject, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import type { EpisodeService } from '../episode/episode.service';
-import { EPISODES } from '../tokens';
+import { EpisodeService } from '../episode/episode.service';
 import { McpHandler } from './mcp.handler';
 
 /**
@@ -12,7 +11,7 @@ import { McpHandler } from './mcp.handler';
 export class McpController {
   private readonly handler: McpHandler;
 
-  constructor(@Inject(EPISODES) episodes: EpisodeService) {
+  constructor(@Inject(EpisodeService) episodes: EpisodeService) {
     this.handler = new McpHandler(episodes);
   }
 

@@ -1,16 +1,15 @@
 import { ArgumentsHost, Catch, Inject, type ExceptionFilter } from '@nestjs/common';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { Response } from 'express';
-import type { EnvMetrics } from '../metrics';
-import { LOGGER, METRICS } from '../tokens';
+import { EnvMetrics } from '../metrics';
 import { sendOpenAiError, toOpenAiError } from './openai.errors';
 
 /** The /v1 routes' filter: every failure in OpenAI's error shape; only a genuine bug is a 500, and it is logged. */
 @Catch()
 export class OpenAiErrorFilter implements ExceptionFilter {
   constructor(
-    @Inject(METRICS) private readonly metrics: EnvMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
+    @Inject(Logger) private readonly logger: Logger,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -1,13 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Res, UseFilters } from '@nestjs/common';
 import type { EpisodeTrajectory } from '@fathom/contracts';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { EnvServiceConfig } from '../config';
-import { CHAT, CONFIG, LOGGER } from '../tokens';
+import { EnvServiceConfig } from '../config';
 import { parseChatRequest } from './chat-request';
 import { chunks, completionBody, type CompletionMeta } from './chat-response';
-import type { ChatCompletionService } from './chat.service';
+import { ChatCompletionService } from './chat.service';
 import { OpenAiErrorFilter } from './openai-error.filter';
 import { openAiErrorBody, OpenAiError, toOpenAiError } from './openai.errors';
 
@@ -19,9 +18,9 @@ import { openAiErrorBody, OpenAiError, toOpenAiError } from './openai.errors';
 @UseFilters(OpenAiErrorFilter)
 export class OpenAiController {
   constructor(
-    @Inject(CHAT) private readonly chat: ChatCompletionService,
-    @Inject(CONFIG) private readonly config: EnvServiceConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(ChatCompletionService) private readonly chat: ChatCompletionService,
+    @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
+    @Inject(Logger) private readonly logger: Logger,
   ) {}
 
   @Get('models')

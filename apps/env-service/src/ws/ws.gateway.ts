@@ -10,17 +10,16 @@ import {
   type SessionLlmRequest,
   type WsOutgoing,
 } from '@fathom/contracts';
-import type { Logger } from '@fathom/observability';
+import { Logger } from '@fathom/observability';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { EnvServiceConfig } from '../config';
+import { EnvServiceConfig } from '../config';
 import { EnvError, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
-import type { EpisodeService } from '../episode/episode.service';
+import { EpisodeService } from '../episode/episode.service';
 import { McpHandler, type McpSession } from '../mcp/mcp.handler';
 import { EnvSession } from '../session/env-session';
-import type { EnvMetrics } from '../metrics';
-import { CONFIG, EPISODES, LOGGER, METRICS } from '../tokens';
+import { EnvMetrics } from '../metrics';
 import { parseInput } from '../validate';
 
 /** Messages bigger than this many times the body limit are refused by the ws library itself (close code 1009). */
@@ -67,10 +66,10 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
-    @Inject(EPISODES) private readonly episodes: EpisodeService,
-    @Inject(CONFIG) private readonly config: EnvServiceConfig,
-    @Inject(METRICS) private readonly metrics: EnvMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(EpisodeService) private readonly episodes: EpisodeService,
+    @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
+    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
+    @Inject(Logger) private readonly logger: Logger,
   ) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: config.MAX_BODY_BYTES * HARD_LIMIT_FACTOR });
     this.mcp = new McpHandler(episodes);
