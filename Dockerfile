@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
 #
-# FATHOM's images: one build, one target per service. The services run their TypeScript sources through tsx
-# (exactly like `npm run start -w @fathom/<name>`), so the image holds the repo and its production node_modules:
-# the build stages install everything, then `npm prune --omit=dev` drops the dev dependencies (test runner, linters,
-# the Prisma CLI, type definitions) before the runtime stages copy /app. tsx is a production dependency.
+# FATHOM's images: one build, one target per service. The build stages install everything and compile the services,
+# the CLI and the sandbox worker into dist/ (`npm run build`: scripts/build.ts, one ES module each, npm packages left
+# to node_modules); `npm prune --omit=dev` then drops the dev dependencies (tsx and esbuild, the test runner, linters,
+# the Prisma CLI, type definitions) before the runtime stages copy /app. The images run the compiled JavaScript with
+# plain Node; the repository's other files stay for what the code reads at run time (proto/, model configs, the
+# dashboard, prisma/migrations).
 #
 #   docker build --target env-service         -t fathom/env-service .
 #   docker build --target rollout-worker-cuda -t fathom/rollout-worker-cuda .
@@ -35,7 +37,8 @@ RUN npm ci --no-audit --no-fund --loglevel=error --dangerously-allow-all-scripts
 RUN : > /tmp/schema-engine-unused \
   && PRISMA_SCHEMA_ENGINE_BINARY=/tmp/schema-engine-unused PRISMA_HIDE_UPDATE_MESSAGE=1 \
     node node_modules/prisma/build/index.js generate \
-  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node')"
+  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node')" \
+  && node --no-node-snapshot --import tsx scripts/build.ts
 
 FROM deps AS deps-cuda
 # onnxruntime-node's installer reads ONNXRUNTIME_NODE_INSTALL (same as --onnxruntime-node-install=cuda12) and
@@ -46,11 +49,13 @@ RUN ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/in
 # ---- production dependencies: what the runtime stages copy ----
 FROM deps AS prod-deps
 RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
-  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node'); require.resolve('tsx')"
+  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node')" \
+  && node --no-node-snapshot dist/cli.mjs --help > /dev/null
 
 FROM deps-cuda AS prod-deps-cuda
 RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
-  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node'); require.resolve('tsx')"
+  && node --no-node-snapshot -e "require('isolated-vm'); require('onnxruntime-node')" \
+  && node --no-node-snapshot dist/cli.mjs --help > /dev/null
 
 # ---- runtime bases ----
 FROM node-base AS runtime
@@ -76,34 +81,34 @@ USER 1000:1000
 # ---- one target per service ----
 FROM runtime AS env-service
 EXPOSE 8000 50051
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/env-service/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/env-service.mjs"]
 
 FROM runtime AS admin-api
 EXPOSE 8080
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/admin-api/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/admin-api.mjs"]
 
 FROM runtime AS reward-service
 EXPOSE 9200 50071
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/reward-service/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/reward-service.mjs"]
 
 FROM runtime AS rollout-worker
 EXPOSE 9100
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/rollout-worker/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/rollout-worker.mjs"]
 
 FROM runtime AS learner-service
 EXPOSE 9300 50061
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/learner-service/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/learner-service.mjs"]
 
 # One-shot: creates the database if missing and applies prisma/migrations (same as `prisma migrate deploy`).
 FROM runtime AS migrate
-CMD ["apps/cli/bin/fathom", "db", "migrate"]
+CMD ["node", "--no-node-snapshot", "dist/cli.mjs", "db", "migrate"]
 
 FROM runtime-cuda AS rollout-worker-cuda
 ENV EXECUTION_PROVIDER=cuda
 EXPOSE 9100
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/rollout-worker/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/rollout-worker.mjs"]
 
 FROM runtime-cuda AS learner-service-cuda
 ENV EXECUTION_PROVIDER=cuda
 EXPOSE 9300 50061
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "apps/learner-service/src/main.ts"]
+CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/learner-service.mjs"]

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sumSamples } from '@fathom/observability';
 import { freePort, launchService, type ServiceProcess } from '@fathom/runtime';
@@ -18,6 +19,11 @@ export interface StackOptions {
    * trained; outside clients' llm() calls go to the first rollout worker's Inference endpoint.
    */
   envService?: { datasetPath?: string };
+  /**
+   * Run the compiled services (`dist/<service>.mjs`, what the images run; build them first with `npm run build`)
+   * instead of their TypeScript sources through tsx.
+   */
+  compiled?: boolean;
   /** Each service in a process group of its own (see LaunchOptions.ownProcessGroup); the demo stops them itself. */
   ownProcessGroups?: boolean;
   /** The admin API's port (default 0: a free one). */
@@ -75,8 +81,16 @@ async function envServed(envUrl: string): Promise<EnvServed> {
   };
 }
 
-/** A service's entry point; the stack runs from the repository root, which is every service's working directory. */
-const entry = (app: string) => resolve('apps', app, 'src', 'main.ts');
+/**
+ * A service's entry point: its source, or its bundle when compiled. The stack runs from the repository root, which is
+ * every service's working directory.
+ */
+function entry(app: string, compiled: boolean): string {
+  if (!compiled) return resolve('apps', app, 'src', 'main.ts');
+  const bundle = resolve('dist', `${app}.mjs`);
+  if (!existsSync(bundle)) throw new Error(`${bundle} does not exist: build the services first (npm run build)`);
+  return bundle;
+}
 
 /**
  * Starts FATHOM's services as separate processes on free ports, in dependency order: the learner (its gRPC port
@@ -99,7 +113,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     o.onLaunch?.(name);
     const service = await launchService({
       name,
-      entry: entry(app),
+      entry: entry(app, o.compiled === true),
       cwd: process.cwd(),
       env: { ...common, ...env, ...o.serviceEnv?.[name] },
       readyMessage,

@@ -7,6 +7,7 @@
  * metric names come from the prom-client registrations in the source.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Metafile } from 'esbuild';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { EnvServiceConfigSchema } from '../apps/env-service/src/config';
 import { LearnerServiceConfigSchema } from '../apps/learner-service/src/config';
 import { RewardServiceConfigSchema } from '../apps/reward-service/src/config';
 import { RolloutWorkerConfigSchema } from '../apps/rollout-worker/src/config';
+import { bundleAll, ENTRIES, packageOf } from '../scripts/build';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -122,12 +124,12 @@ function parseDockerfile(text: string): Map<string, Stage> {
   return stages;
 }
 
-/** The app a Dockerfile target runs: `apps/<app>/src/main.ts`, or the migration runner. */
+/** The app a Dockerfile target runs: its compiled `dist/<app>.mjs` (scripts/build.ts), or the migration runner. */
 function appOfTarget(stages: Map<string, Stage>, target: string): string | null {
   const cmd = stages.get(target)?.cmd?.join(' ') ?? '';
-  const main = /apps\/([\w-]+)\/src\/main\.ts/.exec(cmd);
-  if (main) return main[1]!;
-  return /apps\/cli\/bin\/fathom db migrate/.test(cmd) ? MIGRATE : null;
+  if (/\bdist\/cli\.mjs db migrate$/.test(cmd)) return MIGRATE;
+  const bundle = /\bdist\/([\w-]+)\.mjs$/.exec(cmd);
+  return bundle !== null && ENTRIES[bundle[1]!] === `apps/${bundle[1]}/src/main.ts` ? bundle[1]! : null;
 }
 
 /**
@@ -145,46 +147,17 @@ function devDependencyProblems(stages: Map<string, Stage>, target: string): stri
     : [`${target}: its /app comes from stage ${from}, which keeps the dev dependencies (no npm prune --omit=dev)`];
 }
 
-/** Source files that run in a service or the CLI: every .ts under apps/*\/src and libs/*\/src but tests and doubles. */
-function runtimeSources(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!['testing', 'test-support', 'acceptance', 'generated'].includes(entry.name)) walk(path);
-      } else if (
-        /\.ts$/.test(entry.name) &&
-        !/(^test-helpers|\.(test|spec|test-double|fixture))\.ts$/.test(entry.name)
-      ) {
-        files.push(path);
-      }
-    }
-  };
-  for (const group of ['apps', 'libs']) for (const name of readdirSync(join(root, group))) walk(`${group}/${name}/src`);
-  return files;
-}
-
-/** The npm packages a source imports at run time: value imports, re-exports, dynamic imports and require calls. */
-function runtimePackagesOf(text: string): string[] {
-  const specifiers = [
-    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
-    ...text.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1]!);
-  return specifiers
-    .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !s.startsWith('@fathom/'))
-    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!));
-}
-
-/** Packages the services or the CLI load at run time that package.json does not list as production dependencies. */
-function runtimeDependencyProblems(pkg: Json, sources: Record<string, string>): string[] {
+/**
+ * Packages the compiled services, CLI and sandbox worker load at run time (the bundles' external imports, from the
+ * build's metafile) that package.json does not list as production dependencies.
+ */
+function runtimeDependencyProblems(pkg: Json, metafile: Metafile): string[] {
   const production = new Set(Object.keys(obj(pkg.dependencies)));
   const problems: string[] = [];
-  // The images run every service, and the sandbox its workers, through tsx.
-  if (!production.has('tsx')) problems.push('tsx runs every service but is not a production dependency');
-  for (const [file, text] of Object.entries(sources))
-    for (const name of new Set(runtimePackagesOf(text)))
-      if (!production.has(name)) problems.push(`${file} imports ${name}, which is not a production dependency`);
+  for (const [bundle, output] of Object.entries(metafile.outputs))
+    for (const name of new Set(output.imports.filter((i) => i.external).map((i) => packageOf(i.path))))
+      if (name !== null && !production.has(name))
+        problems.push(`${bundle} imports ${name}, which is not a production dependency`);
   return problems;
 }
 
@@ -781,30 +754,31 @@ describe('Dockerfile', () => {
     expect(apps.sort()).toEqual(Object.keys(SCHEMAS).sort());
   });
 
-  it('ships no dev dependencies: every target copies a pruned /app, and what the code loads is a production one', () => {
+  it('runs the compiled services without dev dependencies: every target copies a pruned /app, and what the bundles load is a production dependency', async () => {
     const targets = [...stages.keys()].filter((t) => appOfTarget(stages, t) !== null);
     expect(targets.flatMap((t) => devDependencyProblems(stages, t))).toEqual([]);
-    const sources = Object.fromEntries(runtimeSources().map((f) => [f, read(f)]));
-    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    for (const t of targets) expect(stages.get(t)!.cmd!.join(' '), t).not.toMatch(/tsx|\.ts\b/);
+    const metafile = await bundleAll({ write: false });
+    expect(Object.keys(metafile.outputs).filter((f) => f.endsWith('.mjs'))).toHaveLength(Object.keys(ENTRIES).length);
     const pkg = obj(JSON.parse(read('package.json')));
-    expect(runtimeDependencyProblems(pkg, sources)).toEqual([]);
+    expect(runtimeDependencyProblems(pkg, metafile)).toEqual([]);
+    expect(Object.keys(obj(pkg.dependencies))).not.toContain('tsx');
 
     const unpruned = parseDockerfile(read('Dockerfile').replace(/npm prune --omit=dev/g, 'npm prune'));
     expect(devDependencyProblems(unpruned, 'reward-service')).toEqual([
       'reward-service: its /app comes from stage prod-deps, which keeps the dev dependencies (no npm prune --omit=dev)',
     ]);
-    const devTsx = mutated(pkg, (p) => {
-      delete obj(p.dependencies).tsx;
-      delete obj(p.dependencies).bullmq;
-    });
-    expect(runtimeDependencyProblems(devTsx, sources)).toEqual(
+    const fromSource = parseDockerfile(
+      read('Dockerfile').replace('dist/env-service.mjs', 'apps/env-service/src/main.ts'),
+    );
+    expect([...fromSource.keys()].filter((t) => appOfTarget(fromSource, t) === 'env-service')).toEqual([]);
+    const withoutBullmq = mutated(pkg, (p) => delete obj(p.dependencies).bullmq);
+    expect(runtimeDependencyProblems(withoutBullmq, metafile)).toEqual(
       expect.arrayContaining([
-        'tsx runs every service but is not a production dependency',
-        expect.stringMatching(/imports bullmq, which is not a production dependency$/),
+        expect.stringMatching(/^dist\/learner-service\.mjs imports bullmq, which is not a production dependency$/),
       ]),
     );
-    expect(runtimePackagesOf("import type { Request } from 'express';\nimport { z } from 'zod/v4';")).toEqual(['zod']);
-  });
+  }, 60_000);
 });
 
 describe('docker-compose.yml', () => {

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   deadLetterIdOf,
   deadLetterQueueOf,
@@ -17,8 +19,9 @@ import { SandboxPool } from '@fathom/sandbox';
 import { grpoTrainConfigOfRun, MetricsLog, runGrpo, runTasks, type MetricsRecord } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, type GrpoFixture } from '@fathom/training/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAll, DIST } from '../../scripts/build';
 import { startStack, type Stack } from '../../scripts/stack';
-import { childPids, expectClose, freshDatabase, until, untilRunStatus } from './support';
+import { childPids, expectClose, until, untilRunStatus } from './support';
 
 const POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = 'redis://127.0.0.1:6379';
@@ -32,7 +35,12 @@ let fixture: GrpoFixture;
 let runsDir: string;
 
 beforeAll(async () => {
-  await freshDatabase(databaseUrl);
+  // What the images run: the compiled services, and the migrate target's `node dist/cli.mjs db migrate`.
+  await buildAll();
+  await dropDatabase(databaseUrl);
+  await promisify(execFile)(process.execPath, ['--no-node-snapshot', join(DIST, 'cli.mjs'), 'db', 'migrate'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
   prisma = createPrismaClient(databaseUrl);
   transport = new BullMqTransport({ redisUrl: REDIS, prefix: queuePrefix });
   fixture = await sftWarmStart();
@@ -49,6 +57,7 @@ beforeAll(async () => {
     workerEnv: { JOB_LOCK_MS: '8000', STALLED_CHECK_MS: '1000' },
     // Every rollout and eval episode runs in the env-service, its llm() answered by the worker's policy.
     envService: { datasetPath: fixture.tasks },
+    compiled: true,
   });
 }, 240_000);
 
@@ -90,7 +99,7 @@ function runConfig(name: string): RunConfigInput {
 
 const withoutTime = (records: MetricsRecord[]) => records.map(({ time: _, ...r }) => r);
 
-describe('FATHOM services end to end (separate processes, real Redis and Postgres)', () => {
+describe('FATHOM services end to end (the compiled services as the images run them, separate processes, real Redis and Postgres)', () => {
   const malformed: Record<QueueName, string> = { rollout: '', reward: '', learn: '', eval: '' };
 
   it('dead-letters a malformed job injected into each queue, with the reason, and keeps running', async () => {

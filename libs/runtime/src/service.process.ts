@@ -5,7 +5,10 @@ import { createServer, type AddressInfo } from 'node:net';
 export interface LaunchOptions {
   /** Shown in errors and prefixed to forwarded log lines, e.g. "rollout-worker-1". */
   name: string;
-  /** The service's main module (absolute path), run with Node 24 `--no-node-snapshot --import tsx`. */
+  /**
+   * The service's main module (absolute path), run with Node 24 `--no-node-snapshot`: a TypeScript source through
+   * tsx, or a compiled bundle (`dist/<service>.mjs`, scripts/build.ts) as it is.
+   */
   entry: string;
   /** Working directory (the repository root). */
   cwd: string;
@@ -41,7 +44,8 @@ export interface ServiceProcess {
  * wait times out, rejects with the service's last output lines, so a failing start says why.
  */
 export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', options.entry], {
+  const loader = options.entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, ['--no-node-snapshot', ...loader, options.entry], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     // The IPC channel closes when this process dies, however it dies: the service then shuts itself down

@@ -17,9 +17,26 @@ import type {
   StepResult,
 } from './types';
 
-const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
-// Workers run TypeScript from source like everything else, so they load tsx by absolute URL (cwd-independent).
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/** Set by scripts/build.ts in a compiled service: its worker bundle, from the repository root. */
+declare const __FATHOM_SANDBOX_WORKER__: string | undefined;
+
+/**
+ * How a worker process starts: a compiled service forks the worker bundle; from source, worker.ts runs through tsx,
+ * loaded by absolute URL (cwd-independent).
+ */
+function workerStart(): { entry: string; execArgv: string[] } {
+  if (typeof __FATHOM_SANDBOX_WORKER__ === 'string')
+    return {
+      entry: fileURLToPath(new URL(`../../../${__FATHOM_SANDBOX_WORKER__}`, import.meta.url)),
+      execArgv: ['--no-node-snapshot'],
+    };
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return {
+    entry: fileURLToPath(new URL('./worker.ts', import.meta.url)),
+    execArgv: ['--no-node-snapshot', '--import', tsx],
+  };
+}
+const WORKER_START = workerStart();
 
 type Totals = SandboxPoolStats['totals'];
 /**
@@ -79,8 +96,8 @@ class WorkerProcess {
     this.retiring = false;
     clearTimeout(this.drainTimer);
     this.drainTimer = undefined;
-    const child = fork(WORKER_ENTRY, [String(this.warmIsolates), String(this.warmMemoryMb)], {
-      execArgv: ['--no-node-snapshot', '--import', TSX_LOADER],
+    const child = fork(WORKER_START.entry, [String(this.warmIsolates), String(this.warmMemoryMb)], {
+      execArgv: WORKER_START.execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
