@@ -1,9 +1,10 @@
 import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
 import { LOG_LEVELS } from '@fathom/observability';
 import { isIP } from 'node:net';
+import { envInt, loadEnvConfig, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
-const int = (min: number) => z.coerce.number().int().min(min);
+export { ConfigError } from '@fathom/runtime';
 
 /** The shipped manifests' placeholder secrets start with this; such a token is refused. */
 const PLACEHOLDER_PREFIX = 'change-me';
@@ -32,7 +33,7 @@ export const AdminApiConfigSchema = z
     /** Interface to listen on; absent: 0.0.0.0 with a token, 127.0.0.1 without (see `listenHost`). */
     HOST: z.string().min(1).optional(),
     /** HTTP port; 0 picks a free one. */
-    HTTP_PORT: int(0).max(65535).default(8080),
+    HTTP_PORT: PortSchema.default(8080),
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'expected a postgresql:// URL')
@@ -66,9 +67,9 @@ export const AdminApiConfigSchema = z
      */
     DATA_ROOTS: z.string().default('data,out'),
     /** Largest accepted request body. */
-    MAX_BODY_BYTES: int(1024).default(1024 * 1024),
+    MAX_BODY_BYTES: envInt(1024).default(1024 * 1024),
     /** How long /health and GET /queues wait for Postgres or Redis before answering 503. */
-    DEPENDENCY_TIMEOUT_MS: int(1).default(2000),
+    DEPENDENCY_TIMEOUT_MS: envInt(1).default(2000),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((config, ctx) => {
@@ -94,24 +95,7 @@ export function listenHost(config: AdminApiConfig): string {
   return config.ADMIN_TOKEN !== undefined || config.ADMIN_TOKEN_FILE !== undefined ? '0.0.0.0' : '127.0.0.1';
 }
 
-/** A configuration error that names the offending variables; main.ts prints it and exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/** Parses and validates the environment; throws ConfigError naming each bad or missing variable. */
+/** Parses and validates the environment; throws ConfigError naming each bad or missing variable (never the token). */
 export function loadConfig(env: Record<string, string | undefined>): AdminApiConfig {
-  const names = Object.keys(AdminApiConfigSchema.shape);
-  const relevant = Object.fromEntries(
-    names.flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
-  );
-  const parsed = AdminApiConfigSchema.safeParse(relevant);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => {
-    const name = String(i.path[0]);
-    // Never echo the token back: it is a secret even when it is too short.
-    const shown = name === 'ADMIN_TOKEN' ? '(hidden)' : JSON.stringify(relevant[name]);
-    return relevant[name] === undefined ? `${name} is required (${i.message})` : `${name}=${shown}: ${i.message}`;
-  });
-  throw new ConfigError(`invalid admin-api configuration: ${problems.join('; ')}`);
+  return loadEnvConfig('admin-api', AdminApiConfigSchema, env, ['ADMIN_TOKEN']);
 }

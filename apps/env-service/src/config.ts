@@ -1,8 +1,9 @@
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
+import { envInt, loadEnvConfig, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
-const int = (min: number) => z.coerce.number().int().min(min);
+export { ConfigError } from '@fathom/runtime';
 
 /**
  * The env-service's configuration, read once at boot from environment variables. Defaults work on one machine,
@@ -12,46 +13,46 @@ const int = (min: number) => z.coerce.number().int().min(min);
 export const EnvServiceConfigSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** HTTP + WebSocket port; 0 picks a free one. */
-  HTTP_PORT: int(0).max(65535).default(8000),
+  HTTP_PORT: PortSchema.default(8000),
   /** gRPC Env port; 0 picks a free one. */
-  GRPC_PORT: int(0).max(65535).default(50051),
+  GRPC_PORT: PortSchema.default(50051),
   /** host:port of the Inference gRPC service that answers llm() sub-calls. */
   INFERENCE_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port'),
   /** Deadline of one Inference.Generate call. */
-  INFERENCE_TIMEOUT_MS: int(1).default(60_000),
+  INFERENCE_TIMEOUT_MS: envInt(1).default(60_000),
   /** Tokens a sub-call may generate, and its sampling temperature. */
-  LLM_MAX_TOKENS: int(1).default(256),
+  LLM_MAX_TOKENS: envInt(1).default(256),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   /** llm() chunks up to this many characters are leaf reads; larger ones start a child episode over the chunk. */
-  LLM_READER_WINDOW_CHARS: int(1).default(DEFAULT_READER_WINDOW_CHARS),
+  LLM_READER_WINDOW_CHARS: envInt(1).default(DEFAULT_READER_WINDOW_CHARS),
   /** Turns of a child episode, and the token window of the model behind the Inference endpoint. */
-  LLM_CHILD_TURNS: int(1).default(4),
-  LLM_CONTEXT_TOKENS: int(64).default(4096),
+  LLM_CHILD_TURNS: envInt(1).default(4),
+  LLM_CONTEXT_TOKENS: envInt(64).default(4096),
   /** A JSONL dataset file, or a folder of them (libs/tasks format). Without it only inline tasks can be reset. */
   DATASET_PATH: z.string().min(1).optional(),
   /** Largest accepted request (HTTP body, WebSocket message, gRPC message). 4 MiB holds a 200K-token context. */
-  MAX_BODY_BYTES: int(1024).default(4 * 1024 * 1024),
+  MAX_BODY_BYTES: envInt(1024).default(4 * 1024 * 1024),
   /** Episodes open at once, over all transports. */
-  MAX_CONCURRENT_ENVS: int(1).default(64),
+  MAX_CONCURRENT_ENVS: envInt(1).default(64),
   /** An episode untouched this long is closed and its sandbox freed. */
-  IDLE_TIMEOUT_S: int(1).default(300),
+  IDLE_TIMEOUT_S: envInt(1).default(300),
   /** Steps per episode (code and answer); the step that reaches it ends the episode. */
-  MAX_STEPS: int(1).default(16),
+  MAX_STEPS: envInt(1).default(16),
   /** Per-step wall-clock limit; a request's timeout_s can only lower it. */
-  STEP_TIMEOUT_MS: int(1).default(5_000),
+  STEP_TIMEOUT_MS: envInt(1).default(5_000),
   /** Per-step CPU limit. */
-  STEP_CPU_MS: int(1).default(2_000),
+  STEP_CPU_MS: envInt(1).default(2_000),
   /** CPU budget of a whole episode (all its steps). */
-  EPISODE_CPU_MS: int(1).default(20_000),
+  EPISODE_CPU_MS: envInt(1).default(20_000),
   /** Isolate heap limit per episode. */
-  SANDBOX_MEMORY_MB: int(8).default(128),
+  SANDBOX_MEMORY_MB: envInt(8).default(128),
   /** Sandbox worker processes. */
-  SANDBOX_WORKERS: int(1).default(2),
+  SANDBOX_WORKERS: envInt(1).default(2),
   /** stdout characters shown per step before truncation. */
-  OUTPUT_CHARS: int(100).default(4_000),
+  OUTPUT_CHARS: envInt(100).default(4_000),
   /** llm() calls per episode and recursion depth of sub-calls. */
-  MAX_LLM_CALLS: int(0).default(16),
-  MAX_DEPTH: int(1).default(2),
+  MAX_LLM_CALLS: envInt(0).default(16),
+  MAX_DEPTH: envInt(1).default(2),
   /**
    * Bearer token of the OpenAI-compatible API (/v1/*): requests there need `Authorization: Bearer <API_TOKEN>`.
    * Unset: /v1 is open. The OpenEnv routes never need it, as upstream's clients send none.
@@ -63,21 +64,21 @@ export const EnvServiceConfigSchema = z.object({
    * Largest document (UTF-8 bytes) a chat completion accepts as `ctx`; larger is HTTP 413. The /v1/chat/completions
    * body may be twice this (JSON escaping, base64 file parts), so the document's own limit is the one clients meet.
    */
-  MAX_DOCUMENT_BYTES: int(1024).default(4 * 1024 * 1024),
+  MAX_DOCUMENT_BYTES: envInt(1024).default(4 * 1024 * 1024),
   /**
    * Memory for documents kept by their SHA-256 (resets with `context_sha256`), in MB of UTF-16 text; the least
    * recently used go first. 0 keeps none (every reset must send its document).
    */
-  DOCUMENT_CACHE_MB: int(0).default(256),
+  DOCUMENT_CACHE_MB: envInt(0).default(256),
   /** Model turns of the root episode a chat completion runs, and the tokens one turn may generate. */
-  CHAT_MAX_TURNS: int(1).default(6),
-  CHAT_MAX_TURN_TOKENS: int(1).default(512),
+  CHAT_MAX_TURNS: envInt(1).default(6),
+  CHAT_MAX_TURN_TOKENS: envInt(1).default(512),
   /**
    * The prompt style the served model was trained with (its checkpoint's fathom_prompt_style.json): the system prompt
    * ("compact", as the shipped default-sft, or "full") and the characters of the document shown in the prompt.
    */
   CHAT_PROMPT_SYSTEM: z.enum(['full', 'compact']).default('compact'),
-  CHAT_PREVIEW_CHARS: int(0).default(160),
+  CHAT_PREVIEW_CHARS: envInt(0).default(160),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -90,25 +91,7 @@ const classOf = <T>() => class {} as unknown as abstract new () => T;
  */
 export abstract class EnvServiceConfig extends classOf<z.infer<typeof EnvServiceConfigSchema>>() {}
 
-/** A configuration error that names the offending variables; main.ts prints it and exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** Parses and validates the environment; throws ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Record<string, string | undefined>): EnvServiceConfig {
-  const relevant = Object.fromEntries(
-    Object.keys(EnvServiceConfigSchema.shape).flatMap((k) =>
-      env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]],
-    ),
-  );
-  const parsed = EnvServiceConfigSchema.safeParse(relevant);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => {
-    const name = String(i.path[0]);
-    return relevant[name] === undefined
-      ? `${name} is required (${i.message})`
-      : `${name}=${JSON.stringify(relevant[name])}: ${i.message}`;
-  });
-  throw new ConfigError(`invalid env-service configuration: ${problems.join('; ')}`);
+  return loadEnvConfig('env-service', EnvServiceConfigSchema, env);
 }

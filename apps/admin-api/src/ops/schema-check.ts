@@ -1,9 +1,10 @@
 import { MIGRATIONS_DIR, type PrismaClient } from '@fathom/persistence';
+import { ConfigError } from '@fathom/runtime';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Why the admin API refuses to start against a database. */
-export class DatabaseNotReadyError extends Error {
+/** Why the admin API refuses to start against the database DATABASE_URL names: a configuration error. */
+export class DatabaseNotReadyError extends ConfigError {
   override name = 'DatabaseNotReadyError';
 }
 
