@@ -38,8 +38,12 @@ export const JOB_QUEUE = {
 export type JobName = keyof typeof JOB_QUEUE;
 export const JOB_NAMES = Object.keys(JOB_QUEUE) as JobName[];
 
-/** Events: broadcast to every subscriber (e.g. every rollout worker), not queued. */
-export const EVENT_NAMES = ['policy.updated'] as const;
+/**
+ * Events: broadcast to every subscriber (e.g. every rollout worker), not queued. A subscriber that was disconnected
+ * misses what was published meanwhile, so one that must not miss a change looks the state up again when its
+ * subscription is back (`SubscribeOptions.onResubscribed`).
+ */
+export const EVENT_NAMES = ['policy.updated', 'job.dead_lettered', 'run.stopping'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The names of the jobs routed to `queue`. */
@@ -229,6 +233,17 @@ export const PolicyUpdatedEventSchema = z.strictObject({
 });
 export type PolicyUpdatedEvent = z.infer<typeof PolicyUpdatedEventSchema>;
 
+/** job.dead_lettered: a job was written to its queue's dead-letter queue (the letter itself says why). */
+export const JobDeadLetteredEventSchema = z.strictObject({
+  queue: QueueNameSchema,
+  jobId: z.string().min(1),
+});
+export type JobDeadLetteredEvent = z.infer<typeof JobDeadLetteredEventSchema>;
+
+/** run.stopping: a stop of the run was requested (its status is `stopping`); the learner abandons its step. */
+export const RunStoppingEventSchema = z.strictObject({ runId: EntityIdSchema });
+export type RunStoppingEvent = z.infer<typeof RunStoppingEventSchema>;
+
 /** THE map from every job and event name to its payload schema. */
 export const MESSAGE_SCHEMAS = {
   'rollout.group': RolloutGroupJobSchema,
@@ -236,6 +251,8 @@ export const MESSAGE_SCHEMAS = {
   'learn.group': LearnGroupJobSchema,
   'eval.run': EvalRunJobSchema,
   'policy.updated': PolicyUpdatedEventSchema,
+  'job.dead_lettered': JobDeadLetteredEventSchema,
+  'run.stopping': RunStoppingEventSchema,
 } as const satisfies Record<JobName | EventName, z.ZodType>;
 
 export type MessageName = keyof typeof MESSAGE_SCHEMAS;

@@ -1,8 +1,10 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { BullMqTransport, redisOptionsFromUrl } from './bullmq.transport';
 import { deleteQueuePrefix } from './testing/redis-prefix';
-import { describeTransportConformance, FAST_DELIVERY } from './testing/transport.conformance';
+import { describeTransportConformance, FAST_DELIVERY, waitFor } from './testing/transport.conformance';
 
 const redisUrl = process.env.FATHOM_TEST_REDIS ?? 'redis://127.0.0.1:6379';
 
@@ -26,4 +28,31 @@ describeTransportConformance("BullMQ on the machine's Redis", async () => {
       await deleteQueuePrefix(prefix, redisUrl);
     },
   };
+});
+
+describe('BullMqTransport subscriptions', () => {
+  it('subscribe again when their Redis connection is lost, say so (onResubscribed), and receive what is published after', async () => {
+    const prefix = `fathom-test-${process.pid}-${randomUUID().slice(0, 8)}`;
+    const transport = new BullMqTransport({ redisUrl, prefix });
+    const admin = new Redis(redisUrl);
+    try {
+      const seen: unknown[] = [];
+      let resubscribed = 0;
+      await transport.subscribe('news', (m) => seen.push(m), { onResubscribed: () => resubscribed++ });
+      await transport.publish('news', { n: 1 });
+      await waitFor(() => seen.length === 1);
+      expect(resubscribed).toBe(0);
+      const clients = String(await admin.client('LIST'));
+      const subscriber = clients.split('\n').find((line) => line.includes(` name=fathom:${prefix}:subscriber `));
+      expect(subscriber).toBeDefined();
+      await admin.client('KILL', 'ID', /\bid=(\d+)/.exec(subscriber!)![1]!);
+      await waitFor(() => resubscribed === 1);
+      await transport.publish('news', { n: 2 });
+      await waitFor(() => seen.length === 2);
+      expect(seen).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
+      admin.disconnect();
+      await transport.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import {
   PermanentJobError,
   type DeliveryOptions,
   type EventListener,
+  type SubscribeOptions,
   type FailedJobInfo,
   type JobHandlerFn,
   type JobTransport,
@@ -178,10 +179,23 @@ export class BullMqTransport implements JobTransport {
     await this.publisher.publish(this.channel(channel), JSON.stringify(message));
   }
 
-  async subscribe(channel: string, listener: EventListener): Promise<() => Promise<void>> {
+  async subscribe(
+    channel: string,
+    listener: EventListener,
+    options: SubscribeOptions = {},
+  ): Promise<() => Promise<void>> {
     const subscriber = this.connect('subscriber');
     this.subscribers.add(subscriber);
     const name = this.channel(channel);
+    let subscribed = false;
+    // ioredis subscribes again by itself after a reconnect; this subscribe resolves once the channel is live again.
+    subscriber.on('ready', () => {
+      if (!subscribed) return;
+      subscriber.subscribe(name).then(
+        () => options.onResubscribed?.(),
+        (error: Error) => this.options.onError?.(error, `redis subscriber of ${channel}`),
+      );
+    });
     subscriber.on('message', (from: string, text: string) => {
       if (from !== name) return;
       let message: unknown;
@@ -193,6 +207,7 @@ export class BullMqTransport implements JobTransport {
       listener(message);
     });
     await subscriber.subscribe(name);
+    subscribed = true;
     return async () => {
       if (!this.subscribers.delete(subscriber)) return;
       await subscriber.quit().catch(() => undefined);
@@ -214,8 +229,13 @@ export class BullMqTransport implements JobTransport {
     return `${this.options.prefix}:events:${name}`;
   }
 
+  /** A connection of its own (pub/sub), named `fathom:<prefix>:<role>` in Redis's CLIENT LIST. */
   private connect(role: string): Redis {
-    const redis = new Redis({ ...(this.connection as object), maxRetriesPerRequest: null });
+    const redis = new Redis({
+      ...(this.connection as object),
+      maxRetriesPerRequest: null,
+      connectionName: `fathom:${this.options.prefix}:${role}`,
+    });
     redis.on('error', (error: Error) => this.options.onError?.(error, `redis ${role}`));
     return redis;
   }

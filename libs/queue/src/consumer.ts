@@ -11,6 +11,7 @@ import {
 import type { Logger } from '@fathom/observability';
 import { checkHandlers, type HandlerRegistration } from './handlers';
 import type { QueueMetrics } from './metrics';
+import { JobProducer } from './producer';
 import {
   PermanentJobError,
   type DeliveredJob,
@@ -147,7 +148,11 @@ export class JobConsumer {
     await this.deadLetter(queue, { ...lost, attempt: lost.attemptsMade }, 'stalled', lost.reason, logger);
   }
 
-  /** Writes the job, untouched, with its reason to the dead-letter queue (a dead letter per job id, at most). */
+  /**
+   * Writes the job, untouched, with its reason to the dead-letter queue (a dead letter per job id, at most), then
+   * announces it (`job.dead_lettered`, e.g. to the learner waiting for the group). The announcement is best effort:
+   * the letter is what counts, and a subscriber that missed the event finds it when it looks the state up again.
+   */
   private async deadLetter(
     queue: QueueName,
     job: Pick<DeliveredJob, 'id' | 'name' | 'data' | 'attempt'>,
@@ -172,6 +177,9 @@ export class JobConsumer {
     );
     logger.error('job dead-lettered', { kind, reason });
     this.options.metrics?.processed.inc({ queue, name: job.name, outcome: 'dead_lettered' });
+    await new JobProducer(this.options.transport)
+      .publish('job.dead_lettered', { queue, jobId: job.id })
+      .catch((error: unknown) => logger.warn('could not announce the dead letter', { error }));
   }
 
   private observe(queue: QueueName, job: DeliveredJob, outcome: 'completed' | 'retrying', started: number): void {

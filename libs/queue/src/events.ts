@@ -1,6 +1,6 @@
 import { MESSAGE_SCHEMAS, type EventName, type EventPayload } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
-import type { JobTransport } from './transport';
+import type { JobTransport, SubscribeOptions } from './transport';
 import { formatIssues } from './validate';
 
 /**
@@ -9,17 +9,22 @@ import { formatIssues } from './validate';
  * Returns the unsubscribe function.
  */
 export function subscribeEvent<E extends EventName>(
-  transport: JobTransport,
+  transport: Pick<JobTransport, 'subscribe'>,
   name: E,
   listener: (payload: EventPayload<E>) => void,
   logger: Logger,
+  options?: SubscribeOptions,
 ): Promise<() => Promise<void>> {
-  return transport.subscribe(name, (message) => {
-    const parsed = MESSAGE_SCHEMAS[name].safeParse(message);
-    if (!parsed.success) {
-      logger.warn('malformed event dropped', { event: name, reason: formatIssues(parsed.error) });
-      return;
-    }
-    listener(parsed.data as EventPayload<E>);
-  });
+  return transport.subscribe(
+    name,
+    (message) => {
+      const parsed = MESSAGE_SCHEMAS[name].safeParse(message);
+      if (!parsed.success) {
+        logger.warn('malformed event dropped', { event: name, reason: formatIssues(parsed.error) });
+        return;
+      }
+      listener(parsed.data as EventPayload<E>);
+    },
+    options,
+  );
 }

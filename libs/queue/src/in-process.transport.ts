@@ -3,6 +3,7 @@ import {
   PermanentJobError,
   type DeliveryOptions,
   type EventListener,
+  type SubscribeOptions,
   type FailedJobInfo,
   type JobHandlerFn,
   type JobTransport,
@@ -99,7 +100,8 @@ export class InProcessTransport implements JobTransport {
     setImmediate(() => this.events.emit(channel, copy));
   }
 
-  async subscribe(channel: string, listener: EventListener): Promise<() => Promise<void>> {
+  /** An in-process subscription has no connection to lose: `onResubscribed` is never called. */
+  async subscribe(channel: string, listener: EventListener, _options?: SubscribeOptions): Promise<() => Promise<void>> {
     this.assertOpen();
     this.events.on(channel, listener);
     return async () => {

@@ -3,6 +3,7 @@ export {
   type DeliveredJob,
   type DeliveryOptions,
   type EventListener,
+  type SubscribeOptions,
   type FailedJobInfo,
   type JobHandlerFn,
   type JobTransport,

@@ -72,8 +72,10 @@ describe('JobConsumer', () => {
     ).toThrow(/missing: reward\.group/);
   });
 
-  it('dead-letters what a handler rejects as permanent, without retrying', async () => {
+  it('dead-letters what a handler rejects as permanent, without retrying, and announces the letter', async () => {
     const transport = new InProcessTransport();
+    const announced: unknown[] = [];
+    await subscribeEvent(transport, 'job.dead_lettered', (e) => announced.push(e), logger);
     let calls = 0;
     const consumer = new JobConsumer({
       transport,
@@ -94,6 +96,8 @@ describe('JobConsumer', () => {
       kind: 'rejected',
       reason: 'group from a future policy version',
     });
+    await waitFor(() => announced.length === 1);
+    expect(announced).toEqual([{ queue: 'learn', jobId }]);
     await consumer.close();
     await transport.close();
   });

@@ -101,6 +101,14 @@ export interface FailedJobInfo {
 
 export type EventListener = (message: unknown) => void;
 
+export interface SubscribeOptions {
+  /**
+   * Called each time the subscription is back after its connection was lost (not at the first subscribe): what was
+   * published meanwhile is lost, so a subscriber that must not miss a change looks the state up again here.
+   */
+  onResubscribed?: () => void;
+}
+
 export interface JobTransport {
   /** Adds a job; false when a job with this id is already kept (nothing changes then). */
   add(queue: string, job: NewJob, options: DeliveryOptions): Promise<boolean>;
@@ -125,7 +133,7 @@ export interface JobTransport {
   /** Sends a message to every current subscriber of `channel` (fire-and-forget; late subscribers miss it). */
   publish(channel: string, message: unknown): Promise<void>;
   /** Listens on `channel` until the returned function is called. */
-  subscribe(channel: string, listener: EventListener): Promise<() => Promise<void>>;
+  subscribe(channel: string, listener: EventListener, options?: SubscribeOptions): Promise<() => Promise<void>>;
   /** Closes every worker (draining up to `drainTimeoutMs`) and every connection. */
   close(drainTimeoutMs?: number): Promise<void>;
 }
