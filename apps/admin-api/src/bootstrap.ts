@@ -77,6 +77,8 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     stepSeries: new StepSeriesReader(prisma),
     newRunId: () => `run-${randomUUID()}`,
     dataRoots,
+    events: new JobProducer(transport),
+    logger,
   });
   const evals = new EvalService(
     runRepository,

@@ -12,7 +12,7 @@ import {
 import { createLogger } from '@fathom/observability';
 import { InProcessTransport, JobProducer, PermanentJobError, type JobTransport } from '@fathom/queue';
 import { samplePayloads } from '@fathom/queue/testing';
-import type { StepCollectRequest } from '@fathom/training';
+import { StepStoppedError, type StepCollectRequest } from '@fathom/training';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DistributedCollector, GroupFailedError, type RecreatedReason } from './distributed.collector';
 import { GroupInbox } from './group.inbox';
@@ -47,7 +47,14 @@ afterEach(async () => {
 });
 
 /** A collector over an in-process transport; `rollouts` lists every rollout job the pipeline worker ran. */
-function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJobData' | 'remove'> } = {}) {
+function setUp(
+  options: {
+    resumedAt?: Date;
+    /** What the collector reads the queues through, made over the transport (default: the transport itself). */
+    lookups?: (transport: InProcessTransport) => Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'>;
+    shouldStop?: () => Promise<boolean>;
+  } = {},
+) {
   transport = new InProcessTransport();
   const inbox = new GroupInbox();
   const recreated: RecreatedReason[] = [];
@@ -55,12 +62,13 @@ function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJob
   const collector = new DistributedCollector({
     runId: RUN,
     producer: new JobProducer(transport),
-    transport: options.lookups ?? transport,
+    transport: options.lookups?.(transport) ?? transport,
     inbox,
     logger,
     stepTimeoutMs: 5000,
-    checkEveryMs: 20,
+    recheckAbsentMs: 20,
     resumedAt: options.resumedAt,
+    shouldStop: options.shouldStop,
     onRecreated: (reason) => recreated.push(reason),
   });
   /** Runs the rollout queue: each job is delivered to the inbox as its scored group after `delayMs`. */
@@ -81,7 +89,8 @@ function setUp(options: { resumedAt?: Date; lookups?: Pick<JobTransport, 'getJob
 
 const jobId = (step: number, g: number) => groupJobId({ runId: RUN, step, groupId: groupId(step, g) });
 
-async function writeDeadLetter(step: number, g: number, failedAt: Date): Promise<void> {
+/** Writes a dead letter of the group as a consumer does; `announce` also publishes it, as a consumer does next. */
+async function writeDeadLetter(step: number, g: number, failedAt: Date, announce = false): Promise<void> {
   const id = jobId(step, g);
   const letter: DeadLetter = {
     queue: 'rollout',
@@ -98,6 +107,24 @@ async function writeDeadLetter(step: number, g: number, failedAt: Date): Promise
     { id: deadLetterIdOf(id), name: 'rollout.group', data: letter },
     JOB_OPTIONS.rollout,
   );
+  if (announce) await new JobProducer(transport).publish('job.dead_lettered', { queue: 'rollout', jobId: id });
+}
+
+/**
+ * TEST DOUBLE of a transport whose event subscriptions lose their connection: `resubscribed()` does what a
+ * BullMqTransport does when its Redis connection is back (calls each subscription's onResubscribed).
+ */
+function droppingSubscriptions(inner: JobTransport) {
+  const callbacks: (() => void)[] = [];
+  const lookups: Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'> = {
+    getJobData: (queue, id) => inner.getJobData(queue, id),
+    remove: (queue, id) => inner.remove(queue, id),
+    subscribe: (channel, listener, options) => {
+      if (options?.onResubscribed) callbacks.push(options.onResubscribed);
+      return inner.subscribe(channel, listener, options);
+    },
+  };
+  return { lookups, resubscribed: () => callbacks.forEach((c) => c()) };
 }
 
 /** Leaves the group's rollout job kept as failed, as a dead-lettered job is. */
@@ -124,12 +151,19 @@ async function failRolloutJob(step: number, g: number): Promise<void> {
 }
 
 describe('DistributedCollector: groups lost from the queues (a Redis that came back empty)', () => {
-  it('enqueues the rollout of a group found in no queue again, with the same id and seed, and completes the step', async () => {
-    const { collector, recreated, rollouts, pipeline } = setUp();
+  it('once its events are back after a lost connection, enqueues the rollout of a group found in no queue again, with the same id and seed, and completes the step', async () => {
+    let double: ReturnType<typeof droppingSubscriptions> | undefined;
+    const { collector, recreated, rollouts, pipeline } = setUp({
+      lookups: (t) => (double = droppingSubscriptions(t)).lookups,
+    });
     const collecting = collector.collect(request(1, 2));
     await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
     const enqueued = await Promise.all([0, 1].map((g) => transport.getJobData('rollout', jobId(1, g))));
     for (const g of [0, 1]) expect(await transport.remove('rollout', jobId(1, g))).toBe(true);
+    // Nothing is looked up while nothing is announced: the loss goes unnoticed until the subscription is back.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(recreated).toEqual([]);
+    double!.resubscribed();
     pipeline();
     const step = await collecting;
     expect(step.groups.map((g) => g.taskId)).toEqual(['t0', 't1']);
@@ -149,13 +183,14 @@ describe('DistributedCollector: groups lost from the queues (a Redis that came b
   it('needs the group absent on two consecutive checks: one missed look-up (a job between queues) is not enough', async () => {
     let lookups = 0;
     // Every other look-up of a rollout job finds nothing, as when a check falls between a job and the next one.
-    const flaky: Pick<JobTransport, 'getJobData' | 'remove'> = {
+    const flaky = (t: InProcessTransport): Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'> => ({
       getJobData: async (queue, id) => {
         if (queue === 'rollout' && lookups++ % 2 === 0) return undefined;
-        return transport.getJobData(queue, id);
+        return t.getJobData(queue, id);
       },
-      remove: (queue, id) => transport.remove(queue, id),
-    };
+      remove: (queue, id) => t.remove(queue, id),
+      subscribe: (channel, listener, options) => t.subscribe(channel, listener, options),
+    });
     const { collector, recreated, pipeline } = setUp({ lookups: flaky });
     const collecting = collector.collect(request(1, 1));
     await new Promise((r) => setTimeout(r, 300));
@@ -205,7 +240,8 @@ describe('DistributedCollector: dead letters of a resumed run', () => {
     const resumedAt = new Date(Date.now() - 60_000);
     const { collector, recreated } = setUp({ resumedAt });
     const collecting = collector.collect(request(1, 2));
-    await writeDeadLetter(1, 1, new Date());
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
+    await writeDeadLetter(1, 1, new Date(), true);
     await expect(collecting).rejects.toThrow(GroupFailedError);
     await expect(collecting).rejects.toThrow(
       /group s1-g1 of step 1 \(task t1\) failed in the rollout queue: .*stalled/,
@@ -217,6 +253,62 @@ describe('DistributedCollector: dead letters of a resumed run', () => {
     const { collector } = setUp();
     await writeDeadLetter(1, 0, new Date(Date.now() - 60_000));
     await expect(collector.collect(request(1, 1))).rejects.toThrow(GroupFailedError);
+  });
+});
+
+describe('DistributedCollector: woken by events, not by polling', () => {
+  it('fails the step as soon as a dead letter of one of its groups is announced, without waiting for the timeout', async () => {
+    const { collector } = setUp();
+    const collecting = collector.collect(request(1, 2));
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
+    const started = Date.now();
+    await writeDeadLetter(1, 0, new Date(), true);
+    await expect(collecting).rejects.toThrow(/group s1-g0 of step 1 \(task t0\) failed in the rollout queue/);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('ignores an unannounced dead letter until something wakes the step, and announcements of other jobs', async () => {
+    const { collector, pipeline } = setUp();
+    const collecting = collector.collect(request(1, 1));
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(1);
+    await new JobProducer(transport).publish('job.dead_lettered', { queue: 'rollout', jobId: 'other:1:s1-g0' });
+    await new Promise((r) => setTimeout(r, 100));
+    pipeline();
+    expect((await collecting).groups).toHaveLength(1);
+  });
+
+  it('abandons the step when a stop of its run is announced, and removes the jobs no worker runs', async () => {
+    let stopping = false;
+    const { collector } = setUp({ shouldStop: async () => stopping });
+    const collecting = collector.collect(request(1, 2));
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
+    stopping = true;
+    await new JobProducer(transport).publish('run.stopping', { runId: 'another-run' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await transport.counts('rollout')).waiting).toBe(2);
+    await new JobProducer(transport).publish('run.stopping', { runId: RUN });
+    await expect(collecting).rejects.toThrow(StepStoppedError);
+    expect((await transport.counts('rollout')).waiting).toBe(0);
+  });
+
+  it('looks the queues up once when a step starts and not again while nothing is announced', async () => {
+    let lookups = 0;
+    const counting = (t: InProcessTransport): Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'> => ({
+      getJobData: (queue, id) => {
+        lookups++;
+        return t.getJobData(queue, id);
+      },
+      remove: (queue, id) => t.remove(queue, id),
+      subscribe: (channel, listener, options) => t.subscribe(channel, listener, options),
+    });
+    const { collector, pipeline } = setUp({ lookups: counting });
+    const collecting = collector.collect(request(1, 2));
+    await expect.poll(async () => (await transport.counts('rollout')).waiting).toBe(2);
+    const afterStart = lookups;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lookups).toBe(afterStart);
+    pipeline();
+    await collecting;
   });
 });
 

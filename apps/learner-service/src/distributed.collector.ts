@@ -13,7 +13,7 @@ import {
   type StepGroup,
 } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
-import type { JobProducer, JobTransport } from '@fathom/queue';
+import { subscribeEvent, type JobProducer, type JobTransport } from '@fathom/queue';
 import {
   groupSeed,
   type CollectedStep,
@@ -26,15 +26,18 @@ import { StepAbortedError, type GroupInbox } from './group.inbox';
 export interface DistributedCollectorOptions {
   runId: string;
   producer: Pick<JobProducer, 'enqueueMany'>;
-  transport: Pick<JobTransport, 'getJobData' | 'remove'>;
+  transport: Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'>;
   inbox: GroupInbox;
   logger: Logger;
   /** A step whose groups have not all arrived after this long fails. */
   stepTimeoutMs: number;
-  /** Asked while a step waits for its groups: true abandons the step (the run is being stopped). */
+  /**
+   * Asked while a step waits for its groups, when a stop is announced (`run.stopping`) or the event subscription is
+   * back after a lost connection: true abandons the step (the run is being stopped).
+   */
   shouldStop?: () => Promise<boolean>;
-  /** How often missing groups are looked up in the dead-letter queues (and in kept learn jobs), and shouldStop asked. */
-  checkEveryMs?: number;
+  /** How long after a look-up that found a group in no queue it is looked up again (default 2 s). */
+  recheckAbsentMs?: number;
   /**
    * When this learner took up a run that had started before (a resume, or a restart of the learner): a dead letter
    * of a step's group written before then is set aside (removed, and logged) and the group is run again, instead of
@@ -49,8 +52,8 @@ export interface DistributedCollectorOptions {
 export type RecreatedReason = 'lost' | 'dead_lettered_before_resume';
 
 /**
- * How many consecutive checks a group must be found in no queue at all (no rollout, reward or learn job, no dead
- * letter) before its rollout job is enqueued again: one check can fall between a job finishing and the next queue's
+ * How many consecutive look-ups must find a group in no queue at all (no rollout, reward or learn job, no dead
+ * letter) before its rollout job is enqueued again: one look-up can fall between a job finishing and the next queue's
  * job being added.
  */
 export const ABSENT_CHECKS_BEFORE_RECREATE = 2;
@@ -77,9 +80,15 @@ export class GroupFailedError extends Error {
  * learn job that already completed is read back from the queue, and a group with no kept result (its jobs were
  * dropped while the run was stopped) is rolled out again. A group dead-lettered anywhere fails the step with the dead
  * letter's reason, unless the letter was written before the run was resumed (`resumedAt`): then the letter and the
- * failed job are removed and the group is rolled out again. A group found in no queue at all (a Redis that came back
- * without its data) on `ABSENT_CHECKS_BEFORE_RECREATE` consecutive checks is rolled out again with the same job id
- * and seed (its reward job and Episode rows are keyed by the group, so a group that was only slow is not doubled).
+ * failed job are removed and the group is rolled out again.
+ *
+ * Nothing polls the queues. The missing groups are looked up when the step starts to wait (a restart finds what
+ * finished meanwhile), and again only when something is announced: a dead letter of one of them
+ * (`job.dead_lettered`, which fails the step with the letter's reason), a stop of the run (`run.stopping`), or the
+ * event subscription back after its Redis connection was lost (what was announced meanwhile is missed, and a Redis
+ * that came back without its data has lost jobs). A group found in no queue is looked up again `recheckAbsentMs`
+ * later, and on `ABSENT_CHECKS_BEFORE_RECREATE` consecutive absences rolled out again with the same job id and seed
+ * (its reward job and Episode rows are keyed by the group, so a group that was only slow is not doubled).
  * When `shouldStop` turns true mid-step, the step's jobs that no worker is running are removed from the queues and
  * collect throws StepStoppedError (jobs still running finish, and the services drop what they hand on, since the run
  * is no longer running). The queues keep a collected step's jobs (its trajectories among them) until `release` is
@@ -90,8 +99,39 @@ export class DistributedCollector implements StepCollector {
   private readonly absent = new Map<string, number>();
   /** The queue jobs of collected steps that are still kept, with their step. */
   private kept: KeptJob[] = [];
+  /** The job ids of the groups of the step waiting now. */
+  private waiting = new Set<string>();
+  /** Looks the waiting step's missing groups up again (set while a step waits). */
+  private wake: (() => void) | null = null;
+  private unsubscribe: (() => Promise<void>)[] | null = null;
 
   constructor(private readonly o: DistributedCollectorOptions) {}
+
+  /** Subscribes (once) to what makes a waiting step look its missing groups up again. */
+  private async listen(): Promise<void> {
+    if (this.unsubscribe !== null) return;
+    const options = { onResubscribed: () => this.wake?.() };
+    this.unsubscribe = await Promise.all([
+      subscribeEvent(
+        this.o.transport,
+        'job.dead_lettered',
+        (event) => {
+          if (this.waiting.has(event.jobId)) this.wake?.();
+        },
+        this.o.logger,
+        options,
+      ),
+      subscribeEvent(
+        this.o.transport,
+        'run.stopping',
+        (event) => {
+          if (event.runId === this.o.runId) this.wake?.();
+        },
+        this.o.logger,
+        options,
+      ),
+    ]);
+  }
 
   async collect(request: StepCollectRequest): Promise<CollectedStep & { weightSyncMs: number }> {
     const started = performance.now();
@@ -105,6 +145,8 @@ export class DistributedCollector implements StepCollector {
       seed: groupSeed(request.seed, request.step, i),
     }));
     this.absent.clear();
+    this.waiting = new Set(jobs.map(groupJobId));
+    await this.listen();
     await this.setAsideLettersBeforeResume(jobs);
     const results = await this.o.producer.enqueueMany('rollout.group', jobs);
     const repeated = jobs.filter((_, i) => !results[i].added);
@@ -148,7 +190,11 @@ export class DistributedCollector implements StepCollector {
     }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    const unsubscribe = this.unsubscribe ?? [];
+    this.unsubscribe = null;
+    await Promise.all(unsubscribe.map((u) => u()));
+  }
 
   /**
    * Removes the rollout, reward and learn jobs of every collected step up to `step` from the queues: a checkpoint
@@ -239,21 +285,35 @@ export class DistributedCollector implements StepCollector {
     );
     let failure = null as Error | null;
     let checking = false;
-    const watch = setInterval(() => {
-      // A check slower than the interval (Redis reconnecting) is not overlapped, so absences count whole checks.
-      if (checking) return;
+    let again = false;
+    let recheck: NodeJS.Timeout | undefined;
+    /** One look-up at a time (what was asked meanwhile runs after it), so absences count whole look-ups. */
+    const lookUp = (first: boolean) => {
+      if (checking) {
+        again = true;
+        return;
+      }
       checking = true;
-      this.check(jobs)
+      clearTimeout(recheck);
+      (first ? this.lookUpMissing(jobs) : this.check(jobs))
+        .then(() => {
+          if (this.absent.size > 0) recheck = setTimeout(() => lookUp(false), this.o.recheckAbsentMs ?? 2000);
+        })
         .catch((error: unknown) => {
           failure = error as Error;
           controller.abort(failure.message);
         })
         .finally(() => {
           checking = false;
+          if (again && failure === null) {
+            again = false;
+            lookUp(false);
+          }
         });
-    }, this.o.checkEveryMs ?? 2000);
+    };
+    this.wake = () => lookUp(false);
     try {
-      await this.lookUpMissing(jobs);
+      lookUp(true);
       return await this.o.inbox.waitFor(
         runId,
         step,
@@ -270,12 +330,13 @@ export class DistributedCollector implements StepCollector {
       if (error instanceof StepAbortedError) throw new GroupFailedError(error.message);
       throw error;
     } finally {
+      this.wake = null;
       clearTimeout(timeout);
-      clearInterval(watch);
+      clearTimeout(recheck);
     }
   }
 
-  /** One periodic check of a waiting step: a stop request first, then the missing groups. */
+  /** A look-up the waiting step was woken for: a stop request first, then the missing groups. */
   private async check(jobs: readonly RolloutGroupJob[]): Promise<void> {
     const { runId, step } = jobs[0];
     if (this.o.shouldStop && (await this.o.shouldStop()))

@@ -16,7 +16,7 @@ export interface LearnerServiceDeps {
   steps: Pick<StepRepository, 'record'>;
   policyVersions: Pick<PolicyVersionRepository, 'record'>;
   producer: Pick<JobProducer, 'enqueueMany' | 'publish'>;
-  transport: Pick<JobTransport, 'getJobData' | 'remove'>;
+  transport: Pick<JobTransport, 'getJobData' | 'remove' | 'subscribe'>;
   inbox: GroupInbox;
   policies: PolicyStore;
   metrics: LearnerMetrics;

@@ -1,4 +1,5 @@
 import type { Run, RunStatus } from '@fathom/persistence';
+import { createLogger } from '@fathom/observability';
 import { describe, expect, it } from 'vitest';
 import type { AdminError } from '../errors';
 import { RunService, type RunServiceDeps } from './run.service';
@@ -33,6 +34,8 @@ function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus, startedAt: D
     },
     newRunId: () => 'r1',
     dataRoots: ['/data'],
+    events: { publish: async () => undefined },
+    logger: createLogger({ service: 'test', level: 'silent' }),
   });
   return { service, asked };
 }

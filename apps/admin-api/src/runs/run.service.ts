@@ -9,6 +9,8 @@ import type {
   RunStatus,
   StepRepository,
 } from '@fathom/persistence';
+import type { Logger } from '@fathom/observability';
+import type { JobProducer } from '@fathom/queue';
 import { checkDataPath } from '../data-roots';
 import { AdminError } from '../errors';
 import type { LatestStep, LatestStepReader } from './latest-step.reader';
@@ -43,6 +45,9 @@ export interface RunServiceDeps {
   newRunId: () => string;
   /** Where a run's checkpoint and task file may be (`parseDataRoots`). */
   dataRoots: readonly string[];
+  /** Announces a stop (`run.stopping`) to the learner. */
+  events: Pick<JobProducer, 'publish'>;
+  logger: Logger;
 }
 
 /** Runs as the admin API exposes them: creation from a validated config, reads, and the stop/resume machine. */
@@ -99,8 +104,18 @@ export class RunService {
     return episode;
   }
 
-  stop(id: string): Promise<Run> {
-    return this.transition(id, 'stop', ON_STOP);
+  /**
+   * Marks the run `stopping` and announces it: the learner abandons the step it waits for at once. The stop is the
+   * status; without the announcement (Redis unreachable) the learner sees it when its step ends.
+   */
+  async stop(id: string): Promise<Run> {
+    const run = await this.transition(id, 'stop', ON_STOP);
+    await this.deps.events
+      .publish('run.stopping', { runId: id })
+      .catch((error: unknown) =>
+        this.deps.logger.warn('stop not announced; the learner sees it at the end of its step', { run_id: id, error }),
+      );
+    return run;
   }
 
   resume(id: string): Promise<Run> {
