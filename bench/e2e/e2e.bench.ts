@@ -100,16 +100,18 @@ interface Timed {
   generationS: number[];
   /** Everything but the update: rollouts, scoring, weight sync (and, distributed, the queue and RPC hops). */
   collectS: number[];
+  /** The median of each `time.*_s` field of the timed steps' records (generation_s, weight_sync_s, update_s …). */
+  phasesS: Record<string, number>;
 }
 
 const timed = (records: Record<string, unknown>[]): Timed => {
-  const times = records
-    .slice(1)
-    .map((r) => r.time as { step_s: number; generation_s: number; scoring_s: number; update_s: number });
+  const times = records.slice(1).map((r) => r.time as Record<string, number>);
+  const phases = Object.keys(times[0] ?? {}).filter((k) => k.endsWith('_s'));
   return {
     stepS: times.map((t) => t.step_s),
     generationS: times.map((t) => t.generation_s),
     collectS: times.map((t) => t.step_s - t.update_s),
+    phasesS: Object.fromEntries(phases.map((k) => [k, round(median(times.map((t) => t[k])))])),
   };
 };
 
@@ -196,6 +198,7 @@ emit({
   value: round(groups / median(base.generationS)),
 });
 emit({ ...context, mode: 'in_process', metric: 'learner_steps_per_min', value: round(60 / baseStep) });
+emit({ ...context, mode: 'in_process', metric: 'phase_s_median', ...base.phasesS });
 const layouts = opts.workers
   .split(',')
   .map(Number)
@@ -208,6 +211,7 @@ for (const { workers, envService } of layouts) {
   emit({ ...context, mode, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
   emit({ ...context, mode, metric: 'learner_steps_per_min', value: round(60 / step) });
   emit({ ...context, mode, metric: 'overhead_vs_in_process', value: round(step / baseStep - 1), target: 0.1 });
+  emit({ ...context, mode, metric: 'phase_s_median', ...d.phasesS });
   if (d.redisBytesByStep !== undefined && d.redisBytesByStep.size > 0) {
     const steps = [...d.redisBytesByStep.keys()].sort((a, b) => a - b);
     const bytes = steps.map((step) => d.redisBytesByStep!.get(step)!);

@@ -15,8 +15,11 @@ export const RolloutWorkerConfigSchema = z.object({
   POLICY_ADDRESS: HostPortSchema.default('127.0.0.1:50061'),
   /** Deadline of one Policy RPC (a whole weights stream included). */
   POLICY_TIMEOUT_MS: envInt(1).default(60_000),
-  /** rollout.group jobs this worker runs at once. */
-  CONCURRENCY: envInt(1).default(1),
+  /**
+   * rollout.group jobs this worker runs at once. Those of one run and policy version that arrive together decode as
+   * one batch (every live episode of them), as the in-process loop decodes a step.
+   */
+  CONCURRENCY: envInt(1).default(4),
   /** Sandbox worker processes (isolated-vm) of this worker; none are started when ENV_URL is set. */
   SANDBOX_WORKERS: envInt(1).default(2),
   /**

@@ -2,11 +2,12 @@ import type { RewardGroupJob, RolloutGroupJob } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { RunRepository } from '@fathom/persistence';
 import { PermanentJobError, type JobProducer } from '@fathom/queue';
-import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type GroupRollout } from '@fathom/rlm';
+import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type EpisodeTask, type GroupRollout } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
 import { frozenRoleOf, rolePolicies, UnknownRunError, type RunContextCache } from '@fathom/training';
 import type { PolicyCache } from './policy.cache';
 import type { FrozenPolicyCache } from './frozen-policy.cache';
+import { GroupBatcher } from './group.batcher';
 import type { RolloutMetrics } from './metrics';
 
 export interface RolloutServiceDeps {
@@ -18,6 +19,11 @@ export interface RolloutServiceDeps {
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   producer: Pick<JobProducer, 'enqueue'>;
   metrics: RolloutMetrics;
+  /**
+   * Groups of one run, policy version and G that arrive together run as one batch of up to `maxGroups` (the worker's
+   * CONCURRENCY), each waiting at most `windowMs` for the others (`GroupBatcher`). Default: one group at a time.
+   */
+  batching?: { maxGroups: number; windowMs: number };
 }
 
 /**
@@ -26,7 +32,11 @@ export interface RolloutServiceDeps {
  * is the group's, so a retry never scores a group twice.
  */
 export class RolloutService {
-  constructor(private readonly deps: RolloutServiceDeps) {}
+  private readonly batcher: GroupBatcher<{ task: EpisodeTask; seed: number }, GroupRollout>;
+
+  constructor(private readonly deps: RolloutServiceDeps) {
+    this.batcher = new GroupBatcher(deps.batching ?? { maxGroups: 1, windowMs: 0 });
+  }
 
   async rollout(job: RolloutGroupJob, logger: Logger, signal?: AbortSignal): Promise<RewardGroupJob> {
     const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
@@ -48,7 +58,11 @@ export class RolloutService {
           },
           context.train.episode,
         );
-        const rollout: GroupRollout = await runner.runGroup(episodeTaskOf(task), { G: job.G, seed: job.seed });
+        const rollout = await this.batcher.run(
+          `${job.runId}@${job.policyVersion}:${job.G}`,
+          { task: episodeTaskOf(task), seed: job.seed },
+          (groups) => runner.runGroups(groups, job.G),
+        );
         return { rollout, weightSyncMs };
       },
     );

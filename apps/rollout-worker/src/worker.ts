@@ -14,6 +14,12 @@ import { PolicyCache } from './policy.cache';
 import { FrozenPolicyCache } from './frozen-policy.cache';
 import { RolloutService } from './rollout.service';
 
+/**
+ * How long a rollout group waits for the other groups of its step to arrive before its batch starts: the worker
+ * takes its CONCURRENCY jobs within milliseconds of each other when they are waiting.
+ */
+const BATCH_WINDOW_MS = 25;
+
 export interface RolloutWorker {
   ops: OpsServer;
   inference: InferenceServerHandle;
@@ -53,6 +59,7 @@ export async function startRolloutWorker(
     sandbox,
     producer: new JobProducer(transport),
     metrics: new RolloutMetrics(registry),
+    batching: { maxGroups: config.CONCURRENCY, windowMs: BATCH_WINDOW_MS },
   });
   const evals = new EvalService({
     sandbox,
