@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
 import { DocCache, SandboxPool } from '@fathom/sandbox';
-import type { NextFunction, Request, Response } from 'express';
+import { onBodyParserError } from '@fathom/runtime';
 import type { AddressInfo } from 'node:net';
 import { EnvServiceModule } from './app.module';
 import type { EnvServiceConfig } from './config';
@@ -119,33 +119,25 @@ export async function startEnvService(
  * /v1 in OpenAI's error shape.
  */
 function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
-  return (
-    err: { type?: string; message?: string; limit?: number },
-    req: Request,
-    res: Response,
-    next: NextFunction,
-  ) => {
-    if (!err) return next();
-    const error =
-      err.type === 'entity.too.large'
-        ? new EnvError('PAYLOAD_TOO_LARGE', `request body is over the limit of ${err.limit} bytes`)
-        : err.type === 'entity.parse.failed'
-          ? new EnvError('INVALID_JSON', `request body is not valid JSON: ${err.message}`)
-          : new EnvError('VALIDATION_ERROR', `request body could not be read: ${err.message}`);
-    logger.debug('request body rejected', { path: req.path, code: error.code });
+  return onBodyParserError((failure, req, res) => {
+    const code = (
+      { too_large: 'PAYLOAD_TOO_LARGE', invalid_json: 'INVALID_JSON', unreadable: 'VALIDATION_ERROR' } as const
+    )[failure.kind];
+    const error = new EnvError(code, failure.message);
+    logger.debug('request body rejected', { path: req.path, code });
     if (req.path.startsWith('/v1/')) {
-      metrics.errors.inc({ code: error.code });
+      metrics.errors.inc({ code });
       sendOpenAiError(res, toOpenAiError(error));
       return;
     }
     if (req.path === '/mcp') {
-      metrics.errors.inc({ code: error.code });
-      const code = error.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
+      metrics.errors.inc({ code });
+      const rpcCode = code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
       res
-        .status(error.code === 'PAYLOAD_TOO_LARGE' ? 413 : 200)
-        .json({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
+        .status(code === 'PAYLOAD_TOO_LARGE' ? 413 : 200)
+        .json({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message: error.message } });
       return;
     }
     sendEnvError(res, error, metrics);
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@fathom/observability';
+import { onBodyParserError } from '@fathom/runtime';
 import type { NextFunction, Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isDashboardAssetPath } from '../dashboard/dashboard.assets';
@@ -81,21 +82,13 @@ export function sameOriginWithoutToken(token: string | undefined, metrics: Admin
 
 /** body-parser failures (bad JSON, too large, unreadable) as taxonomy errors. */
 export function bodyParserErrors(metrics: AdminMetrics) {
-  return (
-    err: { type?: string; message?: string; limit?: number },
-    _req: Request,
-    res: Response,
-    next: NextFunction,
-  ) => {
-    if (!err) return next();
-    const error =
-      err.type === 'entity.too.large'
-        ? new AdminError('PAYLOAD_TOO_LARGE', `request body is over the limit of ${err.limit} bytes`)
-        : err.type === 'entity.parse.failed'
-          ? new AdminError('INVALID_JSON', `request body is not valid JSON: ${err.message}`)
-          : new AdminError('INVALID_JSON', `request body could not be read: ${err.message}`);
-    sendAdminError(res, error, metrics);
-  };
+  return onBodyParserError((failure, _req, res) =>
+    sendAdminError(
+      res,
+      new AdminError(failure.kind === 'too_large' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_JSON', failure.message),
+      metrics,
+    ),
+  );
 }
 
 /** One structured log line and the HTTP metrics per request, labelled by route pattern (never by raw path). */
