@@ -1,4 +1,4 @@
-import type { Task } from '@fathom/contracts';
+import { meanStd, type Task } from '@fathom/contracts';
 import { RolloutError, RolloutErrorCode } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import {
@@ -32,9 +32,8 @@ export interface Spread {
 
 export function spreadOf(values: readonly number[]): Spread {
   if (values.length === 0) throw new RolloutError(RolloutErrorCode.InvalidArgument, 'spread of no values');
-  const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  const variance = values.length < 2 ? 0 : values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1);
-  return { mean, sd: Math.sqrt(variance), min: Math.min(...values), max: Math.max(...values) };
+  const { mean, std } = meanStd(values);
+  return { mean, sd: std, min: Math.min(...values), max: Math.max(...values) };
 }
 
 /** One group's figures over a system's runs (one run per seed). */
