@@ -1,7 +1,7 @@
 import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
-import { EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
+import { episodeEnd, EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
 import type { LlmHandler, OpenEpisodeOptions, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -290,9 +290,9 @@ export class EpisodeService {
     const result = await this.runWithDeadline(episode, code, timeoutS);
     episode.llmCalls.push(...result.llmCalls);
     if (result.error?.code === 'timeout' || result.error?.code === 'cpu_limit') this.deps.metrics.sandboxTimeouts.inc();
-    // Code that called answer() ends the episode with that value, as an answer action would; a dead REPL or the
-    // step limit ends it unanswered (result.answer is then null).
-    if (result.answer !== null || !result.alive || episode.stepCount >= episode.maxSteps) {
+    // The episode engine's rule (episodeEnd): code that called answer() ends the episode with that value, as an
+    // answer action would; a dead REPL or the step limit ends it unanswered (result.answer is then null).
+    if (episodeEnd(result, episode.stepCount, episode.maxSteps) !== null) {
       this.finish(episode, result.answer);
       void this.closeRepl(episode);
     }

@@ -9,12 +9,13 @@ import {
   type Task,
   type TokenSequence,
 } from '@fathom/contracts';
-import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool, StepErrorCode } from '@fathom/sandbox';
+import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { z } from 'zod';
 import { IM_END, renderConversation, renderPrompt, renderSubcallPrompt, type PromptTask } from '../prompt';
 import { planSubcall } from '../subcall';
 import { applyTurn } from '../turn';
+import { episodeEnd, type ActionOutcome } from './ending';
 import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
 import { RolloutError, RolloutErrorCode } from './errors';
 import { observationText } from '../teacher/observation';
@@ -95,28 +96,6 @@ export interface RunGroupOptions {
   G: number;
   /** Base seed; each request's seed is derived from it, the sample index and the turn. */
   seed: number;
-}
-
-/** How an episode-ending sandbox error classifies the rollout (the one place this mapping lives). */
-function classifyFatalStep(code: StepErrorCode): { status: EpisodeStatus; stopReason: StopReason } | 'infra' {
-  switch (code) {
-    case 'timeout':
-    case 'cpu_limit':
-    case 'episode_cpu_limit':
-      return { status: 'timeout', stopReason: 'sandbox_timeout' };
-    case 'memory_limit':
-      return { status: 'sandbox_error', stopReason: 'sandbox_fatal' };
-    case 'step_limit':
-      return { status: 'truncated', stopReason: 'turn_limit' };
-    case 'worker_crashed':
-    case 'closed':
-      return 'infra';
-    // Not episode-ending by the sandbox's rules; should one ever end an episode, it is still the policy's code.
-    case 'syntax':
-    case 'runtime':
-    case 'llm_limit':
-      return { status: 'sandbox_error', stopReason: 'sandbox_fatal' };
-  }
 }
 
 /** A 32-bit seed from a base seed and a path of small integers (FNV-1a over their bytes). */
@@ -552,35 +531,23 @@ export class EpisodeRunner {
     turn.action = outcome.kind;
     if (state.done) return;
 
-    let observation: string;
-    if (outcome.kind === 'answer') {
-      state.answer = outcome.answer;
-      state.finish('ok', 'answer');
-      return;
-    } else if (outcome.kind === 'code') {
-      const error = outcome.result.error;
-      turn.sandboxError = error?.code ?? null;
-      // A cell that called answer() ends the episode with that value; the turn gets no observation.
-      if (outcome.result.answer !== null) {
-        state.answer = outcome.result.answer;
-        state.finish('ok', 'answer');
-        return;
+    if (outcome.kind === 'code') turn.sandboxError = outcome.result.error?.code ?? null;
+    const action: ActionOutcome =
+      outcome.kind === 'code'
+        ? outcome.result
+        : { answer: outcome.kind === 'answer' ? outcome.answer : null, error: null, alive: true };
+    // An answer (an answer action, or a cell that called answer()) ends the episode with that value; the turn then
+    // gets no observation.
+    const end = episodeEnd(action, state.turns.length, state.maxTurns);
+    if (end !== null) {
+      if ('infra' in end) state.failInfra('worker_crashed', end.infra);
+      else {
+        state.answer = action.answer;
+        state.finish(end.status, end.stopReason);
       }
-      if (error !== null && !outcome.result.alive) {
-        const fatal = classifyFatalStep(error.code);
-        if (fatal === 'infra') state.failInfra('worker_crashed', `${error.code}: ${error.message}`);
-        else state.finish(fatal.status, fatal.stopReason);
-        return;
-      }
-      observation = observationText(outcome.result);
-    } else {
-      observation = NO_ACTION_OBSERVATION;
-    }
-    if (state.turns.length >= state.maxTurns) {
-      state.finish('truncated', 'turn_limit');
       return;
     }
-    turn.observation = observation;
+    turn.observation = outcome.kind === 'code' ? observationText(outcome.result) : NO_ACTION_OBSERVATION;
 
     const rendered = encodeSegments(
       renderConversation(

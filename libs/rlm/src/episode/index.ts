@@ -16,6 +16,7 @@ export {
   type RunGroupOptions,
   type TurnEvent,
 } from './episode.runner';
+export { episodeEnd, type ActionOutcome, type EpisodeEnd } from './ending';
 export { RolloutError, RolloutErrorCode } from './errors';
 export { NO_ACTION_OBSERVATION } from './observation';
 export type {

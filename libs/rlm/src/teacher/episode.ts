@@ -1,6 +1,7 @@
 import type { SftExample, SftSubcall, SftTurn, Task } from '@fathom/contracts';
 import { isCorrect } from '@fathom/rewards';
 import type { SandboxPool } from '@fathom/sandbox';
+import { episodeEnd } from '../episode/ending';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 import type { CodeStyle } from './code';
 import { TeacherError, TeacherErrorCode } from './errors';
@@ -86,20 +87,23 @@ export async function runTeacherEpisode(
         );
       turns.push({ completion: jsBlock(broken), observation: observationText(result) });
     }
+    const runaway = () =>
+      new TeacherError(
+        TeacherErrorCode.RUNAWAY_STRATEGY,
+        `${strategy.name} on task ${task.id} ran ${observations.length} cells without calling answer()`,
+      );
     for (;;) {
-      const move: TeacherMove | null =
-        observations.length < MAX_CODE_TURNS ? strategy.next(view, options.style, observations) : null;
-      if (move === null)
-        throw new TeacherError(
-          TeacherErrorCode.RUNAWAY_STRATEGY,
-          `${strategy.name} on task ${task.id} ran ${observations.length} cells without calling answer()`,
-        );
+      const move: TeacherMove | null = strategy.next(view, options.style, observations);
+      if (move === null) throw runaway();
       const result = await play(move.code);
+      // Stricter than the episode's rule: SFT must not teach a cell that fails, even one the REPL survives.
       if (result.error !== null) {
         const detail = `${result.error.code}: ${result.error.message} (code: ${move.code})`;
         return { kind: 'skip', skip: { task_id: task.id, strategy: strategy.name, reason: 'sandbox_error', detail } };
       }
-      if (result.answer !== null) {
+      // The episode's rule (episodeEnd), with the teacher's cells as its turns.
+      const end = episodeEnd(result, observations.length + 1, MAX_CODE_TURNS);
+      if (end !== null && result.answer !== null) {
         turns.push({ completion: jsBlock(move.code) });
         const example: SftExample = {
           task_id: task.id,
@@ -117,6 +121,7 @@ export async function runTeacherEpisode(
       const observation = observationText(result);
       turns.push({ completion: jsBlock(move.code), observation });
       observations.push(observation);
+      if (end !== null) throw runaway();
     }
   } finally {
     await episode.close();
