@@ -226,13 +226,14 @@ describe('FATHOM services end to end (the compiled services as the images run th
 
   it('stops a run mid-step through the API (the step abandoned at once) and resumes it to the same metrics as an uninterrupted run', async () => {
     const uninterrupted = await prisma.run.findFirstOrThrow({ where: { name: 'e2e', status: 'completed' } });
-    // Deterministic: frozen workers hold step 1 back until the stop request is in; the learner, told of the stop
+    // Deterministic: frozen workers hold step 1 back until the run has stopped; the learner, told of the stop
     // (run.stopping), abandons step 1 without waiting for its groups, so the run stops before any step is recorded.
     const workers = stack.services.filter((s) => s.name.startsWith('rollout-worker')).map((s) => s.child);
     for (const w of workers) w.kill('SIGSTOP');
     const created = await api('POST', '/runs', runConfig('e2e-stop'));
     const runId: string = created.body.id;
     let stop: Awaited<ReturnType<typeof api>>;
+    let stopped: Awaited<ReturnType<typeof untilRunStatus>>;
     try {
       await until(
         'step 1 to be enqueued',
@@ -241,12 +242,12 @@ describe('FATHOM services end to end (the compiled services as the images run th
         stack,
       );
       stop = await api('POST', `/runs/${runId}/stop`);
+      stopped = await untilRunStatus(prisma, runId, 'stopped', 120_000, stack);
     } finally {
       for (const w of workers) w.kill('SIGCONT');
     }
     expect(stop.status).toBe(200);
     expect(stop.body.status).toBe('stopping');
-    const stopped = await untilRunStatus(prisma, runId, 'stopped', 120_000, stack);
     expect(stopped.step).toBe(0);
     expect((await api('POST', `/runs/${runId}/stop`)).body.status).toBe('stopped');
     const resume = await api('POST', `/runs/${runId}/resume`);
