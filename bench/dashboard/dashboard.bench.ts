@@ -24,7 +24,7 @@ import {
   RunRepository,
   type PrismaClient,
 } from '@fathom/persistence';
-import { groupId, REWARD_COMPONENTS, TASK_TYPES } from '@fathom/contracts';
+import { groupId, median, REWARD_COMPONENTS, TASK_TYPES } from '@fathom/contracts';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -51,10 +51,6 @@ const RUN = 'run-bench';
 const BUCKETS = ['4-16K', '16-64K', '64-200K'];
 
 const print = (record: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(record)}\n`);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** A deterministic stream of numbers in [0, 1), so two runs seed the same data. */

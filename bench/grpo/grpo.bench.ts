@@ -13,6 +13,7 @@ import { Command } from 'commander';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import { generateTasks } from '@fathom/tasks';
 import { grpoTrainConfigOfRun, loadRunConfig, runCheckpointDir, runGrpo, type GrpoStepRecord } from '@fathom/training';
+import { median } from '@fathom/contracts';
 
 const opts = new Command()
   .option('--config <file>', 'a GRPO config (fathom train)', 'configs/grpo/default.json')
@@ -30,7 +31,6 @@ const opts = new Command()
 const runtime = { intraOpThreads: opts.threads };
 
 const round = (x: number, d = 2) => Number(x.toFixed(d));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const emit = (o: Record<string, unknown>) => console.log(JSON.stringify({ ...o, load1: round(loadavg()[0]) }));
 const tokens = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 31 + seed * 7) % 256);
 

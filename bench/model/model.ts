@@ -9,6 +9,7 @@ import { loadavg } from 'node:os';
 import { Command } from 'commander';
 import { Graph, matmul, Runtime } from '@fathom/tensor';
 import { DEFAULT_CONFIG_PATH, generate, initParams, ModelGraphs, parseHfConfig, type ModelConfig } from '@fathom/model';
+import { median } from '@fathom/contracts';
 
 const opts = new Command()
   .option('--threads <n>', 'intra-op threads (0 = one per core)', (v) => Number(v), 0)
@@ -28,7 +29,6 @@ const meta = { config: opts.config.split('/').pop(), threads: opts.threads, runs
 // The 1-minute load average rides along: on a shared machine it explains most run-to-run variance.
 const emit = (o: Record<string, unknown>) =>
   console.log(JSON.stringify({ ...o, ...meta, load1: round(loadavg()[0], 2) }));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, d = 1) => Number(x.toFixed(d));
 
 /** Median and fastest of `runs` timed calls after `warmup` untimed ones, in ms. */

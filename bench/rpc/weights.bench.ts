@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { createDefaultModel, paramSpecs, toHfConfig } from '@fathom/model';
 import { createLogger } from '@fathom/observability';
 import { DEFAULT_CHUNK_BYTES, PolicyClient, snapshotLayout, startPolicyServer, type PolicySnapshot } from '@fathom/rpc';
+import { median } from '@fathom/contracts';
 
 const { values } = parseArgs({
   options: {
@@ -19,11 +20,6 @@ const { values } = parseArgs({
 });
 const repeats = Number(values.repeats);
 const chunkSizes = values.chunks.split(',').map(Number);
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const model = await createDefaultModel();
 const snapshot: PolicySnapshot = {

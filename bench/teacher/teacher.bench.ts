@@ -6,8 +6,8 @@
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks } from '@fathom/tasks';
 import { buildSftExamples, drawEpisode, runTeacherEpisode, STRATEGIES_BY_TYPE } from '@fathom/rlm';
+import { median } from '@fathom/contracts';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const config = { workers: 2, warmIsolatesPerWorker: 4, concurrency: 4 };
 const pool = await SandboxPool.start({ workers: config.workers, warmIsolatesPerWorker: config.warmIsolatesPerWorker });
 

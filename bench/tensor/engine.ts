@@ -22,6 +22,7 @@ import {
   swiglu,
   transpose,
 } from '@fathom/tensor';
+import { median } from '@fathom/contracts';
 
 const { onnx } = onnxProto;
 
@@ -36,7 +37,6 @@ const runtime = new Runtime({ executionProvider: opts.ep, intraOpThreads: opts.t
 const config = { threads: opts.threads, ep: opts.ep, ort: ort.env.versions.node };
 
 const emit = (o: Record<string, unknown>) => console.log(JSON.stringify({ ...o, ...config }));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, d = 3) => Number(x.toFixed(d));
 
 const randomArray = (n: number) => Float32Array.from({ length: n }, () => Math.random() - 0.5);

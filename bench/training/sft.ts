@@ -19,6 +19,7 @@ import {
   tokenizeConversations,
   type MaskedSequence,
 } from '@fathom/training';
+import { median } from '@fathom/contracts';
 
 const opts = new Command()
   .option('--runs <n>', 'timed steps per measurement', (v) => Number(v), 5)
@@ -33,7 +34,6 @@ const opts = new Command()
   .parse()
   .opts<{ runs: number; batch: number; lengths: string; shapes: 'dynamic' | 'specialized'; data?: string }>();
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, d = 1) => Number(x.toFixed(d));
 const emit = (o: Record<string, unknown>) => console.log(JSON.stringify({ ...o, load1: round(loadavg()[0], 2) }));
 

@@ -15,3 +15,11 @@ export function meanStd(values: readonly number[]): MeanStd {
   const squares = values.reduce((a, v) => a + (v - mean) * (v - mean), 0);
   return { mean, std: Math.sqrt(squares / (values.length - 1)) };
 }
+
+/** The middle value, or the mean of the two middle values of an even count; 0 for no values. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

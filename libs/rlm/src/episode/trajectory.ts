@@ -1,5 +1,6 @@
 import {
   EPISODE_STATUSES,
+  median,
   STOP_REASONS,
   tokenSequenceProblem,
   type EpisodeStatus,
@@ -87,13 +88,6 @@ export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return 0;
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** Multi-turn metrics of a batch of rollouts (issue 10 item 5), named for a metrics JSONL / Prometheus. */
 export interface RolloutMetrics {
