@@ -12,7 +12,7 @@ import type { PolicyStore } from './policy.store';
 import { stepRowOf } from './step.row';
 
 export interface LearnerServiceDeps {
-  runs: Pick<RunRepository, 'list' | 'get' | 'setStatus' | 'advance'>;
+  runs: Pick<RunRepository, 'list' | 'get' | 'setStatus'>;
   steps: Pick<StepRepository, 'record'>;
   policyVersions: Pick<PolicyVersionRepository, 'record'>;
   producer: Pick<JobProducer, 'enqueueMany' | 'publish'>;
@@ -33,8 +33,8 @@ export interface LearnerServiceDeps {
  * The learner: owns runs. `poll()` picks the run to train — a `running` run this learner is not training (after a
  * resume, or a restart of the learner: it continues from the run's last checkpoint), else the oldest `pending`
  * one — and trains it with `runGrpo` over the services (`DistributedCollector`), one run at a time. Every step
- * writes its Step and RewardComponentStat rows and advances the Run; every policy version is served to workers,
- * recorded as a PolicyVersion row and announced with `policy.updated`. A run set to `stopping` (POST
+ * writes its Step and RewardComponentStat rows and advances the Run, in one transaction; every policy version is
+ * served to workers, recorded as a PolicyVersion row and announced with `policy.updated`. A run set to `stopping` (POST
  * /runs/:id/stop) stops within a few seconds: before its next step, or mid-step, abandoning the step and removing
  * its waiting jobs from the queues (a resume runs that step again); it is checkpointed at its last completed step and
  * becomes `stopped`. A run that fails becomes `failed` with the reason.
@@ -143,7 +143,6 @@ export class LearnerService {
           },
           onStep: async (record, groups) => {
             await durable(() => this.deps.steps.record(stepRowOf(row.id, record, groups)));
-            await durable(() => runs.advance(row.id, record.step, record.policy_version));
             this.deps.metrics.observeStep(row.id, record);
             logger.info('step done', {
               step: record.step,

@@ -68,9 +68,6 @@ describe('repositories', () => {
     expect((await runs.setStatus(runId, 'running')).updatedAt).toEqual(running.updatedAt);
     await expect(runs.setStatus(runId, 'pending')).rejects.toThrow(/cannot go from running to pending/);
     await expect(runs.setStatus('nope', 'running')).rejects.toThrow(/run nope does not exist/);
-    await runs.advance(runId, 2, 2);
-    await runs.advance(runId, 1, 1);
-    expect(await runs.get(runId)).toMatchObject({ step: 2, policyVersion: 2 });
     expect((await runs.list({ status: 'running' })).map((r) => r.id)).toEqual([runId]);
   });
 
@@ -126,6 +123,38 @@ describe('repositories', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].loss).toBe(0.12);
     expect(rows[0].components.map((c) => c.component).sort()).toEqual(['correctness', 'format']);
+  });
+
+  it('StepRepository: a step advances its run in the same transaction, never backwards', async () => {
+    const runs = new RunRepository(prisma);
+    const steps = new StepRepository(prisma);
+    await runs.create({ id: 'run-progress', name: 'progress', config: {} });
+    const step = (n: number, policyVersion: number): StepRecord => ({
+      runId: 'run-progress',
+      step: n,
+      policyVersion,
+      loss: 0,
+      kl: 0,
+      clipRatio: 0,
+      rewardMean: 0,
+      rewardStd: 0,
+      fracRewardZeroStd: 0,
+      groupsSubmitted: 1,
+      groupsTrainable: 1,
+      tokens: 1,
+      timings: {},
+      metrics: {},
+      components: [],
+    });
+    await steps.record(step(2, 2));
+    expect(await runs.get('run-progress')).toMatchObject({ step: 2, policyVersion: 2 });
+    await steps.record(step(1, 1));
+    expect(await runs.get('run-progress')).toMatchObject({ step: 2, policyVersion: 2 });
+    // A component written twice fails inside the transaction: neither the step nor the run's progress is kept.
+    const twice = { ...step(3, 3), components: [0, 1].map(() => ({ component: 'format', mean: 0, std: 0 })) };
+    await expect(steps.record(twice)).rejects.toThrow();
+    expect(await runs.get('run-progress')).toMatchObject({ step: 2, policyVersion: 2 });
+    expect((await steps.list('run-progress')).map((s) => s.step)).toEqual([1, 2]);
   });
 
   it('EpisodeRepository: a re-delivered group inserts nothing; filters and pagination', async () => {

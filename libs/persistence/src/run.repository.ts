@@ -96,12 +96,4 @@ export class RunRepository {
       }
     }
   }
-
-  /** Records the run's progress; never moves it backwards, so a replayed step changes nothing. */
-  async advance(id: string, step: number, policyVersion: number): Promise<void> {
-    await this.prisma.run.updateMany({
-      where: { id, step: { lt: step } },
-      data: { step, policyVersion },
-    });
-  }
 }

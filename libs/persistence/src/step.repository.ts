@@ -24,11 +24,17 @@ export interface StepRecord {
 
 const METRIC_FIELDS = ['loss', 'kl', 'clipRatio', 'rewardMean', 'rewardStd', 'fracRewardZeroStd'] as const;
 
-/** Per-step metrics and reward-component statistics, written together; a step is written at most once. */
+/**
+ * Per-step metrics and reward-component statistics, written together with the run's progress; a step is written at
+ * most once.
+ */
 export class StepRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** Writes the step and its component rows in one transaction. Returns false if the step already existed. */
+  /**
+   * Writes the step and its component rows, and advances the run to this step and policy version (never back), in
+   * one transaction. Returns false if the step already existed (then nothing is written).
+   */
   async record(record: StepRecord): Promise<boolean> {
     const what = `step ${record.step} of run ${record.runId}`;
     assertFinite(record as unknown as Record<string, unknown>, METRIC_FIELDS, what);
@@ -39,6 +45,10 @@ export class StepRepository {
       if (count === 0) return false;
       await tx.rewardComponentStat.createMany({
         data: components.map((c) => ({ runId: record.runId, step: record.step, ...c })),
+      });
+      await tx.run.updateMany({
+        where: { id: record.runId, step: { lt: record.step } },
+        data: { step: record.step, policyVersion: record.policyVersion },
       });
       return true;
     });

@@ -221,13 +221,12 @@ describe.skipIf(missingChromium !== null)('the dashboard in headless chromium', 
     const runs = new RunRepository(db.prisma);
     await runs.create({ id: RUN, name: 'dash-seeded', config: { name: 'dash-seeded' } });
     await runs.setStatus(RUN, 'running');
-    await runs.advance(RUN, 3, 3);
     const steps = new StepRepository(db.prisma);
     for (const s of STEPS) {
       await steps.record({
         runId: RUN,
         step: s.step,
-        policyVersion: s.step - 1,
+        policyVersion: s.step,
         loss: s.loss,
         kl: s.kl,
         clipRatio: s.clipRatio,
