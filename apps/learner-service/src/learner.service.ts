@@ -53,7 +53,7 @@ export class LearnerService {
   async poll(): Promise<string | null> {
     if (this.active !== null) return null;
     const { runs } = this.deps;
-    for (const orphan of await runs.list({ status: 'stopping' })) await runs.setStatus(orphan.id, 'stopped');
+    for (const orphan of await runs.list({ status: 'stopping' })) await this.end(orphan.id, 'stopped');
     const next = (await runs.list({ status: 'running' })).at(-1) ?? (await runs.list({ status: 'pending' })).at(-1);
     if (next === undefined) return null;
     const done = this.train(next).finally(() => {
@@ -70,8 +70,19 @@ export class LearnerService {
   async close(): Promise<void> {
     const runId = this.activeRunId;
     if (runId === null || (await this.deps.runs.get(runId))?.status !== 'stopping') return;
-    await this.deps.runs.setStatus(runId, 'stopped');
+    await this.end(runId, 'stopped');
     this.deps.logger.info('run stopped at shutdown', { run_id: runId });
+  }
+
+  /**
+   * Sets a status that ends the run and announces it (`run.ended`), so the services that remember the run as live
+   * drop its leftover jobs now; without the announcement (Redis unreachable) they read the status within 30 s.
+   */
+  private async end(runId: string, status: 'stopped' | 'completed' | 'failed', reason?: string): Promise<void> {
+    await this.deps.runs.setStatus(runId, status, reason);
+    await this.deps.producer
+      .publish('run.ended', { runId, status })
+      .catch((error: unknown) => this.deps.logger.warn('run end not announced', { run_id: runId, status, error }));
   }
 
   /** Waits for the active run (if any) to end. */
@@ -162,14 +173,14 @@ export class LearnerService {
           },
         },
       });
-      await runs.setStatus(row.id, result.stopped ? 'stopped' : 'completed');
+      await this.end(row.id, result.stopped ? 'stopped' : 'completed');
       logger.info(result.stopped ? 'run stopped' : 'run completed', { policy_version: result.policyVersion });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       logger.error('run failed', { error });
-      await runs
-        .setStatus(row.id, 'failed', reason)
-        .catch((e: unknown) => logger.error('could not mark run failed', { error: e }));
+      await this.end(row.id, 'failed', reason).catch((e: unknown) =>
+        logger.error('could not mark run failed', { error: e }),
+      );
     } finally {
       this.deps.policies.drop(row.id);
     }

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { EpisodeRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startRewardServer } from '@fathom/rpc';
-import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, EndedRuns, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { RunContextCache } from '@fathom/training';
 import type { RewardServiceConfig } from './config';
 import { RewardMetrics } from './metrics';
@@ -25,8 +25,10 @@ export async function startRewardService(
   const infra = createServiceInfra('reward-service', config, logger, { healthQueue: 'reward' });
   const { registry, transport, prisma } = infra;
   const runs = new RunRepository(prisma);
+  const endedRuns = new EndedRuns({ source: runs, transport, logger });
+  await endedRuns.listen();
   const service = new RewardService({
-    runs,
+    runs: endedRuns,
     contexts: new RunContextCache(runs),
     episodes: new EpisodeRepository(prisma),
     producer: new JobProducer(transport),
@@ -56,6 +58,7 @@ export async function startRewardService(
     grpcPort: grpc.port,
     close: async () => {
       await consumer.close();
+      await endedRuns.close();
       await grpc.close();
       await ops.close();
       await infra.close();

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
 import { PolicyClient } from '@fathom/rpc';
-import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, EndedRuns, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
@@ -51,8 +51,10 @@ export async function startRolloutWorker(
       ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
       : new OpenEnvSandbox(config.ENV_URL);
   const runs = new RunRepository(prisma);
+  const endedRuns = new EndedRuns({ source: runs, transport, logger });
+  await endedRuns.listen();
   const service = new RolloutService({
-    runs,
+    runs: endedRuns,
     contexts: new RunContextCache(runs),
     policies,
     frozen,
@@ -114,6 +116,7 @@ export async function startRolloutWorker(
       await consumer.close();
       await inference.close();
       await unsubscribe();
+      await endedRuns.close();
       await ops.close();
       await policies.close();
       await frozen.close();

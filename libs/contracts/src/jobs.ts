@@ -43,7 +43,7 @@ export const JOB_NAMES = Object.keys(JOB_QUEUE) as JobName[];
  * misses what was published meanwhile, so one that must not miss a change looks the state up again when its
  * subscription is back (`SubscribeOptions.onResubscribed`).
  */
-export const EVENT_NAMES = ['policy.updated', 'job.dead_lettered', 'run.stopping'] as const;
+export const EVENT_NAMES = ['policy.updated', 'job.dead_lettered', 'run.stopping', 'run.ended'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The names of the jobs routed to `queue`. */
@@ -244,6 +244,16 @@ export type JobDeadLetteredEvent = z.infer<typeof JobDeadLetteredEventSchema>;
 export const RunStoppingEventSchema = z.strictObject({ runId: EntityIdSchema });
 export type RunStoppingEvent = z.infer<typeof RunStoppingEventSchema>;
 
+/**
+ * run.ended: the learner set the run's status to one that trains no more until a resume; the services that remember
+ * a run as not ended (`EndedRuns`) forget it.
+ */
+export const RunEndedEventSchema = z.strictObject({
+  runId: EntityIdSchema,
+  status: z.enum(['stopped', 'completed', 'failed']),
+});
+export type RunEndedEvent = z.infer<typeof RunEndedEventSchema>;
+
 /** THE map from every job and event name to its payload schema. */
 export const MESSAGE_SCHEMAS = {
   'rollout.group': RolloutGroupJobSchema,
@@ -253,6 +263,7 @@ export const MESSAGE_SCHEMAS = {
   'policy.updated': PolicyUpdatedEventSchema,
   'job.dead_lettered': JobDeadLetteredEventSchema,
   'run.stopping': RunStoppingEventSchema,
+  'run.ended': RunEndedEventSchema,
 } as const satisfies Record<JobName | EventName, z.ZodType>;
 
 export type MessageName = keyof typeof MESSAGE_SCHEMAS;

@@ -17,4 +17,5 @@ export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type
 export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
 export { freePort, launchService, type LaunchOptions, type ServiceProcess } from './service.process';
 export { createServiceInfra, type ServiceInfra } from './service.infra';
+export { EndedRuns, type EndedRunsOptions } from './ended-runs';
 export { onBodyParserError, type BodyParserFailure } from './body-parser';
