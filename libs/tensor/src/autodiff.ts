@@ -38,6 +38,13 @@ import {
   where,
   zerosLike,
 } from './ops';
+
+/**
+ * The largest table (rows of a 2-D Gather, e.g. a vocabulary) whose gradient is taken as a one-hot matrix product:
+ * exact with any thread count, at the cost of a (positions × rows) one-hot (4 MB for 4,096 positions of 260 rows).
+ * Larger tables scatter-add, which on the CPU is exact with one intra-op thread only.
+ */
+export const ONE_HOT_GATHER_ROWS = 8192;
 import { sameShape, shapeToString } from './shape';
 
 /** What a rule sees: the node, its inputs x, outputs y, and the adjoint of each output (null when none flows). */
@@ -183,8 +190,16 @@ export const gradientRules: Readonly<Record<string, GradRule>> = {
   Gather: ({ node, x: [data, indices], g }) => {
     if (intAttr(node, 'axis') !== 0)
       throw new TensorError(TensorErrorCode.NotDifferentiable, `Gather on axis ${intAttr(node, 'axis')} (only axis 0)`);
-    const idx = unsqueeze(indices.dtype === 'int64' ? indices : cast(indices, 'int64'), [-1]);
-    return [scatterNDAdd(zerosLike(data), idx, g), null];
+    const ids = indices.dtype === 'int64' ? indices : cast(indices, 'int64');
+    const [rows, width] = data.shape;
+    if (data.rank === 2 && typeof rows === 'number' && rows <= ONE_HOT_GATHER_ROWS) {
+      // onehot(ids)ᵀ · g: the gradient of an embedding lookup as one matrix product. onnxruntime's ScatterND with
+      // reduction "add" runs in parallel on the CPU without ordering its writes: with two or more intra-op threads
+      // it lost updates to repeated ids (embedding gradients off by up to 4%, different on every run).
+      const oneHot = cast(equal(reshape(ids, [-1, 1]), int64s(data.graph, [...Array(rows).keys()])), data.dtype);
+      return [gemm(oneHot, reshape(g, [-1, width]), true, false), null];
+    }
+    return [scatterNDAdd(zerosLike(data), unsqueeze(ids, [-1]), g), null];
   },
   GatherElements: ({ node, x: [data, indices], g }) => {
     const idx = indices.dtype === 'int64' ? indices : cast(indices, 'int64');
