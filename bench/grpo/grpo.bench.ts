@@ -4,10 +4,10 @@
  * from kernel speeds measured first, in the same process, on the same weights.
  *
  *   node --no-node-snapshot --import tsx bench/grpo/grpo.bench.ts [--config configs/grpo/default.json] [--steps 3]
- *        [--tasks 64] [--seed 1] [--threads 0]
+ *        [--tasks 64] [--seed 1] [--threads N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
@@ -22,9 +22,9 @@ const opts = new Command()
   .option('--seed <n>', 'task seed', (v) => Number(v), 1)
   .option(
     '--threads <n>',
-    "onnxruntime intra-op threads (0 = onnxruntime's default, one per core)",
+    "onnxruntime intra-op threads (0 = onnxruntime's own choice)",
     (v) => Number(v),
-    0,
+    availableParallelism(),
   )
   .parse()
   .opts<{ config: string; steps: number; tasks: number; seed: number; threads: number }>();

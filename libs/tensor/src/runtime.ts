@@ -1,4 +1,5 @@
 /** Compiles graphs into cached onnxruntime-node sessions and runs them on typed arrays. */
+import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { type HostArray, checkHostArray, ortType } from './dtype';
@@ -14,8 +15,16 @@ export const RuntimeConfigSchema = z
     executionProvider: z.enum(['cpu', 'cuda']).default('cpu'),
     /** CUDA device ordinal. */
     deviceId: z.number().int().min(0).default(0),
-    /** Threads inside one op; 0 lets onnxruntime use one per core. */
-    intraOpThreads: z.number().int().min(0).default(0),
+    /**
+     * Threads inside one op; default one per core this process may use (`os.availableParallelism()`). 0 leaves the
+     * choice to onnxruntime, which on the 2-core machine ran a train step 1.75× slower than two threads
+     * (docs/RESULTS.md, issue 18).
+     */
+    intraOpThreads: z
+      .number()
+      .int()
+      .min(0)
+      .default(() => availableParallelism()),
     /** Threads across independent ops (only used when > 1, which switches to parallel execution). */
     interOpThreads: z.number().int().min(0).default(1),
     graphOptimizationLevel: z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
