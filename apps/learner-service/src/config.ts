@@ -1,4 +1,4 @@
-import { PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
+import { PortSchema, envInt, loadEnvConfig, onnxEnvShape, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
 /**
@@ -16,8 +16,8 @@ export const LearnerServiceConfigSchema = z.object({
   POLL_INTERVAL_MS: envInt(10).default(1000),
   /** A step whose groups have not all arrived after this long fails the run (rollouts died for good). */
   STEP_TIMEOUT_S: envInt(1).default(3600),
-  /** onnxruntime execution provider of the update graphs. */
-  EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+  /** onnxruntime settings of the update graphs. */
+  ...onnxEnvShape(),
 });
 
 export type LearnerServiceConfig = z.infer<typeof LearnerServiceConfigSchema>;

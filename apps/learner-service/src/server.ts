@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startPolicyServer } from '@fathom/rpc';
-import { createServiceInfra, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, startOpsServer, type OpsServer, runtimeConfigOf } from '@fathom/runtime';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
 import { LearnerService } from './learner.service';
@@ -45,7 +45,7 @@ export async function startLearnerService(
     runsDir: resolve(config.RUNS_DIR),
     stepTimeoutMs: config.STEP_TIMEOUT_S * 1000,
     infraRetryMs: config.INFRA_RETRY_S * 1000,
-    runtime: { executionProvider: config.EXECUTION_PROVIDER },
+    runtime: runtimeConfigOf(config),
   });
   const consumer = new JobConsumer({
     transport,

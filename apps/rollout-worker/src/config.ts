@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY_DIR } from '@fathom/training';
 import { DEFAULT_LOCK_MS, DEFAULT_STALLED_CHECK_MS } from '@fathom/queue';
-import { HostPortSchema, PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
+import { HostPortSchema, PortSchema, envInt, loadEnvConfig, onnxEnvShape, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
 /**
@@ -37,8 +37,7 @@ export const RolloutWorkerConfigSchema = z.object({
    * it and the worker still runs rollouts.
    */
   INFERENCE_CHECKPOINT: z.string().min(1).default(DEFAULT_POLICY_DIR),
-  /** onnxruntime execution provider: "cpu", or "cuda" on GPU nodes (needs the CUDA build of onnxruntime-node). */
-  EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+  ...onnxEnvShape(),
   /** How long SIGTERM lets running groups finish before releasing them to other workers. */
   DRAIN_TIMEOUT_MS: envInt(0).default(30_000),
   /**

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
 import { PolicyClient } from '@fathom/rpc';
-import { createServiceInfra, EndedRuns, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, EndedRuns, runtimeConfigOf, startOpsServer, type OpsServer } from '@fathom/runtime';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
@@ -44,8 +44,9 @@ export async function startRolloutWorker(
   });
   const { registry, transport, prisma } = infra;
   const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
-  const policies = new PolicyCache(policyClient, { executionProvider: config.EXECUTION_PROVIDER });
-  const frozen = new FrozenPolicyCache({ executionProvider: config.EXECUTION_PROVIDER });
+  const runtime = runtimeConfigOf(config);
+  const policies = new PolicyCache(policyClient, runtime);
+  const frozen = new FrozenPolicyCache(runtime);
   const sandbox =
     config.ENV_URL === undefined
       ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
@@ -66,7 +67,7 @@ export async function startRolloutWorker(
   const evals = new EvalService({
     sandbox,
     results: new EvalRepository(prisma),
-    runtime: { executionProvider: config.EXECUTION_PROVIDER },
+    runtime,
   });
   const consumer = new JobConsumer({
     transport,
@@ -98,7 +99,7 @@ export async function startRolloutWorker(
   const inference = await startInferenceServer({
     host: config.HOST,
     port: config.INFERENCE_PORT,
-    load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, { executionProvider: config.EXECUTION_PROVIDER }),
+    load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, runtime),
     logger,
   });
   consumer.start();

@@ -1,5 +1,6 @@
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
+import type { RuntimeConfig } from '@fathom/tensor';
 import { z } from 'zod';
 
 /** A configuration error that names the offending variables; a service's main prints it and exits. */
@@ -61,4 +62,28 @@ export function serviceEnvShape(httpPort: number) {
      */
     INFRA_RETRY_S: envInt(0).default(120),
   };
+}
+
+/** The onnxruntime settings of a service that runs the model (learner-service, rollout-worker). */
+export function onnxEnvShape() {
+  return {
+    /** onnxruntime execution provider: "cpu", or "cuda" on GPU nodes (needs the CUDA build of onnxruntime-node). */
+    EXECUTION_PROVIDER: z.enum(['cpu', 'cuda']).default('cpu'),
+    /**
+     * onnxruntime threads inside one op; unset, one per core the process may use (`os.availableParallelism()`),
+     * which counts the host's cores in a container with a CPU quota: set it to the quota there. 0 = onnxruntime's
+     * own choice.
+     */
+    INTRA_OP_THREADS: envInt(0).optional(),
+  };
+}
+
+/** The runtime config of a service's model graphs, from its `onnxEnvShape` variables. */
+export function runtimeConfigOf(config: {
+  EXECUTION_PROVIDER: 'cpu' | 'cuda';
+  INTRA_OP_THREADS?: number;
+}): RuntimeConfig {
+  return config.INTRA_OP_THREADS === undefined
+    ? { executionProvider: config.EXECUTION_PROVIDER }
+    : { executionProvider: config.EXECUTION_PROVIDER, intraOpThreads: config.INTRA_OP_THREADS };
 }

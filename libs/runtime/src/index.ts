@@ -7,10 +7,12 @@ export {
   envInt,
   HostPortSchema,
   loadEnvConfig,
+  onnxEnvShape,
   PortSchema,
   PostgresUrlSchema,
   QueuePrefixSchema,
   RedisUrlSchema,
+  runtimeConfigOf,
   serviceEnvShape,
 } from './env-config';
 export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
