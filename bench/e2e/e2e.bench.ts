@@ -266,21 +266,10 @@ for (let repeat = 0; repeat < opts.repeats; repeat++) {
 const bracket = (repeat: number, of: (t: Timed) => number[]) =>
   (median(of(inProcessRuns[repeat])) + median(of(inProcessRuns[repeat + 1]))) / 2;
 for (const [mode, runs] of servicesRuns) {
-  const overheads = runs.map((d, repeat) => median(d.stepS) / bracket(repeat, (t) => t.stepS) - 1);
-  const collectOverheads = runs.map((d, repeat) => median(d.collectS) / bracket(repeat, (t) => t.collectS) - 1);
-  emit({
-    ...context,
-    mode,
-    metric: 'overhead_vs_in_process',
-    value: round(median(overheads)),
-    per_repeat: overheads.map((x) => round(x)),
-    target: 0.1,
-  });
-  emit({
-    ...context,
-    mode,
-    metric: 'collect_overhead_vs_in_process',
-    value: round(median(collectOverheads)),
-    per_repeat: collectOverheads.map((x) => round(x)),
-  });
+  const emitOverhead = (metric: string, of: (t: Timed) => number[], extra: object = {}) => {
+    const values = runs.map((d, repeat) => median(of(d)) / bracket(repeat, of) - 1);
+    emit({ ...context, mode, metric, value: round(median(values)), per_repeat: values.map((x) => round(x)), ...extra });
+  };
+  emitOverhead('overhead_vs_in_process', (t) => t.stepS, { target: 0.1 });
+  emitOverhead('collect_overhead_vs_in_process', (t) => t.collectS);
 }
