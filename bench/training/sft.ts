@@ -1,11 +1,11 @@
 /**
  * Speed of the SFT loop on the default policy model: one JSON line per measurement, medians over timed steps.
  *
- *   node --no-node-snapshot --import tsx bench/training/sft.ts [--runs N] [--batch B] [--lengths 640,1280]
+ *   node --no-node-snapshot --import tsx bench/training/sft.ts [--runs N] [--batch B] [--lengths 640,1280] [--threads N]
  *        [--shapes dynamic|specialized]   # one session for every length (the trainer's), or one per length
  *        [--data CONFIG]   # also measure padding with and without length bucketing on that SFT config's data
  */
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { Command, Option } from 'commander';
 import { createDefaultModel, ModelGraphs } from '@fathom/model';
 import {
@@ -31,14 +31,32 @@ const opts = new Command()
       .default('dynamic'),
   )
   .option('--data <config>', 'an SFT config whose data to measure padding on')
+  .option(
+    '--threads <n>',
+    "onnxruntime intra-op threads (0 = onnxruntime's own choice)",
+    (v) => Number(v),
+    availableParallelism(),
+  )
   .parse()
-  .opts<{ runs: number; batch: number; lengths: string; shapes: 'dynamic' | 'specialized'; data?: string }>();
+  .opts<{
+    runs: number;
+    batch: number;
+    lengths: string;
+    shapes: 'dynamic' | 'specialized';
+    data?: string;
+    threads: number;
+  }>();
 
 const round = (x: number, d = 1) => Number(x.toFixed(d));
-const emit = (o: Record<string, unknown>) => console.log(JSON.stringify({ ...o, load1: round(loadavg()[0], 2) }));
+const emit = (o: Record<string, unknown>) =>
+  console.log(JSON.stringify({ ...o, threads: opts.threads, load1: round(loadavg()[0], 2) }));
 
 const model = await createDefaultModel();
-const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: opts.shapes === 'specialized' });
+const graphs = new ModelGraphs(
+  model.config,
+  { kind: 'full' },
+  { specializeShapes: opts.shapes === 'specialized', intraOpThreads: opts.threads },
+);
 const optimizer = createAdamW(
   model.params,
   graphs.trainableSpecs,
