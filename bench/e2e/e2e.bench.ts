@@ -201,24 +201,25 @@ const layouts = opts.workers
 const modeOf = ({ workers, envService }: { workers: number; envService: boolean }) =>
   `services_${workers}_worker${workers > 1 ? 's' : ''}${envService ? '_env_service' : ''}`;
 
+/** The lines every run prints: median step, rollout groups/s, learner steps/min and phase times. */
+function emitRun(mode: string, repeat: number, t: Timed) {
+  const at = { ...context, mode, repeat };
+  const step = median(t.stepS);
+  emit({ ...at, metric: 'step_s_median', value: round(step) });
+  emit({ ...at, metric: 'rollout_groups_per_s', value: round(groups / median(t.generationS)) });
+  emit({ ...at, metric: 'learner_steps_per_min', value: round(60 / step) });
+  emit({ ...at, metric: 'phase_s_median', ...t.phasesS });
+}
+
 async function measureInProcess(repeat: number): Promise<Timed> {
   const base = await inProcess(run);
-  const baseStep = median(base.stepS);
-  const at = { ...context, mode: 'in_process', repeat };
-  emit({ ...at, metric: 'step_s_median', value: round(baseStep) });
-  emit({ ...at, metric: 'rollout_groups_per_s', value: round(groups / median(base.generationS)) });
-  emit({ ...at, metric: 'learner_steps_per_min', value: round(60 / baseStep) });
-  emit({ ...at, metric: 'phase_s_median', ...base.phasesS });
+  emitRun('in_process', repeat, base);
   return base;
 }
 
 function emitServices(mode: string, repeat: number, d: Timed) {
   const at = { ...context, mode, repeat };
-  const step = median(d.stepS);
-  emit({ ...at, metric: 'step_s_median', value: round(step) });
-  emit({ ...at, metric: 'rollout_groups_per_s', value: round(groups / median(d.generationS)) });
-  emit({ ...at, metric: 'learner_steps_per_min', value: round(60 / step) });
-  emit({ ...at, metric: 'phase_s_median', ...d.phasesS });
+  emitRun(mode, repeat, d);
   if (d.redisBytesByStep !== undefined && d.redisBytesByStep.size > 0) {
     const steps = [...d.redisBytesByStep.keys()].sort((a, b) => a - b);
     const bytes = steps.map((step) => d.redisBytesByStep!.get(step)!);

@@ -7,9 +7,10 @@
  *        [--tasks 64] [--seed 1] [--threads N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { threadsOption } from '../threads';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import { generateTasks } from '@fathom/tasks';
 import { grpoTrainConfigOfRun, loadRunConfig, runCheckpointDir, runGrpo, type GrpoStepRecord } from '@fathom/training';
@@ -20,12 +21,7 @@ const opts = new Command()
   .option('--steps <n>', 'steps to run', (v) => Number(v), 3)
   .option('--tasks <n>', 'train tasks generated for the run', (v) => Number(v), 64)
   .option('--seed <n>', 'task seed', (v) => Number(v), 1)
-  .option(
-    '--threads <n>',
-    "onnxruntime intra-op threads (0 = onnxruntime's own choice)",
-    (v) => Number(v),
-    availableParallelism(),
-  )
+  .addOption(threadsOption())
   .parse()
   .opts<{ config: string; steps: number; tasks: number; seed: number; threads: number }>();
 const runtime = { intraOpThreads: opts.threads };

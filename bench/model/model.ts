@@ -5,14 +5,15 @@
  *   node --no-node-snapshot --import tsx bench/model/model.ts [--threads N] [--runs N] [--config FILE]
  */
 import { readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { Command } from 'commander';
+import { threadsOption } from '../threads';
 import { Graph, matmul, Runtime } from '@fathom/tensor';
 import { DEFAULT_CONFIG_PATH, generate, initParams, ModelGraphs, parseHfConfig, type ModelConfig } from '@fathom/model';
 import { median } from '@fathom/contracts';
 
 const opts = new Command()
-  .option('--threads <n>', "intra-op threads (0 = onnxruntime's own choice)", (v) => Number(v), availableParallelism())
+  .addOption(threadsOption())
   .option('--runs <n>', 'timed runs per measurement', (v) => Number(v), 5)
   .option('--config <file>', 'HF config.json to measure', DEFAULT_CONFIG_PATH)
   .option('--only <benches>', 'comma-separated subset of decode,generate,prefill,train')

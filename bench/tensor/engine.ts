@@ -3,8 +3,8 @@
  *
  *   node --no-node-snapshot --import tsx bench/tensor/engine.ts [--threads N] [--ep cpu|cuda] [--runs N]
  */
-import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
+import { threadsOption } from '../threads';
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import {
@@ -28,7 +28,7 @@ import { median } from '@fathom/contracts';
 const { onnx } = onnxProto;
 
 const opts = new Command()
-  .option('--threads <n>', "intra-op threads (0 = onnxruntime's own choice)", (v) => Number(v), availableParallelism())
+  .addOption(threadsOption())
   .option('--ep <name>', 'execution provider: cpu or cuda', 'cpu')
   .option('--runs <n>', 'timed runs per measurement', (v) => Number(v), 20)
   .parse()

@@ -5,8 +5,9 @@
  *        [--shapes dynamic|specialized]   # one session for every length (the trainer's), or one per length
  *        [--data CONFIG]   # also measure padding with and without length bucketing on that SFT config's data
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { Command, Option } from 'commander';
+import { threadsOption } from '../threads';
 import { createDefaultModel, ModelGraphs } from '@fathom/model';
 import {
   createAdamW,
@@ -31,12 +32,7 @@ const opts = new Command()
       .default('dynamic'),
   )
   .option('--data <config>', 'an SFT config whose data to measure padding on')
-  .option(
-    '--threads <n>',
-    "onnxruntime intra-op threads (0 = onnxruntime's own choice)",
-    (v) => Number(v),
-    availableParallelism(),
-  )
+  .addOption(threadsOption())
   .parse()
   .opts<{
     runs: number;
