@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RunConfigSchema } from '@fathom/contracts';
+import { RunConfigSchema, type RunEndedEvent } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { PolicyVersionRepository, Run, RunRepository, StepRepository } from '@fathom/persistence';
 import { waitOutOutages, type JobProducer, type JobTransport } from '@fathom/queue';
@@ -78,7 +78,7 @@ export class LearnerService {
    * Sets a status that ends the run and announces it (`run.ended`), so the services that remember the run as live
    * drop its leftover jobs now; without the announcement (Redis unreachable) they read the status within 30 s.
    */
-  private async end(runId: string, status: 'stopped' | 'completed' | 'failed', reason?: string): Promise<void> {
+  private async end(runId: string, status: RunEndedEvent['status'], reason?: string): Promise<void> {
     await this.deps.runs.setStatus(runId, status, reason);
     await this.deps.producer
       .publish('run.ended', { runId, status })

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startPolicyServer } from '@fathom/rpc';
-import { createServiceInfra, startOpsServer, type OpsServer, runtimeConfigOf } from '@fathom/runtime';
+import { createServiceInfra, runtimeConfigOf, startOpsServer, type OpsServer } from '@fathom/runtime';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
 import { LearnerService } from './learner.service';
