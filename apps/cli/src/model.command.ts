@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   createDefaultModel,
@@ -6,6 +8,8 @@ import {
   generate,
   growDepth,
   loadCheckpoint,
+  loadTokenizer,
+  trainBpe,
   ModelGraphs,
   saveCheckpoint,
   serializeSafetensors,
@@ -31,6 +35,25 @@ function tokensOf(checkpoint: Checkpoint, flags: { tokens?: string; text?: strin
   return checkpoint.tokenizer.encode(text);
 }
 
+/** Every string value of every line of a JSON-lines file (nested ones included), as tokenizer training text. */
+function jsonLinesStrings(text: string, file: string, maxLines = Infinity): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  lines.slice(0, maxLines).forEach((line, i) => {
+    try {
+      walk(JSON.parse(line));
+    } catch {
+      throw new InvalidArgumentError(`${file}:${i + 1} is not JSON`);
+    }
+  });
+  return out;
+}
+
 export function modelCommand(): Command {
   const model = new Command('model').description(
     'Create, inspect and run policy models (Hugging Face-style checkpoints).',
@@ -44,15 +67,58 @@ export function modelCommand(): Command {
     .option('--config <file>', 'a Hugging Face config.json (LlamaForCausalLM or Qwen2ForCausalLM)', DEFAULT_CONFIG_PATH)
     .requiredOption('--out <dir>', 'checkpoint folder to write')
     .option('--seed <n>', 'initialisation seed', number('--seed'), 0)
+    .option(
+      '--tokenizer <dir>',
+      'a folder with a tokenizer.json (e.g. from `fathom model tokenizer`); the vocabulary is sized to it',
+    )
     .addOption(new Option('--dtype <dtype>', 'tensor dtype on disk').choices(['F32', 'F16', 'BF16']).default('F32'))
-    .action(async (flags: { config: string; out: string; seed: number; dtype: SafetensorsDtype }) => {
-      const checkpoint = await createDefaultModel(flags.config, flags.seed);
-      await saveCheckpoint(flags.out, checkpoint, flags.dtype);
+    .action(
+      async (flags: { config: string; out: string; seed: number; tokenizer?: string; dtype: SafetensorsDtype }) => {
+        const tokenizer = flags.tokenizer === undefined ? undefined : await loadTokenizer(flags.tokenizer);
+        if (tokenizer === null) throw new InvalidArgumentError(`${flags.tokenizer} has no tokenizer.json`);
+        const checkpoint = await createDefaultModel(flags.config, flags.seed, tokenizer);
+        await saveCheckpoint(flags.out, checkpoint, flags.dtype);
+        console.log(
+          JSON.stringify({
+            out: flags.out,
+            architecture: checkpoint.config.architecture,
+            vocab: checkpoint.config.vocabSize,
+            params: countParams(checkpoint.config),
+          }),
+        );
+      },
+    );
+
+  model
+    .command('tokenizer')
+    .description(
+      'Train a byte-level BPE tokenizer on the strings of JSON-lines files (tasks, teacher data, reader examples) ' +
+        'and write its tokenizer.json and tokenizer_config.json to a folder, for `fathom model init --tokenizer`.',
+    )
+    .requiredOption('--texts <files...>', 'JSON-lines files; every string value of every line is training text')
+    .requiredOption('--vocab <n>', 'vocabulary size before the special tokens (256 bytes + merges)', number('--vocab'))
+    .option('--max-lines <n>', 'read at most this many lines of each file', number('--max-lines'))
+    .requiredOption('--out <dir>', 'folder to write')
+    .action(async (flags: { texts: string[]; vocab: number; maxLines?: number; out: string }) => {
+      const texts: string[] = [];
+      for (const file of flags.texts)
+        for (const t of jsonLinesStrings(await readFile(file, 'utf8'), file, flags.maxLines)) texts.push(t);
+      const bar = new SingleBar({ stream: process.stderr, format: 'merges [{bar}] {value}/{total}', hideCursor: true });
+      bar.start(Math.max(0, flags.vocab - 256), 0);
+      const files = trainBpe(texts, { vocabSize: flags.vocab, onMerge: (n) => bar.update(n) });
+      bar.stop();
+      await mkdir(flags.out, { recursive: true });
+      for (const [name, content] of Object.entries(files))
+        await writeFile(join(flags.out, name), `${JSON.stringify(content, null, 2)}\n`);
+      const tokenizer = await loadTokenizer(flags.out);
+      const chars = texts.reduce((n, t) => n + t.length, 0);
+      const tokens = texts.reduce((n, t) => n + (tokenizer?.encode(t).length ?? 0), 0);
       console.log(
         JSON.stringify({
           out: flags.out,
-          architecture: checkpoint.config.architecture,
-          params: countParams(checkpoint.config),
+          vocab: tokenizer?.vocabSize,
+          texts: texts.length,
+          chars_per_token: chars / tokens,
         }),
       );
     });

@@ -33,6 +33,7 @@ export {
 export type { Tokenizer } from './tokenizer/tokenizer';
 export { ByteTokenizer, DEFAULT_SPECIAL_TOKENS, byteToUnicode } from './tokenizer/byte.tokenizer';
 export { HfTokenizer } from './tokenizer/hf.tokenizer';
+export { BPE_SPLIT_PATTERN, trainBpe, trainBpeTokenizer, type BpeTrainOptions } from './tokenizer/bpe.trainer';
 export { referenceForward, ReferenceDecodeBackend } from './reference';
 export type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 export {

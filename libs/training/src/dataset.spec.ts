@@ -1,4 +1,4 @@
-import { ByteTokenizer, MASKED_LOGIT } from '@fathom/model';
+import { ByteTokenizer, MASKED_LOGIT, trainBpeTokenizer } from '@fathom/model';
 import { renderSftSubcall } from '@fathom/rlm';
 import { describe, expect, it } from 'vitest';
 import type { Conversation } from './data.source';
@@ -63,6 +63,17 @@ describe('tokenizeConversations with extractive reads', () => {
       'absent (answer is not a span of its chunk)',
     ]);
     expect(tokenizeConversations(reads, tokenizer, 512).examples.some((e) => e.span !== undefined)).toBe(false);
+  });
+
+  it('keeps the same reads with a trained BPE, whose words encode alike in the chunk and in the answer', () => {
+    const bpe = trainBpeTokenizer(
+      reads.flatMap((r) => r.segments.map((s) => s.text)),
+      { vocabSize: 300, minFrequency: 1 },
+    );
+    expect(bpe.encode('crimson').length).toBeLessThan('crimson'.length);
+    const { examples, report } = tokenizeConversations(reads, bpe, 512, { extractive: true });
+    expect(examples.map((e) => e.id)).toEqual(['stated', 'unknown']);
+    expect(report).toMatchObject({ extractive: 2, droppedNotExtractive: 2 });
   });
 
   it("masks, before the answer's first token, every token that starts no span of the chunk", () => {

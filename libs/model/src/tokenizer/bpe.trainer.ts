@@ -1,0 +1,168 @@
+import { ModelError, ModelErrorCode } from '../errors';
+import { byteToUnicode, DEFAULT_SPECIAL_TOKENS } from './byte.tokenizer';
+import { HfTokenizer } from './hf.tokenizer';
+
+/**
+ * What a trained BPE splits text into before merging: runs of letters, runs of digits, runs of other visible
+ * characters, runs of whitespace. No piece carries a leading space, so a word encodes to the same tokens wherever
+ * it stands ("Nesnes" alone, after a space or after a quote): a value copied out of a chunk is a run of the chunk's
+ * tokens, which extractive reads need.
+ */
+export const BPE_SPLIT_PATTERN = '\\p{L}+|\\p{N}+|[^\\s\\p{L}\\p{N}]+|\\s+';
+
+export interface BpeTrainOptions {
+  /** Size of the vocabulary before the special tokens: the 256 bytes plus merges. */
+  vocabSize: number;
+  /** Special tokens, given the ids after the vocabulary in this order. */
+  specials?: readonly string[];
+  /** A pair must occur at least this often to be merged. */
+  minFrequency?: number;
+  /** Called after each merge with the merges made so far. */
+  onMerge?: (merges: number) => void;
+}
+
+interface Word {
+  symbols: string[];
+  count: number;
+}
+
+const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+
+/**
+ * Trains a byte-level BPE on `texts` (special-token strings in them are skipped) and returns it as a Hugging Face
+ * tokenizer.json and tokenizer_config.json, which `HfTokenizer` (and Hugging Face tokenizers) load. Deterministic:
+ * ties between equally frequent pairs go to the pair that sorts first.
+ */
+export function trainBpe(texts: Iterable<string>, options: BpeTrainOptions): Record<string, unknown> {
+  const specials = options.specials ?? DEFAULT_SPECIAL_TOKENS;
+  const minFrequency = options.minFrequency ?? 2;
+  if (!Number.isInteger(options.vocabSize) || options.vocabSize < 256)
+    throw new ModelError(
+      ModelErrorCode.InvalidArgument,
+      `a BPE vocabulary holds the 256 bytes and merges, so its size must be an integer ≥ 256, got ${options.vocabSize}`,
+    );
+  const table = byteToUnicode();
+  const utf8 = new TextEncoder();
+  const split = new RegExp(BPE_SPLIT_PATTERN, 'gu');
+  const specialSplit = new RegExp(specials.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+
+  const counts = new Map<string, number>();
+  for (const text of texts) {
+    for (const part of specials.length ? text.split(specialSplit) : [text]) {
+      for (const piece of part.match(split) ?? []) {
+        const mapped = Array.from(utf8.encode(piece), (b) => table[b]).join('');
+        counts.set(mapped, (counts.get(mapped) ?? 0) + 1);
+      }
+    }
+  }
+  const words: Word[] = [...counts]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([w, count]) => ({ symbols: [...w], count }));
+
+  // Pair frequencies and, for each pair, the words it occurs in; updated only where a merge changes a word.
+  const pairCounts = new Map<string, number>();
+  const pairWords = new Map<string, Set<number>>();
+  const addPairs = (index: number, sign: 1 | -1) => {
+    const { symbols, count } = words[index];
+    for (let i = 0; i + 1 < symbols.length; i++) {
+      const key = pairKey(symbols[i], symbols[i + 1]);
+      pairCounts.set(key, (pairCounts.get(key) ?? 0) + sign * count);
+      if (sign === 1) {
+        let set = pairWords.get(key);
+        if (!set) pairWords.set(key, (set = new Set()));
+        set.add(index);
+      }
+    }
+  };
+  words.forEach((_, i) => addPairs(i, 1));
+
+  const vocab = new Map<string, number>(table.map((ch, b) => [ch, b]));
+  const merges: [string, string][] = [];
+  while (vocab.size < options.vocabSize) {
+    let best: string | undefined;
+    let bestCount = minFrequency - 1;
+    for (const [key, count] of pairCounts) {
+      if (count > bestCount || (count === bestCount && best !== undefined && key < best)) {
+        best = key;
+        bestCount = count;
+      }
+    }
+    if (best === undefined) break;
+    const [a, b] = best.split('\u0000');
+    const merged = a + b;
+    merges.push([a, b]);
+    if (!vocab.has(merged)) vocab.set(merged, vocab.size);
+    for (const index of pairWords.get(best) ?? []) {
+      const word = words[index];
+      addPairs(index, -1);
+      const next: string[] = [];
+      for (let i = 0; i < word.symbols.length; i++) {
+        if (i + 1 < word.symbols.length && word.symbols[i] === a && word.symbols[i + 1] === b) {
+          next.push(merged);
+          i++;
+        } else next.push(word.symbols[i]);
+      }
+      word.symbols = next;
+      addPairs(index, 1);
+    }
+    pairCounts.delete(best);
+    pairWords.delete(best);
+    options.onMerge?.(merges.length);
+  }
+
+  const addedTokens = specials.map((content, i) => ({
+    id: vocab.size + i,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  }));
+  const level = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
+  const tokenizerJson = {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: addedTokens,
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'Sequence',
+      pretokenizers: [
+        { type: 'Split', pattern: { Regex: BPE_SPLIT_PATTERN }, behavior: 'Isolated', invert: false },
+        level,
+      ],
+    },
+    post_processor: null,
+    decoder: level,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
+      vocab: Object.fromEntries(vocab),
+      merges: merges.map(([x, y]) => `${x} ${y}`),
+    },
+  };
+  const tokenizerConfig = {
+    tokenizer_class: 'PreTrainedTokenizerFast',
+    fathom_tokenizer: 'bpe',
+    added_tokens_decoder: Object.fromEntries(addedTokens.map(({ id, ...rest }) => [String(id), rest])),
+    bos_token: null,
+    eos_token: specials.includes('<|endoftext|>') ? '<|endoftext|>' : null,
+    pad_token: specials.includes('<|pad|>') ? '<|pad|>' : null,
+    clean_up_tokenization_spaces: false,
+    model_max_length: 1_000_000,
+  };
+  return { 'tokenizer.json': tokenizerJson, 'tokenizer_config.json': tokenizerConfig };
+}
+
+/** `trainBpe`'s files, loaded. */
+export function trainBpeTokenizer(texts: Iterable<string>, options: BpeTrainOptions): HfTokenizer {
+  const files = trainBpe(texts, options);
+  return new HfTokenizer(files['tokenizer.json'], files['tokenizer_config.json'] as Record<string, unknown>);
+}
