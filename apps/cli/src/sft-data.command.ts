@@ -33,6 +33,7 @@ interface SftDataFlags {
   repairShare: number;
   readers: number;
   readersOut?: string;
+  readersTextsOut?: string;
   readersSplit: Split;
   readersSeed: number;
   readersMaxChunk: number;
@@ -69,6 +70,7 @@ async function writeLine(out: WriteStream, line: string): Promise<void> {
 /** The reader curriculum: `flags.readers` leaf sub-call examples, one `SftReaderExample` per line. */
 async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promise<void> {
   const out = createWriteStream(flags.readersOut);
+  const texts = flags.readersTextsOut === undefined ? undefined : createWriteStream(flags.readersTextsOut);
   const written: SftReaderExample[] = [];
   try {
     for (const example of buildReaderExamples({
@@ -85,11 +87,14 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       inventedDistractorShare: flags.readersInventedDistractorShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
+      if (texts) await writeLine(texts, `${JSON.stringify({ id: `read${written.length}`, text: example.chunk })}\n`);
       written.push(example);
     }
   } finally {
-    out.end();
-    await once(out, 'close');
+    for (const stream of texts ? [out, texts] : [out]) {
+      stream.end();
+      await once(stream, 'close');
+    }
   }
   const stats = readerCurriculumStats(written);
   console.error(
@@ -105,6 +110,8 @@ async function sftData(flags: SftDataFlags): Promise<void> {
   const readersOut = flags.readersOut;
   if (flags.readers > 0 !== (readersOut !== undefined))
     throw new InvalidArgumentError('--readers <n> and --readers-out <file> go together');
+  if (flags.readersTextsOut !== undefined && readersOut === undefined)
+    throw new InvalidArgumentError('--readers-texts-out needs --readers and --readers-out');
   if (flags.readersEvidenceOnly && flags.readersEvidenceShare !== undefined)
     throw new InvalidArgumentError('give --readers-evidence-only or --readers-evidence-share, not both');
   if (flags.readersMaxChunk > DEFAULT_READER_WINDOW_CHARS)
@@ -185,6 +192,11 @@ export function sftDataCommand(): Command {
     )
     .option('--readers <n>', 'also write n leaf reader examples (the reader curriculum)', integer('--readers', 0), 0)
     .option('--readers-out <file>', 'output JSONL of reader examples (one SftReaderExample per line)')
+    .option(
+      '--readers-texts-out <file>',
+      "also write each reader's chunk, without its question or answer, as a line of a `text` data set " +
+        '(language-model pretraining)',
+    )
     .option('--readers-split <split>', 'split whose entities and frames the reader examples use', split, 'train')
     .option('--readers-seed <seed>', 'seed of the reader examples', integer('--readers-seed', 0), 0)
     .option(

@@ -80,6 +80,15 @@ const ConversationDataSchema = z.strictObject({
 });
 
 /**
+ * Plain documents for language-model pretraining: one `TextLine` per line, every token trained. Nothing is
+ * preflighted (a document is not a rollout prompt); a stage on this data is followed by one on teacher data.
+ */
+const TextDataSchema = z.strictObject({
+  format: z.literal('text'),
+  texts: path,
+});
+
+/**
  * One SFT run. Unknown keys are rejected at every level, so a typo fails at load instead of being ignored.
  * Paths are relative to the working directory. Defaults fit the shipped tiny model on a laptop-class CPU.
  */
@@ -95,7 +104,7 @@ export const SftConfigSchema = z.strictObject({
     })
     .prefault({})
     .refine((m) => !(m.checkpoint && m.config), { message: 'give model.checkpoint or model.config, not both' }),
-  data: z.discriminatedUnion('format', [TeacherDataSchema, ConversationDataSchema]),
+  data: z.discriminatedUnion('format', [TeacherDataSchema, ConversationDataSchema, TextDataSchema]),
   /** How the teacher examples are rendered (ignored for pre-rendered conversations, which carry their own text). */
   promptStyle: PromptStyleSchema.default({ ...DEFAULT_PROMPT_STYLE }),
   /**

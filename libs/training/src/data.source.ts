@@ -21,7 +21,8 @@ export interface Conversation {
   id: string;
   /** The task it was written for; the held-out split keeps a task's conversations on one side. */
   taskId: string;
-  kind: 'episode' | 'subcall';
+  /** `text`: a plain document of a `text` data set, trained on every token. */
+  kind: 'episode' | 'subcall' | 'text';
   segments: Segment[];
   /** A leaf read's chunk: with `data.extractiveReads` its answer is scored under that chunk's span constraint. */
   chunk?: string;
@@ -197,10 +198,27 @@ export async function readConversationLines(path: string, rolloutStyle: PromptSt
   return out;
 }
 
-/** The conversations a config names, preflighted against its rollout prompt style. */
+/** A line of a `text` data set: one document, trained on whole; each is its own task for the held-out split. */
+export const TextLineSchema = z.strictObject({ id: z.string().min(1), text: z.string().min(1) });
+
+/** Plain documents, each a conversation of one trained segment. */
+export async function readTextLines(path: string): Promise<Conversation[]> {
+  const out: Conversation[] = [];
+  const seen = new Set<string>();
+  for await (const { line, value } of jsonLines(path)) {
+    const parsed = parseLine(TextLineSchema, path, line, value);
+    if (seen.has(parsed.id))
+      throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}:${line}: duplicate id '${parsed.id}'`);
+    seen.add(parsed.id);
+    out.push({ id: parsed.id, taskId: parsed.id, kind: 'text', segments: [{ text: parsed.text, trained: true }] });
+  }
+  return out;
+}
+
+/** The conversations a config names; teacher and pre-rendered ones preflighted against its rollout prompt style. */
 export function readSftConversations(config: Pick<SftConfig, 'data' | 'promptStyle' | 'rolloutPromptStyle'>) {
   const { data } = config;
-  return data.format === 'teacher'
-    ? readTeacherConversations(data, config.promptStyle, config.rolloutPromptStyle)
-    : readConversationLines(data.conversations, config.rolloutPromptStyle);
+  if (data.format === 'teacher') return readTeacherConversations(data, config.promptStyle, config.rolloutPromptStyle);
+  if (data.format === 'text') return readTextLines(data.texts);
+  return readConversationLines(data.conversations, config.rolloutPromptStyle);
 }

@@ -135,6 +135,33 @@ describe('runSft', () => {
     });
   });
 
+  it('pretrains on plain documents (`text` data), every token trained, and names a bad line', async () => {
+    const f = await writeTinyFixture(1);
+    const texts = join(f.dir, 'texts.jsonl');
+    const doc = (i: number) => ({
+      id: `d${i}`,
+      text: `The van is Nesnes. The cart is Tarvok. The van is Nesnes. ${i}`,
+    });
+    await writeFile(texts, Array.from({ length: 12 }, (_, i) => JSON.stringify(doc(i))).join('\n'));
+    const config = baseConfig(f, 'text', {
+      data: { format: 'text', texts },
+      steps: 20,
+      evalEvery: 20,
+      checkpointEvery: 20,
+    });
+    const result = await runSft(config);
+    const train = (await MetricsLog.read(join(config.out, 'metrics.jsonl'))).filter((r) => r.kind === 'train');
+    expect(train[0].trained_tokens).toBe(train[0].tokens);
+    expect(train[19].loss as number).toBeLessThan(0.5 * (train[0].loss as number));
+    expect(result.data).toMatchObject({ kept: 12, train: { tasks: 10, subcalls: 0 }, heldOut: { tasks: 2 } });
+
+    await writeFile(texts, `${JSON.stringify(doc(0))}\n${JSON.stringify({ id: 'd1' })}\n`);
+    await expect(runSft(baseConfig(f, 'bad', { data: { format: 'text', texts } }))).rejects.toMatchObject({
+      code: TrainingErrorCode.INVALID_DATA,
+      message: expect.stringContaining(`${texts}:2`),
+    });
+  });
+
   it('drops and reports conversations over seqLen', async () => {
     const f = await writeTinyFixture(6);
     const tokenizer = new ByteTokenizer();
