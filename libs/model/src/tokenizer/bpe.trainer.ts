@@ -1,4 +1,5 @@
 import { ModelError, ModelErrorCode } from '../errors';
+import { byteLevelBpeFiles } from './bpe.files';
 import { byteToUnicode, DEFAULT_SPECIAL_TOKENS } from './byte.tokenizer';
 import { HfTokenizer } from './hf.tokenizer';
 
@@ -110,55 +111,13 @@ export function trainBpe(texts: Iterable<string>, options: BpeTrainOptions): Rec
     options.onMerge?.(merges.length);
   }
 
-  const addedTokens = specials.map((content, i) => ({
-    id: vocab.size + i,
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  }));
-  const level = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
-  const tokenizerJson = {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: addedTokens,
-    normalizer: null,
-    pre_tokenizer: {
-      type: 'Sequence',
-      pretokenizers: [
-        { type: 'Split', pattern: { Regex: BPE_SPLIT_PATTERN }, behavior: 'Isolated', invert: false },
-        level,
-      ],
-    },
-    post_processor: null,
-    decoder: level,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab: Object.fromEntries(vocab),
-      merges: merges.map(([x, y]) => `${x} ${y}`),
-    },
-  };
-  const tokenizerConfig = {
-    tokenizer_class: 'PreTrainedTokenizerFast',
-    fathom_tokenizer: 'bpe',
-    added_tokens_decoder: Object.fromEntries(addedTokens.map(({ id, ...rest }) => [String(id), rest])),
-    bos_token: null,
-    eos_token: specials.includes('<|endoftext|>') ? '<|endoftext|>' : null,
-    pad_token: specials.includes('<|pad|>') ? '<|pad|>' : null,
-    clean_up_tokenization_spaces: false,
-    model_max_length: 1_000_000,
-  };
-  return { 'tokenizer.json': tokenizerJson, 'tokenizer_config.json': tokenizerConfig };
+  return byteLevelBpeFiles({
+    kind: 'bpe',
+    vocab: Object.fromEntries(vocab),
+    merges: merges.map(([x, y]) => `${x} ${y}`),
+    specials: new Map(specials.map((content, i) => [content, vocab.size + i])),
+    splitPattern: BPE_SPLIT_PATTERN,
+  });
 }
 
 /** `trainBpe`'s files, loaded. */

@@ -1,4 +1,5 @@
 import { ModelError, ModelErrorCode } from '../errors';
+import { byteLevelBpeFiles } from './bpe.files';
 import type { Tokenizer } from './tokenizer';
 
 /** The special tokens of the default model, given ids 256, 257, … in this order. */
@@ -79,50 +80,12 @@ export class ByteTokenizer implements Tokenizer {
 
   files(): Record<string, unknown> {
     const table = byteToUnicode();
-    const level = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false };
-    const addedTokens = [...this.specialTokens].map(([content, id]) => ({
-      id,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    }));
-    return {
-      'tokenizer.json': {
-        version: '1.0',
-        truncation: null,
-        padding: null,
-        added_tokens: addedTokens,
-        normalizer: null,
-        pre_tokenizer: level,
-        post_processor: null,
-        decoder: level,
-        model: {
-          type: 'BPE',
-          dropout: null,
-          unk_token: null,
-          continuing_subword_prefix: null,
-          end_of_word_suffix: null,
-          fuse_unk: false,
-          byte_fallback: false,
-          ignore_merges: false,
-          vocab: Object.fromEntries(table.map((ch, b) => [ch, b])),
-          merges: [],
-        },
-      },
-      'tokenizer_config.json': {
-        tokenizer_class: 'PreTrainedTokenizerFast',
-        fathom_tokenizer: 'byte',
-        added_tokens_decoder: Object.fromEntries(addedTokens.map(({ id, ...rest }) => [String(id), rest])),
-        bos_token: null,
-        eos_token: this.specials.includes('<|endoftext|>') ? '<|endoftext|>' : null,
-        pad_token: this.specials.includes('<|pad|>') ? '<|pad|>' : null,
-        clean_up_tokenization_spaces: false,
-        model_max_length: 1_000_000,
-      },
-    };
+    return byteLevelBpeFiles({
+      kind: 'byte',
+      vocab: Object.fromEntries(table.map((ch, b) => [ch, b])),
+      merges: [],
+      specials: this.specialTokens,
+    });
   }
 
   /**
