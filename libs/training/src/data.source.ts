@@ -183,15 +183,22 @@ export async function readReaderConversations(path: string, wanted: number): Pro
   );
 }
 
-/** Pre-rendered conversations; every line is preflighted against the rollout prompt of its own task. */
-export async function readConversationLines(path: string, rolloutStyle: PromptStyle): Promise<Conversation[]> {
-  const out: Conversation[] = [];
+/** The lines of a JSON-lines file of `{id, …}` objects, each checked against `schema`; an id seen before is an error. */
+async function* uniqueLines<T extends { id: string }>(path: string, schema: z.ZodType<T>): AsyncGenerator<T> {
   const seen = new Set<string>();
   for await (const { line, value } of jsonLines(path)) {
-    const parsed = parseLine(ConversationLineSchema, path, line, value);
+    const parsed = parseLine(schema, path, line, value);
     if (seen.has(parsed.id))
       throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}:${line}: duplicate id '${parsed.id}'`);
     seen.add(parsed.id);
+    yield parsed;
+  }
+}
+
+/** Pre-rendered conversations; every line is preflighted against the rollout prompt of its own task. */
+export async function readConversationLines(path: string, rolloutStyle: PromptStyle): Promise<Conversation[]> {
+  const out: Conversation[] = [];
+  for await (const parsed of uniqueLines(path, ConversationLineSchema)) {
     preflightConversation(parsed.id, parsed.segments, parsed.task, rolloutStyle);
     out.push({ id: parsed.id, taskId: parsed.task_id, kind: 'episode', segments: parsed.segments });
   }
@@ -204,14 +211,8 @@ export const TextLineSchema = z.strictObject({ id: z.string().min(1), text: z.st
 /** Plain documents, each a conversation of one trained segment. */
 export async function readTextLines(path: string): Promise<Conversation[]> {
   const out: Conversation[] = [];
-  const seen = new Set<string>();
-  for await (const { line, value } of jsonLines(path)) {
-    const parsed = parseLine(TextLineSchema, path, line, value);
-    if (seen.has(parsed.id))
-      throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}:${line}: duplicate id '${parsed.id}'`);
-    seen.add(parsed.id);
-    out.push({ id: parsed.id, taskId: parsed.id, kind: 'text', segments: [{ text: parsed.text, trained: true }] });
-  }
+  for await (const { id, text } of uniqueLines(path, TextLineSchema))
+    out.push({ id, taskId: id, kind: 'text', segments: [{ text, trained: true }] });
   return out;
 }
 

@@ -135,7 +135,7 @@ describe('runSft', () => {
     });
   });
 
-  it('pretrains on plain documents (`text` data), every token trained, and names a bad line', async () => {
+  it('pretrains on plain documents (`text` data), every token trained, and names a bad or repeated line', async () => {
     const f = await writeTinyFixture(1);
     const texts = join(f.dir, 'texts.jsonl');
     const doc = (i: number) => ({
@@ -159,6 +159,11 @@ describe('runSft', () => {
     await expect(runSft(baseConfig(f, 'bad', { data: { format: 'text', texts } }))).rejects.toMatchObject({
       code: TrainingErrorCode.INVALID_DATA,
       message: expect.stringContaining(`${texts}:2`),
+    });
+    await writeFile(texts, `${JSON.stringify(doc(0))}\n${JSON.stringify(doc(0))}\n`);
+    await expect(runSft(baseConfig(f, 'twice', { data: { format: 'text', texts } }))).rejects.toMatchObject({
+      code: TrainingErrorCode.INVALID_DATA,
+      message: expect.stringContaining(`${texts}:2: duplicate id 'd0'`),
     });
   });
 
