@@ -1,6 +1,6 @@
 import { ModelError, ModelErrorCode } from '../errors';
 import { byteLevelBpeFiles } from './bpe.files';
-import { byteToUnicode, DEFAULT_SPECIAL_TOKENS } from './byte.tokenizer';
+import { byteToUnicode, DEFAULT_SPECIAL_TOKENS, specialSplitter } from './byte.tokenizer';
 import { HfTokenizer } from './hf.tokenizer';
 
 /**
@@ -45,11 +45,13 @@ export function trainBpe(texts: Iterable<string>, options: BpeTrainOptions): Rec
   const table = byteToUnicode();
   const utf8 = new TextEncoder();
   const split = new RegExp(BPE_SPLIT_PATTERN, 'gu');
-  const specialSplit = new RegExp(specials.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  const splitter = specialSplitter(specials);
+  const special = new Set(specials);
 
   const counts = new Map<string, number>();
   for (const text of texts) {
-    for (const part of specials.length ? text.split(specialSplit) : [text]) {
+    for (const part of splitter ? text.split(splitter) : [text]) {
+      if (special.has(part)) continue;
       for (const piece of part.match(split) ?? []) {
         const mapped = Array.from(utf8.encode(piece), (b) => table[b]).join('');
         counts.set(mapped, (counts.get(mapped) ?? 0) + 1);

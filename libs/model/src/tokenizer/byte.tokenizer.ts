@@ -18,6 +18,17 @@ export function byteToUnicode(): string[] {
 }
 
 /**
+ * A regex that `String.split` cuts text with around each special token, keeping the specials as their own parts
+ * (longest first, so a special that prefixes another never wins); null when there are none.
+ */
+export function specialSplitter(specials: readonly string[]): RegExp | null {
+  const sorted = [...specials].sort((a, b) => b.length - a.length);
+  return sorted.length
+    ? new RegExp(`(${sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`)
+    : null;
+}
+
+/**
  * One token per UTF-8 byte (ids 0–255) plus special tokens (ids from 256). Needs no training and never sees an
  * unknown character; the default model's tokenizer. Its tokenizer.json is a merge-free byte-level BPE, so
  * Hugging Face tokenizers load it and produce the same ids.
@@ -32,11 +43,7 @@ export class ByteTokenizer implements Tokenizer {
     this.specialTokens = new Map(specials.map((s, i) => [s, 256 + i]));
     this.specialById = new Map(specials.map((s, i) => [256 + i, s]));
     this.vocabSize = 256 + specials.length;
-    // Longest first, so a special that prefixes another never wins.
-    const sorted = [...specials].sort((a, b) => b.length - a.length);
-    this.splitter = sorted.length
-      ? new RegExp(`(${sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`)
-      : null;
+    this.splitter = specialSplitter(specials);
   }
 
   encode(text: string): number[] {
