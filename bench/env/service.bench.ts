@@ -13,7 +13,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Task } from '@fathom/contracts';
+import { escapeRegExp, type Task } from '@fathom/contracts';
 import { loadConfig, ScriptedInferenceServer, startEnvService } from '@fathom/env-service';
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
@@ -78,7 +78,7 @@ function summary(samplesMs: number[]) {
 function searchProgram(task: Task): string {
   const key = task.meta?.key;
   if (key === undefined) throw new Error(`task ${task.id} has no key in its metadata`);
-  const subject = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const subject = escapeRegExp(key);
   return `const hits = ctx.match(/\\b${subject}\\b[^.]{0,80}/gi) ?? []; print(hits.length);`;
 }
 

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { EnvResetRequestSchema, EnvStepRequestSchema } from './env';
 import { groupId, MESSAGE_SCHEMAS } from './jobs';
-import { isInvalidTextIssue, storableText, TEXT_LIMITS, TextIdSchema, TextNameSchema, textProblem } from './text';
+import {
+  escapeRegExp,
+  isInvalidTextIssue,
+  storableText,
+  TEXT_LIMITS,
+  TextIdSchema,
+  TextNameSchema,
+  textProblem,
+} from './text';
 
 describe('storable text', () => {
   it('accepts any well-formed Unicode without NUL, astral characters included', () => {
@@ -54,5 +62,24 @@ describe('every edge that takes an id or a path refuses text Postgres or a log c
       expect(rollout.error?.issues.some(isInvalidTextIssue)).toBe(true);
     }
     expect(MESSAGE_SCHEMAS['rollout.group'].safeParse({ ...key, taskId: 'niah/1', G: 2, seed: 1 }).success).toBe(true);
+  });
+});
+
+describe('escapeRegExp', () => {
+  const tricky = 'a.b/c (d) [e] {2} ^f$ g|h *+? \\i';
+
+  it('escapes every character a RegExp reads as syntax, slashes included', () => {
+    expect(escapeRegExp('a.b/c (d)')).toBe('a\\.b\\/c \\(d\\)');
+    expect(escapeRegExp('plain words')).toBe('plain words');
+  });
+
+  it('matches the text itself and nothing else, with and without the u flag and inside a /…/ literal', () => {
+    for (const flags of ['', 'u']) {
+      const re = new RegExp(`^${escapeRegExp(tricky)}$`, flags);
+      expect(re.test(tricky)).toBe(true);
+      expect(re.test(tricky.replace('.', 'x'))).toBe(false);
+    }
+    const literal = new Function(`return /^${escapeRegExp(tricky)}$/;`)() as RegExp;
+    expect(literal.test(tricky)).toBe(true);
   });
 });

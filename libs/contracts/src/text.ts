@@ -61,3 +61,11 @@ export const TextNameSchema = storableText(TEXT_LIMITS.name).trim().min(1);
 export const TextPathSchema = storableText(TEXT_LIMITS.path);
 /** Free text: storable, 0-65536 characters. */
 export const FreeTextSchema = storableText(TEXT_LIMITS.text, 0);
+
+/**
+ * `text` escaped so that it matches itself inside a RegExp: for `new RegExp(...)` and for a `/…/` literal in
+ * generated code alike (a `/` is escaped too, which a RegExp source reads as `/`).
+ */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}

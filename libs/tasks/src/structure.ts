@@ -1,4 +1,4 @@
-import { TASK_TYPES, type Task, type TaskMeta, type TaskType } from '@fathom/contracts';
+import { TASK_TYPES, escapeRegExp, type Task, type TaskMeta, type TaskType } from '@fathom/contracts';
 import { FRAMES, QUESTIONS, distractorInventable, inventable, type Frame } from './frames';
 import { theList } from './text';
 
@@ -14,12 +14,11 @@ import { theList } from './text';
  */
 
 const SLOT = '\u0001';
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A frame as a whole-sentence regex, every slot a wildcard ("A"/"An" before a slot accepts both). */
 function frameRegex(frame: Frame): RegExp {
   const text = frame.render({ key: SLOT, value: SLOT, other: SLOT, actor: SLOT });
-  const source = escape(text)
+  const source = escapeRegExp(text)
     .replace(new RegExp(`\\b(A|a) (?=${SLOT})`, 'g'), '$1n? ')
     .replace(new RegExp(SLOT, 'g'), '(.+?)');
   return new RegExp(`^${source}$`);
@@ -48,7 +47,7 @@ function inventedFrameOf(type: TaskType, id: string): boolean {
 }
 
 function wholeWordCount(text: string, word: string): number {
-  return text.match(new RegExp(`(?<![A-Za-z])${escape(word)}(?![A-Za-z])`, 'gi'))?.length ?? 0;
+  return text.match(new RegExp(`(?<![A-Za-z])${escapeRegExp(word)}(?![A-Za-z])`, 'gi'))?.length ?? 0;
 }
 
 function answerIssues(task: Task, meta: TaskMeta): string[] {

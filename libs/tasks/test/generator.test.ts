@@ -2,7 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SPLITS, TASK_TYPES, TaskMetaSchema, type Split, type Task, type TaskType } from '@fathom/contracts';
+import {
+  SPLITS,
+  TASK_TYPES,
+  escapeRegExp,
+  TaskMetaSchema,
+  type Split,
+  type Task,
+  type TaskType,
+} from '@fathom/contracts';
 import {
   DEFAULT_VARIANT_RATES,
   FRAMES,
@@ -22,7 +30,6 @@ const small = (split: Split, n: number, seed = 11): Task[] => [
 ];
 /** Longest filler or distractor sentence the generator writes is well under this many estimated tokens. */
 const ONE_SENTENCE_TOKENS = 50;
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const frameFamily = new Map(TASK_TYPES.flatMap((t) => FRAMES[t].map((f) => [f.id, f.family] as const)));
 
 describe('determinism', () => {
@@ -133,7 +140,7 @@ describe('splits', () => {
       const leaks = bySplit[split].flatMap((t) => {
         const text = t.context.toLowerCase();
         return foreign
-          .filter((k) => text.includes(k) && new RegExp(`(?<![a-z])${escape(k)}(?![a-z])`).test(text))
+          .filter((k) => text.includes(k) && new RegExp(`(?<![a-z])${escapeRegExp(k)}(?![a-z])`).test(text))
           .map((k) => `${t.id}: ${k}`);
       });
       expect(leaks).toEqual([]);

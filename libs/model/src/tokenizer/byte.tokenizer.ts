@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@fathom/contracts';
 import { ModelError, ModelErrorCode } from '../errors';
 import { byteLevelBpeFiles } from './bpe.files';
 import type { Tokenizer } from './tokenizer';
@@ -23,9 +24,7 @@ export function byteToUnicode(): string[] {
  */
 export function specialSplitter(specials: readonly string[]): RegExp | null {
   const sorted = [...specials].sort((a, b) => b.length - a.length);
-  return sorted.length
-    ? new RegExp(`(${sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`)
-    : null;
+  return sorted.length ? new RegExp(`(${sorted.map(escapeRegExp).join('|')})`) : null;
 }
 
 /**

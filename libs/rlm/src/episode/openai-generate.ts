@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { escapeRegExp } from '@fathom/contracts';
 import { IM_END, IM_START } from '../prompt';
 import { RolloutError, RolloutErrorCode } from './errors';
 import type { TextGenerate, TextGenerationReply, TextGenerationRequest } from './text-policy';
@@ -50,10 +51,6 @@ const CHATML_MESSAGE = new RegExp(
   'y',
 );
 const OPEN_ASSISTANT = `${IM_START}assistant\n`;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * A rendered ChatML prompt (`prompt.ts`) as chat messages: every closed `<|im_start|>role\n…<|im_end|>` becomes a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawStyle, lit, reEscape, sentencesWith, templateExpression } from './code';
+import { drawStyle, lit, sentencesWith, templateExpression } from './code';
 import { breakCell } from './repair';
 import { drawStream } from './rng';
 
@@ -16,7 +16,6 @@ describe('code phrasings', () => {
 
   it('writes keys as JSON-escaped string literals and escaped regex literals', () => {
     expect(lit('the "odd" key')).toBe('"the \\"odd\\" key"');
-    expect(reEscape('a.b/c (d)')).toBe('a\\.b\\/c \\(d\\)');
     const style = drawStyle(drawStream(0, 'x'));
     expect(sentencesWith({ ...style, search: 'grep_word' }, { literal: 'blue lamp' })).toBe(
       'grep(/\\bblue lamp\\b/i).map((h) => h.text)',

@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@fathom/contracts';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 
 /**
@@ -82,9 +83,6 @@ export function drawStyle(uniform: () => number): CodeStyle {
 /** A string literal of `text` (JSON-escaped, so quotes and backslashes in a key stay code). */
 export const lit = (text: string): string => JSON.stringify(text);
 
-/** `text` escaped for a RegExp literal. */
-export const reEscape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
 /** A key in code: a literal copied from the question, or a variable computed at run time. */
 export type KeyRef = { literal: string } | { variable: string };
 
@@ -101,7 +99,7 @@ export function sentencesWith(style: CodeStyle, key: KeyRef): string {
   const k = keyText(key);
   switch (style.search) {
     case 'grep_word':
-      if (wordSafe(key)) return `grep(/\\b${reEscape(key.literal)}\\b/i).map((h) => h.text)`;
+      if (wordSafe(key)) return `grep(/\\b${escapeRegExp(key.literal)}\\b/i).map((h) => h.text)`;
       return `grep(${k}).map((h) => h.text)`;
     case 'grep':
       return `grep(${k}).map((h) => h.text)`;

@@ -1,4 +1,4 @@
-import { SftExampleSchema, TASK_TYPES, type SftExample, type Split, type Task } from '@fathom/contracts';
+import { escapeRegExp, SftExampleSchema, TASK_TYPES, type SftExample, type Split, type Task } from '@fathom/contracts';
 import { SandboxPool, type LlmHandler } from '@fathom/sandbox';
 import { generateTasks, oracleRead } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { preflightPromptShapes, PromptDriftError } from '../preflight';
 import { renderPrompt, renderSubcallPrompt, segmentsText, type PromptStyle } from '../prompt';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 import { buildSftExamples, drawEpisode, renderSftExample, renderSftSubcall, type BuildSftOptions } from './build';
-import { drawStyle, lit, reEscape } from './code';
+import { drawStyle, lit } from './code';
 import { MAX_CODE_TURNS, runTeacherEpisode, type SftSkip } from './episode';
 import { TeacherError, TeacherErrorCode } from './errors';
 import { DEFAULT_TEACHER_MIX } from './mix';
@@ -109,11 +109,14 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
       if (e.strategy.endsWith('.search_question')) {
         // search(question) finds the key's sentences: nothing of the question is copied.
         expect(code).toContain('search(question)');
-        for (const key of inQuestion) expect(code.includes(lit(key)) || code.includes(reEscape(key)), key).toBe(false);
+        for (const key of inQuestion)
+          expect(code.includes(lit(key)) || code.includes(escapeRegExp(key)), key).toBe(false);
         continue;
       }
       for (const key of inQuestion)
-        expect(code.includes(lit(key)) || code.includes(reEscape(key)), `${e.strategy} ${e.task_id} ${key}`).toBe(true);
+        expect(code.includes(lit(key)) || code.includes(escapeRegExp(key)), `${e.strategy} ${e.task_id} ${key}`).toBe(
+          true,
+        );
       expect(code, e.strategy).not.toMatch(/question\.match\(/);
     }
   });
@@ -127,7 +130,7 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
             const task = byId.get(e.task_id) as Task;
             let code = codeOf(e.turns[0].completion);
             for (const key of task.meta?.keys ?? [])
-              code = code.split(lit(key)).join('KEY').split(reEscape(key)).join('KEY');
+              code = code.split(lit(key)).join('KEY').split(escapeRegExp(key)).join('KEY');
             return code;
           }),
       );

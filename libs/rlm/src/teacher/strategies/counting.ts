@@ -1,4 +1,5 @@
-import { lit, reEscape, type CodeStyle } from '../code';
+import { escapeRegExp } from '@fathom/contracts';
+import { lit, type CodeStyle } from '../code';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -7,7 +8,7 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
  */
 
 function wholeWordCell(view: TeacherView, style: CodeStyle): string {
-  const re = `/\\b${reEscape(view.key)}\\b/gi`;
+  const re = `/\\b${escapeRegExp(view.key)}\\b/gi`;
   const n = style.total;
   switch (style.loop) {
     case 'for_break':
