@@ -102,4 +102,9 @@ describe('Runtime', () => {
       session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } },
     });
   });
+
+  it("leaves onnxruntime's memory pattern off unless asked", () => {
+    expect(new Runtime().sessionOptions().enableMemPattern).toBe(false);
+    expect(new Runtime({ memPattern: true }).sessionOptions().enableMemPattern).toBe(true);
+  });
 });

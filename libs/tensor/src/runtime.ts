@@ -39,6 +39,12 @@ export const RuntimeConfigSchema = z
      * folds shape arithmetic; false compiles a single session that takes any shape.
      */
     specializeShapes: z.boolean().default(true),
+    /**
+     * onnxruntime's memory pattern: plan a run's intermediates from the previous run and allocate them as one block.
+     * Off here: on top of the arena it nearly doubles a train step's peak memory (B=8, T=512: 1,722 against 989 MB;
+     * T=1,024: 3,937 against 2,116) at the same step time (docs/RESULTS.md, issue 18).
+     */
+    memPattern: z.boolean().default(false),
     /** Sessions kept per compiled graph; the least recently used one is released beyond this. */
     maxSessions: z.number().int().positive().default(8),
   })
@@ -80,6 +86,7 @@ export class Runtime {
       interOpNumThreads: c.interOpThreads,
       executionMode: c.interOpThreads > 1 ? 'parallel' : 'sequential',
       graphOptimizationLevel: c.graphOptimizationLevel,
+      enableMemPattern: c.memPattern,
       extra: {
         session: {
           intra_op: { allow_spinning: c.spinWait ? '1' : '0' },
