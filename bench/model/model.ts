@@ -2,11 +2,11 @@
  * Speed of the default policy model (libs/model/configs/default.json) on onnxruntime-node. One JSON line per
  * measurement, medians over timed runs.
  *
- *   node --no-node-snapshot --import tsx bench/model/model.ts [--threads N] [--runs N] [--config FILE]
+ *   node --no-node-snapshot --import tsx bench/model/model.ts [--threads N] [--runs N] [--config FILE] [--lengths 128,512]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { threadsOption } from '../threads';
 import { Graph, matmul, Runtime } from '@fathom/tensor';
 import { DEFAULT_CONFIG_PATH, generate, initParams, ModelGraphs, parseHfConfig, type ModelConfig } from '@fathom/model';
@@ -17,16 +17,30 @@ const opts = new Command()
   .option('--runs <n>', 'timed runs per measurement', (v) => Number(v), 5)
   .option('--config <file>', 'HF config.json to measure', DEFAULT_CONFIG_PATH)
   .option('--only <benches>', 'comma-separated subset of decode,generate,prefill,train')
+  .option('--mem-pattern', "onnxruntime's memory pattern on (the runtime's default is off)", false)
+  .option('--lengths <list>', 'train_step: comma-separated sequence lengths at batch 8', parseLengths, [512])
   .parse()
-  .opts<{ threads: number; runs: number; config: string; only?: string }>();
+  .opts<{ threads: number; runs: number; config: string; only?: string; lengths: number[]; memPattern: boolean }>();
+function parseLengths(value: string): number[] {
+  return value.split(',').map((item) => {
+    const n = Number(item);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${item}" is not a positive integer length`);
+    return n;
+  });
+}
 const selected = (name: string) => !opts.only || opts.only.split(',').includes(name);
 
 const config = parseHfConfig(JSON.parse(readFileSync(opts.config, 'utf8')));
-const runtime = { intraOpThreads: opts.threads };
+const runtime = { intraOpThreads: opts.threads, memPattern: opts.memPattern };
 const params = initParams(config, 0);
 const graphs = new ModelGraphs(config, { kind: 'full' }, runtime);
 const decoder = graphs.decoder(params);
-const meta = { config: opts.config.split('/').pop(), threads: opts.threads, runs: opts.runs };
+const meta = {
+  config: opts.config.split('/').pop(),
+  threads: opts.threads,
+  runs: opts.runs,
+  mem_pattern: opts.memPattern,
+};
 // The 1-minute load average rides along: on a shared machine it explains most run-to-run variance.
 const emit = (o: Record<string, unknown>) =>
   console.log(JSON.stringify({ ...o, ...meta, load1: round(loadavg()[0], 2) }));
@@ -161,6 +175,9 @@ if (selected('prefill')) {
   await prefill(1, 512);
   await prefill(8, 128);
 }
-if (selected('train')) await train(8, 512, await gemmPeak(4096, 256, 768));
+if (selected('train')) {
+  const peak = await gemmPeak(4096, 256, 768);
+  for (const length of opts.lengths) await train(8, length, peak);
+}
 await decoder.release();
 await graphs.release();
