@@ -104,6 +104,11 @@ export function trainCommand(): Command {
     .option('--steps <n>', 'override: GRPO steps', number('--steps'))
     .option('--batch-size <n>', 'override: prompts per step (B)', number('--batch-size'))
     .option('--group-size <n>', 'override: episodes per prompt (G)', number('--group-size'))
+    .option(
+      '--max-staleness <n>',
+      'override: policy versions a group may lag (0 = synchronous)',
+      number('--max-staleness'),
+    )
     .option('--lr <lr>', 'override: learning rate', number('--lr'))
     .option('--seed <n>', 'override: seed', number('--seed'))
     .option('--checkpoint <dir>', 'override: the SFT checkpoint to start from')

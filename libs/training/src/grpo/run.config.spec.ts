@@ -144,16 +144,17 @@ describe('a run config file (fathom train --config)', () => {
 
   it('validates command-line overrides like file values, naming the file and the field', async () => {
     const file = join(shippedDir, 'default.json');
-    const run = await loadRunConfig(file, { steps: 7, groupSize: 4, lr: 2e-5, tasks: 'other.jsonl' });
+    const run = await loadRunConfig(file, { steps: 7, groupSize: 4, maxStaleness: 1, lr: 2e-5, tasks: 'other.jsonl' });
     expect(run).toMatchObject({
       steps: 7,
-      grpo: { groupSize: 4, beta: 0.04 },
+      grpo: { groupSize: 4, maxStaleness: 1, beta: 0.04 },
       optimizer: { learningRate: 2e-5, warmupSteps: 5 },
       data: { trainFile: 'other.jsonl', trainSize: 1000 },
     });
     const refused = loadRunConfig(file, { groupSize: 1 });
     await expect(refused).rejects.toMatchObject({ code: GrpoTrainErrorCode.INVALID_CONFIG });
     await expect(refused).rejects.toThrow(/default\.json[\s\S]*groupSize/);
+    await expect(loadRunConfig(file, { maxStaleness: -1 })).rejects.toThrow(/default\.json[\s\S]*maxStaleness/);
   });
 
   it('refuses a file that is not JSON, or not an object, and a run the schema refuses', async () => {

@@ -71,6 +71,8 @@ export interface RunOverrides {
   steps?: number;
   batchSize?: number;
   groupSize?: number;
+  /** `grpo.maxStaleness`: how many policy versions old a group may be (≥ 1 overlaps rollouts with the update). */
+  maxStaleness?: number;
   lr?: number;
   seed?: number;
   checkpoint?: string;
@@ -91,6 +93,7 @@ export function applyRunOverrides(raw: Record<string, unknown>, o: RunOverrides)
   };
   for (const key of ['steps', 'batchSize', 'seed'] as const) if (o[key] !== undefined) out[key] = o[key];
   set('grpo', 'groupSize', o.groupSize);
+  set('grpo', 'maxStaleness', o.maxStaleness);
   set('optimizer', 'learningRate', o.lr);
   set('model', 'checkpoint', o.checkpoint);
   set('data', 'trainFile', o.tasks);
