@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { threadsOption } from '../threads';
+import { threadsOption } from '../options';
 import { loadCheckpoint, ModelGraphs } from '@fathom/model';
 import { generateTasks } from '@fathom/tasks';
 import { grpoTrainConfigOfRun, loadRunConfig, runCheckpointDir, runGrpo, type GrpoStepRecord } from '@fathom/training';

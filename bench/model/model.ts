@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
-import { threadsOption } from '../threads';
+import { Command } from 'commander';
+import { lengthsOption, threadsOption } from '../options';
 import { Graph, matmul, Runtime } from '@fathom/tensor';
 import { DEFAULT_CONFIG_PATH, generate, initParams, ModelGraphs, parseHfConfig, type ModelConfig } from '@fathom/model';
 import { median } from '@fathom/contracts';
@@ -18,16 +18,9 @@ const opts = new Command()
   .option('--config <file>', 'HF config.json to measure', DEFAULT_CONFIG_PATH)
   .option('--only <benches>', 'comma-separated subset of decode,generate,prefill,train')
   .option('--mem-pattern', "onnxruntime's memory pattern on (the runtime's default is off)", false)
-  .option('--lengths <list>', 'train_step: comma-separated sequence lengths at batch 8', parseLengths, [512])
+  .addOption(lengthsOption('train_step: comma-separated sequence lengths at batch 8', [512]))
   .parse()
   .opts<{ threads: number; runs: number; config: string; only?: string; lengths: number[]; memPattern: boolean }>();
-function parseLengths(value: string): number[] {
-  return value.split(',').map((item) => {
-    const n = Number(item);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${item}" is not a positive integer length`);
-    return n;
-  });
-}
 const selected = (name: string) => !opts.only || opts.only.split(',').includes(name);
 
 const config = parseHfConfig(JSON.parse(readFileSync(opts.config, 'utf8')));

@@ -4,7 +4,7 @@
  *   node --no-node-snapshot --import tsx bench/tensor/engine.ts [--threads N] [--ep cpu|cuda] [--runs N]
  */
 import { Command } from 'commander';
-import { threadsOption } from '../threads';
+import { threadsOption } from '../options';
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import {

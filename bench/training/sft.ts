@@ -7,7 +7,7 @@
  */
 import { loadavg } from 'node:os';
 import { Command, Option } from 'commander';
-import { threadsOption } from '../threads';
+import { lengthsOption, threadsOption } from '../options';
 import { createDefaultModel, ModelGraphs } from '@fathom/model';
 import {
   createAdamW,
@@ -25,7 +25,7 @@ import { median } from '@fathom/contracts';
 const opts = new Command()
   .option('--runs <n>', 'timed steps per measurement', (v) => Number(v), 5)
   .option('--batch <n>', 'conversations per step', (v) => Number(v), 8)
-  .option('--lengths <list>', 'tokens per conversation', '640,1280')
+  .addOption(lengthsOption('tokens per conversation', [640, 1280]))
   .addOption(
     new Option('--shapes <kind>', 'one compiled session for every length, or one per length')
       .choices(['dynamic', 'specialized'])
@@ -37,7 +37,7 @@ const opts = new Command()
   .opts<{
     runs: number;
     batch: number;
-    lengths: string;
+    lengths: number[];
     shapes: 'dynamic' | 'specialized';
     data?: string;
     threads: number;
@@ -66,7 +66,7 @@ const conversation = (n: number, seed: number): MaskedSequence => ({
   mask: Array.from({ length: n }, (_, i) => (i >= n - n / 8 ? 1 : 0)),
 });
 
-for (const length of opts.lengths.split(',').map(Number)) {
+for (const length of opts.lengths) {
   const rows = Array.from({ length: opts.batch }, (_, b) => conversation(length, b));
   const ms: number[] = [];
   const updateMs: number[] = [];
