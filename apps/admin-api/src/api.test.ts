@@ -463,7 +463,7 @@ describe('operations', () => {
   it('/health reports both dependencies up', async () => {
     const reply = await call('GET', '/health');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ status: 'healthy', database: 'up', redis: 'up' });
+    expect(reply.body).toEqual({ status: 'healthy', checks: { postgres: 'ok', redis: 'ok' } });
   });
 
   it('/metrics serves queue depths and request counts by route pattern', async () => {

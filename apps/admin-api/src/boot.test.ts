@@ -57,14 +57,15 @@ describe('with Redis unreachable', () => {
     await h?.close();
   });
 
-  it('answers queue routes with 503 and a reason, reports degraded health, and still serves Postgres routes', async () => {
+  it('answers queue routes with 503 and a reason, reports Redis unhealthy, and still serves Postgres routes', async () => {
     const queues = await request(h.baseUrl, 'GET', '/queues');
     expect(queues.status).toBe(503);
     expect(queues.body).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     expect(queues.body.message).toMatch(/Redis/);
     const health = await request(h.baseUrl, 'GET', '/health');
     expect(health.status).toBe(503);
-    expect(health.body).toEqual({ status: 'degraded', database: 'up', redis: 'down' });
+    expect(health.body).toMatchObject({ status: 'unhealthy', checks: { postgres: 'ok' } });
+    expect(health.body.checks.redis).not.toBe('ok');
     expect((await request(h.baseUrl, 'GET', '/runs')).status).toBe(200);
     const metrics = await request(h.baseUrl, 'GET', '/metrics');
     expect(metrics.status).toBe(200);

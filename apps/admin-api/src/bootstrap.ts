@@ -10,6 +10,7 @@ import {
   StepRepository,
 } from '@fathom/persistence';
 import { BullMqTransport, JobProducer, type JobTransport } from '@fathom/queue';
+import { dependencyChecks } from '@fathom/runtime';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AdminApiModule } from './app.module';
@@ -21,7 +22,6 @@ import { parseDataRoots } from './data-roots';
 import { EvalService } from './evals/eval.service';
 import { bearerAuth, bodyParserErrors, jsonBodiesOnly, requestLog, sameOriginWithoutToken } from './http/middleware';
 import { AdminMetrics } from './metrics';
-import { HealthService } from './ops/health.service';
 import { QueueService } from './ops/queue.service';
 import { assertSchemaApplied } from './ops/schema-check';
 import { LatestStepReader } from './runs/latest-step.reader';
@@ -88,11 +88,7 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     dataRoots,
   );
   const queues = new QueueService(transport, config.DEPENDENCY_TIMEOUT_MS);
-  const health = new HealthService(
-    () => prisma.$queryRaw`SELECT 1`,
-    () => transport.counts('rollout'),
-    config.DEPENDENCY_TIMEOUT_MS,
-  );
+  const checks = dependencyChecks({ transport, prisma, queue: 'rollout' });
 
   const closeConnections = async () => {
     await Promise.allSettled([prisma.$disconnect(), options.transport ? Promise.resolve() : transport.close()]);
@@ -105,7 +101,7 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
   }
 
   const app = await NestFactory.create<NestExpressApplication>(
-    AdminApiModule.create({ config, logger, metrics, runs, evals, queues, health }),
+    AdminApiModule.create({ config, logger, metrics, runs, evals, queues, checks }),
     { bodyParser: false, logger: new NestJsonLogger(logger) },
   );
   // BigInt ids (episodes, eval rows) leave as decimal strings; JSON has no 64-bit integers.

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Logger } from '@fathom/observability';
+import { OpsModule } from '@fathom/runtime';
 import { EnvServiceConfig } from './config';
 import { EpisodeService } from './episode/episode.service';
 import { GrpcPort } from './grpc/grpc-port';
@@ -23,7 +24,7 @@ export interface EnvRuntime {
   grpcPort: GrpcPort;
 }
 
-/** Every HTTP controller of the env-service (its documented operations are `ENV_OPERATIONS`). */
+/** The env-service's own HTTP controllers; with `OpsModule`'s, its documented operations are `ENV_OPERATIONS`. */
 export const ENV_CONTROLLERS = [EnvController, McpController, OpenAiController];
 
 /** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC server. */
@@ -32,6 +33,8 @@ export class EnvServiceModule {
   static create(runtime: EnvRuntime): DynamicModule {
     return {
       module: EnvServiceModule,
+      // Liveness only (OpenEnv's `{status: "healthy"}`): no Postgres or Redis, and the pool replaces a lost sandbox worker.
+      imports: [OpsModule.create({ registry: runtime.metrics.registry, checks: [] })],
       controllers: ENV_CONTROLLERS,
       providers: [
         { provide: EnvServiceConfig, useValue: runtime.config },

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startPolicyServer } from '@fathom/rpc';
-import { createServiceInfra, runtimeConfigOf, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, runtimeConfigOf, startOpsApp, type OpsApp } from '@fathom/runtime';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
 import { LearnerService } from './learner.service';
@@ -11,7 +11,7 @@ import { LearnerMetrics } from './metrics';
 import { PolicyStore } from './policy.store';
 
 export interface LearnerServiceHandle {
-  ops: OpsServer;
+  ops: OpsApp;
   grpcPort: number;
   learner: LearnerService;
   close(): Promise<void>;
@@ -61,12 +61,7 @@ export async function startLearnerService(
     metrics: new QueueMetrics(registry, transport),
   });
   const grpc = await startPolicyServer({ host: config.HOST, port: config.GRPC_PORT, source: policies, logger });
-  const ops = await startOpsServer({
-    host: config.HOST,
-    port: config.HTTP_PORT,
-    registry,
-    checks: infra.checks,
-  });
+  const ops = await startOpsApp({ host: config.HOST, port: config.HTTP_PORT, registry, checks: infra.checks, logger });
   consumer.start();
   let polling = true;
   const pollLoop = (async () => {

@@ -2,14 +2,14 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { EpisodeRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics } from '@fathom/queue';
 import { startRewardServer } from '@fathom/rpc';
-import { createServiceInfra, EndedRuns, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, EndedRuns, startOpsApp, type OpsApp } from '@fathom/runtime';
 import { RunContextCache } from '@fathom/training';
 import type { RewardServiceConfig } from './config';
 import { RewardMetrics } from './metrics';
 import { RewardService } from './reward.service';
 
 export interface RewardServiceHandle {
-  ops: OpsServer;
+  ops: OpsApp;
   grpcPort: number;
   close(): Promise<void>;
 }
@@ -45,12 +45,7 @@ export async function startRewardService(
     metrics: new QueueMetrics(registry, transport, { queues: ['reward'] }),
   });
   const grpc = await startRewardServer({ host: config.HOST, port: config.GRPC_PORT, logger });
-  const ops = await startOpsServer({
-    host: config.HOST,
-    port: config.HTTP_PORT,
-    registry,
-    checks: infra.checks,
-  });
+  const ops = await startOpsApp({ host: config.HOST, port: config.HTTP_PORT, registry, checks: infra.checks, logger });
   consumer.start();
   logger.info('reward-service started', { http_port: ops.port, grpc_port: grpc.port });
   return {

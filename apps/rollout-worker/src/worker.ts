@@ -2,7 +2,7 @@ import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
 import { PolicyClient } from '@fathom/rpc';
-import { createServiceInfra, EndedRuns, runtimeConfigOf, startOpsServer, type OpsServer } from '@fathom/runtime';
+import { createServiceInfra, EndedRuns, runtimeConfigOf, startOpsApp, type OpsApp } from '@fathom/runtime';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
@@ -21,7 +21,7 @@ import { RolloutService } from './rollout.service';
 const BATCH_WINDOW_MS = 25;
 
 export interface RolloutWorker {
-  ops: OpsServer;
+  ops: OpsApp;
   inference: InferenceServerHandle;
   close(): Promise<void>;
 }
@@ -90,12 +90,7 @@ export async function startRolloutWorker(
     },
     logger,
   );
-  const ops = await startOpsServer({
-    host: config.HOST,
-    port: config.HTTP_PORT,
-    registry,
-    checks: infra.checks,
-  });
+  const ops = await startOpsApp({ host: config.HOST, port: config.HTTP_PORT, registry, checks: infra.checks, logger });
   const inference = await startInferenceServer({
     host: config.HOST,
     port: config.INFERENCE_PORT,

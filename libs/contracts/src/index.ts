@@ -12,3 +12,4 @@ export * from './text';
 export * from './stats';
 export * from './random';
 export * from './openapi';
+export * from './ops';

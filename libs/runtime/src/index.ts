@@ -1,6 +1,6 @@
 /**
  * @fathom/runtime — process plumbing the worker services share: environment config validated once at boot, the
- * operations HTTP endpoint (/health, /metrics), and graceful shutdown on SIGTERM.
+ * operations endpoints every service serves the same way (`OpsModule`: /health, /metrics), and graceful shutdown on SIGTERM.
  */
 export {
   ConfigError,
@@ -15,7 +15,17 @@ export {
   runtimeConfigOf,
   serviceEnvShape,
 } from './env-config';
-export { runHealthChecks, startOpsServer, type HealthCheck, type OpsServer, type OpsServerOptions } from './ops.server';
+export {
+  dependencyChecks,
+  HealthChecks,
+  OpsController,
+  OpsModule,
+  startOpsApp,
+  type HealthCheck,
+  type OpsApp,
+  type OpsAppOptions,
+  type OpsOptions,
+} from './ops.module';
 export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
 export { freePort, launchService, type LaunchOptions, type ServiceProcess } from './service.process';
 export { createServiceInfra, type ServiceInfra } from './service.infra';

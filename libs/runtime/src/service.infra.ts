@@ -3,7 +3,7 @@ import { createMetricsRegistry, type Logger } from '@fathom/observability';
 import { createPrismaClient, type PrismaClient } from '@fathom/persistence';
 import { BullMqTransport, type BullMqTransportOptions } from '@fathom/queue';
 import type { Registry } from 'prom-client';
-import type { HealthCheck } from './ops.server';
+import { dependencyChecks, type HealthCheck } from './ops.module';
 
 /** What every worker service connects to, and the health checks of those connections. */
 export interface ServiceInfra {
@@ -38,10 +38,7 @@ export function createServiceInfra(
     registry: createMetricsRegistry({ service }),
     transport,
     prisma,
-    checks: [
-      { name: 'redis', check: () => transport.counts(options.healthQueue).then(() => undefined) },
-      { name: 'postgres', check: () => prisma.$queryRaw`SELECT 1`.then(() => undefined) },
-    ],
+    checks: dependencyChecks({ transport, prisma, queue: options.healthQueue }),
     close: async () => {
       await transport.close();
       await prisma.$disconnect();

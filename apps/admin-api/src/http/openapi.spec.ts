@@ -1,3 +1,4 @@
+import { OpsController } from '@fathom/runtime';
 import { nestRoutes } from '@fathom/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_CONTROLLERS } from '../app.module';
@@ -15,7 +16,7 @@ const STATIC_ROUTES = ['GET /dashboard/', 'GET /'];
 describe('the admin API document', () => {
   it('lists exactly the routes the controllers serve, and the static ones', () => {
     const documented = ADMIN_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort();
-    expect(documented).toEqual([...nestRoutes(ADMIN_CONTROLLERS), ...STATIC_ROUTES].sort());
+    expect(documented).toEqual([...nestRoutes([...ADMIN_CONTROLLERS, OpsController]), ...STATIC_ROUTES].sort());
   });
 
   it('gives every JSON reply a schema and every query parameter a description', () => {

@@ -1,6 +1,7 @@
 import {
   describedResponses,
   openApiDocument,
+  OPS_OPERATIONS,
   RunConfigSchema,
   type ApiOperation,
   type ApiResponse,
@@ -26,7 +27,6 @@ import {
   EvalResultReplySchema,
   EvalSummaryReplySchema,
   FailedJobsReplySchema,
-  HealthReplySchema,
   QueuesReplySchema,
   RunDetailReplySchema,
   RunListReplySchema,
@@ -174,23 +174,7 @@ export const ADMIN_OPERATIONS: readonly ApiOperation[] = [
       ...errors(400, 401, 404, 422, 503),
     },
   },
-  {
-    method: 'get',
-    path: '/health',
-    summary: 'Liveness, and whether Postgres and Redis answer',
-    public: true,
-    responses: {
-      200: { description: 'Healthy', schema: HealthReplySchema },
-      503: { description: 'Degraded', schema: HealthReplySchema },
-    },
-  },
-  {
-    method: 'get',
-    path: '/metrics',
-    summary: 'Prometheus metrics',
-    public: true,
-    responses: { 200: { description: 'Text exposition format', schema: z.string(), contentType: 'text/plain' } },
-  },
+  ...OPS_OPERATIONS,
   { method: 'get', path: '/docs', summary: 'This API, as a page', responses: { 200: html('HTML') } },
   {
     method: 'get',

@@ -182,9 +182,3 @@ export const FailedJobsReplySchema = z.strictObject({
     z.strictObject({ id: z.string(), name: z.string(), reason: z.string(), attemptsMade: z.number().int() }),
   ),
 });
-
-export const HealthReplySchema = z.strictObject({
-  status: z.enum(['healthy', 'degraded']),
-  database: z.enum(['up', 'down']),
-  redis: z.enum(['up', 'down']),
-});

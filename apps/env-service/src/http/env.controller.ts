@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import {
   EnvResetRequestSchema,
   EnvStepRequestSchema,
@@ -9,10 +9,8 @@ import {
   type EnvState,
   type EnvStepReply,
 } from '@fathom/contracts';
-import type { Response } from 'express';
 import { EnvServiceConfig } from '../config';
 import { EpisodeService } from '../episode/episode.service';
-import { EnvMetrics } from '../metrics';
 import { parseInput } from '../validate';
 import { SERVICE_VERSION } from '../version';
 import { homePage } from './home.page';
@@ -31,7 +29,6 @@ export class EnvController {
   constructor(
     @Inject(EpisodeService) private readonly episodes: EpisodeService,
     @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
-    @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
     @Inject(GrpcPort) private readonly grpcPort: GrpcPort,
   ) {}
 
@@ -63,11 +60,6 @@ export class EnvController {
     const { episode_id } = parseInput(CloseRequestSchema, body, 'body');
     await this.episodes.close(episode_id);
     return { episode_id, closed: true };
-  }
-
-  @Get('health')
-  health(): { status: 'healthy' } {
-    return { status: 'healthy' };
   }
 
   @Get('metadata')
@@ -106,12 +98,6 @@ export class EnvController {
   @Get('openapi.json')
   openapi(): Record<string, unknown> {
     return openApiDocument(SERVICE_VERSION);
-  }
-
-  @Get('metrics')
-  async metricsText(@Res() res: Response): Promise<void> {
-    res.setHeader('content-type', this.metrics.registry.contentType);
-    res.send(await this.metrics.registry.metrics());
   }
 
   @Get()

@@ -1,3 +1,4 @@
+import { OpsController } from '@fathom/runtime';
 import { nestRoutes } from '@fathom/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { ENV_CONTROLLERS } from '../app.module';
@@ -6,7 +7,7 @@ import { ENV_OPERATIONS, openApiDocument } from './schemas';
 describe('the env-service document', () => {
   it('lists exactly the HTTP routes the controllers serve', () => {
     const documented = ENV_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort();
-    expect(documented).toEqual(nestRoutes(ENV_CONTROLLERS).sort());
+    expect(documented).toEqual(nestRoutes([...ENV_CONTROLLERS, OpsController]).sort());
   });
 
   it('takes bodies and replies from the contracts, as components', () => {

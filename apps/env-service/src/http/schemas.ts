@@ -11,6 +11,7 @@ import {
   EpisodeIdSchema,
   describedResponses,
   openApiDocument as buildOpenApiDocument,
+  OPS_OPERATIONS,
   type ApiOperation,
   type JsonSchema,
 } from '@fathom/contracts';
@@ -62,7 +63,6 @@ export const StateReplySchema = z.union([
   z.strictObject({ episode_id: z.null(), step_count: z.literal(0) }),
 ]);
 export const CloseReplySchema = z.strictObject({ episode_id: z.string(), closed: z.literal(true) });
-export const HealthReplySchema = z.strictObject({ status: z.literal('healthy') });
 export const SchemasReplySchema = z.strictObject({
   action: z.record(z.string(), z.unknown()),
   observation: z.record(z.string(), z.unknown()),
@@ -139,12 +139,7 @@ export const ENV_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: CloseRequestSchema, required: true },
     responses: { 200: { description: 'Closed', schema: CloseReplySchema }, ...envErrors },
   },
-  {
-    method: 'get',
-    path: '/health',
-    summary: 'Liveness',
-    responses: { 200: { description: 'Healthy', schema: HealthReplySchema } },
-  },
+  ...OPS_OPERATIONS,
   {
     method: 'get',
     path: '/metadata',
@@ -168,12 +163,6 @@ export const ENV_OPERATIONS: readonly ApiOperation[] = [
     path: '/openapi.json',
     summary: 'This document',
     responses: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
-  },
-  {
-    method: 'get',
-    path: '/metrics',
-    summary: 'Prometheus metrics',
-    responses: { 200: { description: 'Text exposition format', schema: z.string(), contentType: 'text/plain' } },
   },
   {
     method: 'get',

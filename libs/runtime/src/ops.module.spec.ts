@@ -1,0 +1,75 @@
+import { HealthReportSchema } from '@fathom/contracts';
+import { createLogger } from '@fathom/observability';
+import { Counter, Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startOpsApp, type OpsApp } from './ops.module';
+
+let app: OpsApp | undefined;
+afterEach(() => app?.close());
+
+describe('the ops endpoints', () => {
+  it('serve /metrics from the registry and /health from the checks (503 naming the failing one)', async () => {
+    const registry = new Registry();
+    new Counter({ name: 'fathom_test_total', help: 'test', registers: [registry] }).inc(2);
+    let redisUp = true;
+    app = await startOpsApp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+      registry,
+      checks: [
+        { name: 'postgres', check: async () => undefined },
+        {
+          name: 'redis',
+          check: async () => {
+            if (!redisUp) throw new Error('connection refused');
+          },
+        },
+      ],
+      checkTimeoutMs: 50,
+    });
+    const base = `http://127.0.0.1:${app.port}`;
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(await metrics.text()).toContain('fathom_test_total 2');
+    const healthy = await fetch(`${base}/health`);
+    expect(healthy.status).toBe(200);
+    expect(HealthReportSchema.parse(await healthy.json())).toEqual({
+      status: 'healthy',
+      checks: { postgres: 'ok', redis: 'ok' },
+    });
+    redisUp = false;
+    const down = await fetch(`${base}/health`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'unhealthy', checks: { postgres: 'ok', redis: 'connection refused' } });
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it("answer OpenEnv's health reply, the status alone, when there is nothing to check", async () => {
+    app = await startOpsApp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+      registry: new Registry(),
+      checks: [],
+    });
+    const reply = await fetch(`http://127.0.0.1:${app.port}/health`);
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toEqual({ status: 'healthy' });
+  });
+
+  it('count a check that does not answer in time as failed', async () => {
+    app = await startOpsApp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+      registry: new Registry(),
+      checks: [{ name: 'slow', check: () => new Promise(() => undefined) }],
+      checkTimeoutMs: 50,
+    });
+    const reply = await fetch(`http://127.0.0.1:${app.port}/health`);
+    expect(reply.status).toBe(503);
+    expect(await reply.json()).toEqual({ status: 'unhealthy', checks: { slow: 'no answer within 50 ms' } });
+  });
+});

@@ -1,0 +1,133 @@
+import 'reflect-metadata';
+import { Controller, Get, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { HealthReport, QueueName } from '@fathom/contracts';
+import { NestJsonLogger, type Logger } from '@fathom/observability';
+import type { PrismaClient } from '@fathom/persistence';
+import type { JobTransport } from '@fathom/queue';
+import type { Response } from 'express';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+
+/** A dependency a service needs (Postgres, Redis, the learner): healthy when `check` resolves. */
+export interface HealthCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/** The checks behind a service's `/health`, each given `timeoutMs` to answer. */
+export class HealthChecks {
+  constructor(
+    readonly checks: readonly HealthCheck[],
+    readonly timeoutMs = 2000,
+  ) {}
+
+  /** Every check at once: "healthy" when each answered, "unhealthy" with each failure's reason otherwise. */
+  async report(): Promise<HealthReport> {
+    if (this.checks.length === 0) return { status: 'healthy' };
+    const results = await Promise.all(
+      this.checks.map(async (c) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+        });
+        try {
+          await Promise.race([c.check(), timeout]);
+          return [c.name, 'ok'] as const;
+        } catch (error) {
+          return [c.name, error instanceof Error ? error.message : String(error)] as const;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    const healthy = results.every(([, r]) => r === 'ok');
+    return { status: healthy ? 'healthy' : 'unhealthy', checks: Object.fromEntries(results) };
+  }
+}
+
+/** Redis (a count of `queue`) and Postgres (`SELECT 1`): the checks of a service that uses both. */
+export function dependencyChecks(deps: {
+  transport: JobTransport;
+  prisma: PrismaClient;
+  queue: QueueName;
+}): HealthCheck[] {
+  return [
+    { name: 'redis', check: () => deps.transport.counts(deps.queue).then(() => undefined) },
+    { name: 'postgres', check: async () => void (await deps.prisma.$queryRaw`SELECT 1`) },
+  ];
+}
+
+/** `GET /health` (200, or 503 naming the failing check) and `GET /metrics`, the same in every service. */
+@Controller()
+export class OpsController {
+  constructor(
+    @Inject(HealthChecks) private readonly health: HealthChecks,
+    @Inject(Registry) private readonly registry: Registry,
+  ) {}
+
+  @Get('health')
+  async healthReport(@Res() res: Response): Promise<void> {
+    const report = await this.health.report();
+    res.status(report.status === 'healthy' ? 200 : 503).json(report);
+  }
+
+  @Get('metrics')
+  async metrics(@Res() res: Response): Promise<void> {
+    res.setHeader('content-type', this.registry.contentType);
+    res.send(await this.registry.metrics());
+  }
+}
+
+export interface OpsOptions {
+  registry: Registry;
+  checks: readonly HealthCheck[];
+  /** How long one check may take before it counts as failed. Default 2000. */
+  checkTimeoutMs?: number;
+}
+
+/** The operations endpoints of a service, imported by its Nest module (documented as `OPS_OPERATIONS`). */
+@Module({})
+export class OpsModule {
+  static create(options: OpsOptions): DynamicModule {
+    return {
+      module: OpsModule,
+      controllers: [OpsController],
+      providers: [
+        { provide: Registry, useValue: options.registry },
+        { provide: HealthChecks, useValue: new HealthChecks(options.checks, options.checkTimeoutMs) },
+      ],
+    };
+  }
+}
+
+export interface OpsAppOptions extends OpsOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  logger: Logger;
+}
+
+export interface OpsApp {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The Nest application of a worker service (learner, rollout worker, reward-service), whose only HTTP surface is
+ * `OpsModule`: its queue consumers and gRPC servers are started beside it.
+ */
+export async function startOpsApp(options: OpsAppOptions): Promise<OpsApp> {
+  const app = await NestFactory.create<NestExpressApplication>(OpsModule.create(options), {
+    bodyParser: false,
+    logger: new NestJsonLogger(options.logger),
+  });
+  try {
+    await app.listen(options.port, options.host);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return { port: (app.getHttpServer().address() as AddressInfo).port, close: () => app.close() };
+}
