@@ -156,7 +156,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         ...envAddress,
         ...o.workerEnv,
       },
-      'rollout worker started',
+      'rollout-worker started',
     );
   };
   try {

@@ -1,3 +1,3 @@
 export { LearnerServiceConfigSchema, loadConfig, type LearnerServiceConfig } from './config';
-export { startLearnerService, type LearnerServiceHandle } from './server';
+export { startLearnerService } from './server';
 export { LearnerService, type LearnerServiceDeps } from './learner.service';

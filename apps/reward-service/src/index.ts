@@ -1,3 +1,3 @@
 export { RewardServiceConfigSchema, loadConfig, type RewardServiceConfig } from './config';
-export { startRewardService, type RewardServiceHandle } from './server';
+export { startRewardService } from './server';
 export { episodeRecordOf, transcriptOf, type StoredTranscript } from './episode.record';

@@ -1,2 +1,2 @@
 export { RolloutWorkerConfigSchema, loadConfig, type RolloutWorkerConfig } from './config';
-export { startRolloutWorker, type RolloutWorker } from './worker';
+export { startRolloutWorker } from './worker';

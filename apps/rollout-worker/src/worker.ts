@@ -1,13 +1,13 @@
 import { createLogger, type Logger } from '@fathom/observability';
 import { EvalRepository, RunRepository } from '@fathom/persistence';
-import { handlerFor, JobConsumer, JobProducer, QueueMetrics, subscribeEvent } from '@fathom/queue';
+import { handlerFor, JobProducer, subscribeEvent } from '@fathom/queue';
 import { PolicyClient } from '@fathom/rpc';
-import { createServiceInfra, EndedRuns, runtimeConfigOf, startOpsApp, type OpsApp } from '@fathom/runtime';
+import { EndedRuns, runtimeConfigOf, startWorkerService, type WorkerService } from '@fathom/runtime';
 import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
 import { checkpointModelLoader } from './inference/inference.model';
-import { startInferenceServer, type InferenceServerHandle } from './inference/inference.server';
+import { startInferenceServer } from './inference/inference.server';
 import { EvalService } from './eval/eval.service';
 import { RolloutMetrics } from './metrics';
 import { PolicyCache } from './policy.cache';
@@ -20,12 +20,6 @@ import { RolloutService } from './rollout.service';
  */
 const BATCH_WINDOW_MS = 25;
 
-export interface RolloutWorker {
-  ops: OpsApp;
-  inference: InferenceServerHandle;
-  close(): Promise<void>;
-}
-
 /**
  * Starts a rollout worker: consumes the `rollout` queue with CONCURRENCY jobs at once (and the `eval` queue, one
  * evaluation at a time, in the same sandbox pool), keeps policy versions
@@ -33,92 +27,75 @@ export interface RolloutWorker {
  * env-service's llm() sub-calls) with INFERENCE_CHECKPOINT on INFERENCE_PORT. close() drains running groups
  * for DRAIN_TIMEOUT_MS, releases the rest to other workers, then closes every connection.
  */
-export async function startRolloutWorker(
+export function startRolloutWorker(
   config: RolloutWorkerConfig,
   logger: Logger = createLogger({ service: 'rollout-worker', level: config.LOG_LEVEL }),
-): Promise<RolloutWorker> {
-  const infra = createServiceInfra('rollout-worker', config, logger, {
-    healthQueue: 'rollout',
-    lockDurationMs: config.JOB_LOCK_MS,
-    stalledIntervalMs: config.STALLED_CHECK_MS,
-  });
-  const { registry, transport, prisma } = infra;
-  const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
-  const runtime = runtimeConfigOf(config);
-  const policies = new PolicyCache(policyClient, runtime);
-  const frozen = new FrozenPolicyCache(runtime);
-  const sandbox =
-    config.ENV_URL === undefined
-      ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
-      : new OpenEnvSandbox(config.ENV_URL);
-  const runs = new RunRepository(prisma);
-  const endedRuns = new EndedRuns({ source: runs, transport, logger });
-  await endedRuns.listen();
-  const service = new RolloutService({
-    runs: endedRuns,
-    contexts: new RunContextCache(runs),
-    policies,
-    frozen,
-    sandbox,
-    producer: new JobProducer(transport),
-    metrics: new RolloutMetrics(registry),
-    batching: { maxGroups: config.CONCURRENCY, windowMs: BATCH_WINDOW_MS },
-  });
-  const evals = new EvalService({
-    sandbox,
-    results: new EvalRepository(prisma),
-    runtime,
-  });
-  const consumer = new JobConsumer({
-    transport,
-    queues: ['rollout', 'eval'],
-    handlers: [
-      handlerFor('rollout.group', (job, context) => service.handle(job, context.logger, context.signal)),
-      handlerFor('eval.run', (job, context) => evals.handle(job, context.logger)),
-    ],
-    concurrency: { rollout: config.CONCURRENCY, eval: 1 },
-    drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
-    transientRetryMs: config.INFRA_RETRY_S * 1000,
+): Promise<WorkerService> {
+  return startWorkerService({
+    name: 'rollout-worker',
+    config,
     logger,
-    metrics: new QueueMetrics(registry, transport, { queues: ['rollout', 'eval'] }),
-  });
-  const unsubscribe = await subscribeEvent(
-    transport,
-    'policy.updated',
-    (event) => {
-      void policies.retireBefore(event.runId, event.policyVersion);
+    infra: { healthQueue: 'rollout', lockDurationMs: config.JOB_LOCK_MS, stalledIntervalMs: config.STALLED_CHECK_MS },
+    build: async ({ registry, transport, prisma }) => {
+      const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
+      const runtime = runtimeConfigOf(config);
+      const policies = new PolicyCache(policyClient, runtime);
+      const frozen = new FrozenPolicyCache(runtime);
+      const sandbox =
+        config.ENV_URL === undefined
+          ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
+          : new OpenEnvSandbox(config.ENV_URL);
+      const runs = new RunRepository(prisma);
+      const endedRuns = new EndedRuns({ source: runs, transport, logger });
+      await endedRuns.listen();
+      const service = new RolloutService({
+        runs: endedRuns,
+        contexts: new RunContextCache(runs),
+        policies,
+        frozen,
+        sandbox,
+        producer: new JobProducer(transport),
+        metrics: new RolloutMetrics(registry),
+        batching: { maxGroups: config.CONCURRENCY, windowMs: BATCH_WINDOW_MS },
+      });
+      const evals = new EvalService({ sandbox, results: new EvalRepository(prisma), runtime });
+      const unsubscribe = await subscribeEvent(
+        transport,
+        'policy.updated',
+        (event) => {
+          void policies.retireBefore(event.runId, event.policyVersion);
+        },
+        logger,
+      );
+      return {
+        queues: ['rollout', 'eval'],
+        handlers: [
+          handlerFor('rollout.group', (job, context) => service.handle(job, context.logger, context.signal)),
+          handlerFor('eval.run', (job, context) => evals.handle(job, context.logger)),
+        ],
+        concurrency: { rollout: config.CONCURRENCY, eval: 1 },
+        drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+        metricsQueues: ['rollout', 'eval'],
+        grpc: await startInferenceServer({
+          host: config.HOST,
+          port: config.INFERENCE_PORT,
+          load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, runtime),
+          logger,
+        }),
+        ready: {
+          inference_checkpoint: config.INFERENCE_CHECKPOINT,
+          policy_address: config.POLICY_ADDRESS,
+          env_url: config.ENV_URL ?? null,
+        },
+        close: async () => {
+          await unsubscribe();
+          await endedRuns.close();
+          await policies.close();
+          await frozen.close();
+          policyClient.close();
+          await sandbox.close();
+        },
+      };
     },
-    logger,
-  );
-  const ops = await startOpsApp({ host: config.HOST, port: config.HTTP_PORT, registry, checks: infra.checks, logger });
-  const inference = await startInferenceServer({
-    host: config.HOST,
-    port: config.INFERENCE_PORT,
-    load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, runtime),
-    logger,
   });
-  consumer.start();
-  logger.info('rollout worker started', {
-    http_port: ops.port,
-    inference_port: inference.port,
-    inference_checkpoint: config.INFERENCE_CHECKPOINT,
-    policy_address: config.POLICY_ADDRESS,
-    env_url: config.ENV_URL ?? null,
-  });
-  return {
-    ops,
-    inference,
-    close: async () => {
-      await consumer.close();
-      await inference.close();
-      await unsubscribe();
-      await endedRuns.close();
-      await ops.close();
-      await policies.close();
-      await frozen.close();
-      policyClient.close();
-      await sandbox.close();
-      await infra.close();
-    },
-  };
 }

@@ -29,5 +29,13 @@ export {
 export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
 export { freePort, launchService, type LaunchOptions, type ServiceProcess } from './service.process';
 export { createServiceInfra, type ServiceInfra } from './service.infra';
+export {
+  startWorkerService,
+  type GrpcServerHandle,
+  type WorkerParts,
+  type WorkerService,
+  type WorkerServiceConfig,
+  type WorkerServiceSpec,
+} from './worker.service';
 export { EndedRuns, type EndedRunsOptions } from './ended-runs';
 export { onBodyParserError, type BodyParserFailure } from './body-parser';

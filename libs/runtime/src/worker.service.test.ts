@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LearnGroupJob } from '@fathom/contracts';
+import { createLogger } from '@fathom/observability';
+import { BullMqTransport, handlerFor, JobProducer } from '@fathom/queue';
+import { deleteQueuePrefix, samplePayloads, waitFor } from '@fathom/queue/testing';
+import { startWorkerService, type WorkerParts, type WorkerService } from './worker.service';
+
+const redisUrl = process.env.FATHOM_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+const postgresUrl = `${process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432'}/postgres`;
+const logger = createLogger({ service: 'test', level: 'silent' });
+
+let service: WorkerService | undefined;
+let prefix: string;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  await deleteQueuePrefix(prefix, redisUrl);
+});
+
+/** The parts of a learn-queue consumer that record what happens to them; its gRPC server is a TEST DOUBLE. */
+function recordingParts(events: string[], handled: LearnGroupJob[]): WorkerParts {
+  return {
+    queues: ['learn'],
+    handlers: [handlerFor('learn.group', async (job) => void handled.push(job))],
+    concurrency: { learn: 1 },
+    grpc: { port: 4242, close: async () => void events.push('grpc closed') },
+    start: () => events.push('started'),
+    stop: async () => void events.push('stopped'),
+    close: async () => void events.push('parts closed'),
+  };
+}
+
+function configOf(httpPort = 0) {
+  prefix = `fathom-test-${process.pid}-${randomUUID().slice(0, 8)}`;
+  return {
+    HOST: '127.0.0.1',
+    HTTP_PORT: httpPort,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    DATABASE_URL: postgresUrl,
+    INFRA_RETRY_S: 1,
+  };
+}
+
+describe('a worker service on the machine’s Redis and Postgres', () => {
+  it('consumes its jobs, serves /health and /metrics, and closes in order', async () => {
+    const events: string[] = [];
+    const handled: LearnGroupJob[] = [];
+    const config = configOf();
+    service = await startWorkerService({
+      name: 'test-service',
+      config,
+      logger,
+      infra: { healthQueue: 'learn' },
+      build: async () => recordingParts(events, handled),
+    });
+    expect(service.grpcPort).toBe(4242);
+    expect(events).toEqual(['started']);
+
+    const transport = new BullMqTransport({ redisUrl, prefix });
+    cleanups.push(() => transport.close());
+    const job = samplePayloads('g1')['learn.group'];
+    await new JobProducer(transport).enqueue('learn.group', job);
+    await waitFor(() => handled.length === 1, 10_000);
+    expect(handled[0]).toEqual(job);
+
+    const base = `http://127.0.0.1:${service.ops.port}`;
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'healthy', checks: { redis: 'ok', postgres: 'ok' } });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('service="test-service"');
+    expect(metrics).toContain('fathom_queue_jobs{');
+
+    await service.close();
+    service = undefined;
+    expect(events).toEqual(['started', 'stopped', 'grpc closed', 'parts closed']);
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+  });
+
+  it('closes what it had opened when its HTTP port is taken', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => taken.close(resolve)));
+    const events: string[] = [];
+    await expect(
+      startWorkerService({
+        name: 'test-service',
+        config: configOf((taken.address() as AddressInfo).port),
+        logger,
+        infra: { healthQueue: 'learn' },
+        build: async () => recordingParts(events, []),
+      }),
+    ).rejects.toThrow(/EADDRINUSE/);
+    expect(events).toEqual(['grpc closed', 'parts closed']);
+  });
+});
