@@ -1,4 +1,6 @@
-import { readFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunConfigSchema } from '@fathom/contracts';
@@ -10,7 +12,8 @@ import { startMiniReplEnv, type MiniReplEnv } from './mini-repl.env';
 /**
  * GRPO with a second OpenEnv environment in the loop — not FATHOM's env-service but a small REPLEnv-compatible server
  * (`mini-repl.env.ts`, a TEST FIXTURE) reached by URL: every episode runs there, the shipped default policy writes
- * the turns, FATHOM's tasks and rewards score them, and the learner updates on them.
+ * the turns, FATHOM's tasks and rewards (or, with `reward.source` `env`, the environment's own) score them, and the
+ * learner updates on them.
  */
 
 let env: MiniReplEnv;
@@ -66,4 +69,103 @@ describe('training against another OpenEnv environment', () => {
     expect(env.served.steps).toBe(codeTurns);
     await expect.poll(() => env.open()).toBe(0);
   }, 300_000);
+
+  it("trains on the environment's own reward with reward.source env: each episode's total is what it gave", async () => {
+    const envOut = join(out, 'env-reward');
+    const run = RunConfigSchema.parse({
+      name: 'openenv-reward',
+      seed: 1,
+      model: { checkpoint: 'default' },
+      data: { trainSize: 8, minContextTokens: 4096, maxContextTokens: 8192 },
+      steps: 2,
+      batchSize: 2,
+      checkpointEvery: 2,
+      grpo: { groupSize: 4 },
+      optimizer: { learningRate: 1e-4 },
+      rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
+      reward: { source: 'env' },
+    });
+    const sandbox = new OpenEnvSandbox(env.url);
+    const before = env.episodeRewards.length;
+    await runGrpo(await grpoTrainConfigOfRun(run, envOut), { sandbox, tasks: await runTasks(run) });
+
+    const records = await MetricsLog.read(join(envOut, 'metrics.jsonl'));
+    expect(records.map((r) => r.step)).toEqual([1, 2]);
+    const groups = (
+      await Promise.all(
+        (await readdir(join(envOut, 'rollouts'))).map(async (file) =>
+          (await readFile(join(envOut, 'rollouts', file), 'utf8')).trim().split('\n').slice(1),
+        ),
+      )
+    )
+      .flat()
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            trajectories: { envReward?: number | null }[];
+            results: { total: number }[];
+            excluded: unknown[];
+          },
+      );
+    // Every episode's total is the sum of the rewards the environment gave it (FATHOM's own reward is not used):
+    // the same multiset of numbers on both sides, and some of them not 0.
+    const totals = groups.flatMap((g) => g.results.map((r) => r.total));
+    for (const g of groups) {
+      expect(g.excluded).toEqual([]);
+      g.trajectories.forEach((t, i) => expect(g.results[i].total).toBe(t.envReward ?? 0));
+    }
+    await expect.poll(() => env.open()).toBe(0);
+    const given = env.episodeRewards.slice(before);
+    expect(totals.length).toBe(2 * 2 * 4);
+    expect([...totals].sort((a, b) => a - b)).toEqual([...given].sort((a, b) => a - b));
+    expect(totals.some((t) => t !== 0)).toBe(true);
+    expect(records.every((r) => Number.isFinite(r.loss))).toBe(true);
+  }, 300_000);
+
+  it('refuses reward.source env in a local sandbox pool before writing anything', async () => {
+    const run = RunConfigSchema.parse({
+      name: 'openenv-no-env',
+      model: { checkpoint: 'default' },
+      data: { trainSize: 2 },
+      reward: { source: 'env' },
+    });
+    const noEnvOut = join(out, 'no-env');
+    await expect(runGrpo(await grpoTrainConfigOfRun(run, noEnvOut), { tasks: [] })).rejects.toThrow(
+      /reward\.source "env".*--env-url/,
+    );
+    expect(existsSync(noEnvOut)).toBe(false);
+  });
+
+  it('fathom train --env-url runs the episodes there, and refuses a URL that is not ws://', async () => {
+    const file = join(out, 'cli-run.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'openenv-cli',
+        model: { checkpoint: 'default' },
+        data: { trainSize: 2, minContextTokens: 4096, maxContextTokens: 8192 },
+        steps: 1,
+        batchSize: 1,
+        grpo: { groupSize: 2 },
+        rollout: { maxTurns: 2, maxTokensPerTurn: 96, maxEpisodeTokens: 1024 },
+        reward: { source: 'env' },
+      }),
+    );
+    const train = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          ['--no-node-snapshot', '--import', 'tsx', 'apps/cli/src/main.ts', 'train', ...args],
+          (error, stdout, stderr) => resolve({ code: error ? (child.exitCode ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const refused = await train('--config', file, '--env-url', 'http://127.0.0.1:1/ws');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--env-url must be a ws:// or wss:// URL, got "http://127.0.0.1:1/ws"');
+    const resets = env.served.resets;
+    const ran = await train('--config', file, '--env-url', env.url, '--out', join(out, 'cli'), '--no-progress');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout.trim().split('\n').at(-1)!)).toMatchObject({ step: 1 });
+    expect(env.served.resets - resets).toBe(2);
+  }, 120_000);
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import { OpenEnvSandbox } from '@fathom/sandbox';
 import {
   defaultRunFolder,
   grpoTrainConfigOfRun,
@@ -23,6 +24,7 @@ const number = (name: string) => (value: string) => {
 interface TrainFlags extends RunOverrides {
   config?: string;
   out?: string;
+  envUrl?: string;
   resume: boolean;
   progress: boolean;
 }
@@ -114,17 +116,23 @@ export function trainCommand(): Command {
     .option('--checkpoint <dir>', 'override: the SFT checkpoint to start from')
     .option('--tasks <file>', 'override: train tasks JSONL (data.trainFile)')
     .option('--out <dir>', "run folder (default: out/grpo/<the config file's name>)")
+    .option(
+      '--env-url <url>',
+      'run every episode in the OpenEnv environment at this WebSocket URL (ws://host:port/ws), not a local sandbox',
+      webSocketUrl,
+    )
     .option('--resume', 'continue from the latest checkpoint in the run folder', false)
     .option('--no-progress', 'no progress bar')
     .addCommand(replayCommand())
     .action(async (flags: TrainFlags) => {
-      const { config: file, out, resume, progress, ...overrides } = flags;
+      const { config: file, out, resume, progress, envUrl, ...overrides } = flags;
       if (file === undefined) throw new InvalidArgumentError('train needs --config <file>');
       const run = await loadRunConfig(file, overrides);
       const config = await grpoTrainConfigOfRun(run, out ?? defaultRunFolder(file));
       const bar = progress ? progressBar() : undefined;
+      const sandbox = envUrl === undefined ? undefined : new OpenEnvSandbox(envUrl);
       try {
-        const result = await runGrpo(config, { resume, observer: bar, tasks: await runTasks(run) });
+        const result = await runGrpo(config, { resume, observer: bar, tasks: await runTasks(run), sandbox });
         bar?.stop();
         console.log(
           JSON.stringify({
@@ -139,6 +147,20 @@ export function trainCommand(): Command {
         );
       } finally {
         bar?.stop();
+        await sandbox?.close();
       }
     });
+}
+
+/** A `--env-url`: a ws:// or wss:// URL, else a usage error naming it. */
+function webSocketUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`--env-url must be a ws:// or wss:// URL, got "${value}"`);
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+    throw new InvalidArgumentError(`--env-url must be a ws:// or wss:// URL, got "${value}"`);
+  return value;
 }

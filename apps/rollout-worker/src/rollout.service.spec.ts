@@ -3,7 +3,7 @@ import { createLogger, createMetricsRegistry } from '@fathom/observability';
 import { handlerFor, InProcessTransport, JobConsumer, JobProducer } from '@fathom/queue';
 import { describe, expect, it, vi } from 'vitest';
 import { RolloutMetrics } from './metrics';
-import { RolloutService } from './rollout.service';
+import { RolloutService, type RolloutServiceDeps } from './rollout.service';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -28,6 +28,7 @@ describe('RolloutService', () => {
       policies,
       frozen: { policy: vi.fn() },
       sandbox: { openEpisode: vi.fn() },
+      environment: false,
       producer,
       metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
     });
@@ -46,6 +47,36 @@ describe('RolloutService', () => {
     expect(contexts.task).not.toHaveBeenCalled();
     expect(policies.with).not.toHaveBeenCalled();
     expect(producer.enqueue).not.toHaveBeenCalled();
+    await consumer.close();
+    await transport.close();
+  });
+
+  it("dead-letters a group of a run scored by its environment when the worker's sandbox is its own pool", async () => {
+    const policies = { with: vi.fn(), newestVersion: vi.fn() };
+    const service = new RolloutService({
+      runs: { endedStatus: async () => null },
+      contexts: { task: vi.fn(async () => ({ context: { train: { episode: { submitAnswers: true } } }, task: {} })) },
+      policies,
+      frozen: { policy: vi.fn() },
+      sandbox: { openEpisode: vi.fn() },
+      environment: false,
+      producer: { enqueue: vi.fn() },
+      metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
+    } as unknown as RolloutServiceDeps);
+    const transport = new InProcessTransport();
+    const consumer = new JobConsumer({
+      transport,
+      queues: ['rollout'],
+      handlers: [handlerFor('rollout.group', (group, context) => service.handle(group, context.logger))],
+      logger,
+    });
+    consumer.start();
+    await new JobProducer(transport).enqueue('rollout.group', job);
+    const dead = deadLetterQueueOf('rollout');
+    await vi.waitFor(async () => expect((await transport.counts(dead)).waiting).toBe(1));
+    const [failed] = await transport.failedJobs('rollout', 1);
+    expect(failed?.reason).toMatch(/reward\.source is "env".*ENV_URL/);
+    expect(policies.with).not.toHaveBeenCalled();
     await consumer.close();
     await transport.close();
   });

@@ -17,6 +17,8 @@ export interface RolloutServiceDeps {
   /** The frozen policies of runs that name a `model.readerCheckpoint` or a `model.rootCheckpoint`. */
   frozen: Pick<FrozenPolicyCache, 'policy'>;
   sandbox: Pick<SandboxPool, 'openEpisode'>;
+  /** Whether `sandbox` is an OpenEnv environment (ENV_URL), which a run scored by its environment needs. */
+  environment: boolean;
   producer: Pick<JobProducer, 'enqueue'>;
   metrics: RolloutMetrics;
   /**
@@ -42,6 +44,11 @@ export class RolloutService {
     const { context, task } = await this.deps.contexts.task(job.runId, job.taskId).catch((error: unknown) => {
       throw error instanceof UnknownRunError ? new PermanentJobError(error.message) : error;
     });
+    if (context.train.episode.submitAnswers && !this.deps.environment)
+      throw new PermanentJobError(
+        'the run\'s reward.source is "env", and this worker runs episodes in its own sandbox pool, which gives no ' +
+          'reward: start rollout workers with ENV_URL (an OpenEnv environment) for this run',
+      );
     const role = frozenRoleOf(context.train);
     const frozen =
       role === null ? undefined : { role: role.role, policy: await this.deps.frozen.policy(role.checkpoint) };

@@ -54,6 +54,7 @@ export function startRolloutWorker(
         policies,
         frozen,
         sandbox,
+        environment: config.ENV_URL !== undefined,
         producer: new JobProducer(transport),
         metrics: new RolloutMetrics(registry),
         batching: { maxGroups: config.CONCURRENCY, windowMs: BATCH_WINDOW_MS },

@@ -15,6 +15,15 @@ export const UNTAGGED_ANSWER_POLICIES = ['last_line', 'none'] as const;
 export const UntaggedAnswerPolicySchema = z.enum(UNTAGGED_ANSWER_POLICIES);
 export type UntaggedAnswerPolicy = z.infer<typeof UntaggedAnswerPolicySchema>;
 
+/**
+ * What a trajectory's total is: `task`, FATHOM's reward computed from the task's gold answer (the formula below);
+ * `env`, the sum of the rewards the environment reported over the episode (OpenEnv's `reward` on each observation),
+ * 0 when it reported none, with FATHOM's components still computed beside it as diagnostics.
+ */
+export const REWARD_SOURCES = ['task', 'env'] as const;
+export const RewardSourceSchema = z.enum(REWARD_SOURCES);
+export type RewardSource = z.infer<typeof RewardSourceSchema>;
+
 /** Tolerance for "the weights sum to 1", so that 0.7 + 0.15 + 0.15 in floating point passes. */
 export const REWARD_WEIGHT_SUM_TOLERANCE = 1e-6;
 
@@ -31,6 +40,8 @@ const weight = z.number().min(0).max(1);
  */
 export const RewardConfigSchema = z
   .strictObject({
+    /** Where the total comes from (`REWARD_SOURCES`); `env` needs episodes run in an OpenEnv environment. */
+    source: RewardSourceSchema.default('task'),
     /** Weights of the three weighted components; must sum to 1. */
     weights: z
       .strictObject({
@@ -125,9 +136,9 @@ export const RewardDiagnosticsSchema = z.strictObject({
 });
 export type RewardDiagnostics = z.infer<typeof RewardDiagnosticsSchema>;
 
-/** The score of one trajectory. */
+/** The score of one trajectory: in [0, 1 + formatBonus] from the task; as the environment gave it from `env`. */
 export const RewardResultSchema = z.strictObject({
-  total: z.number().min(0),
+  total: z.number(),
   components: RewardComponentsSchema,
   diagnostics: RewardDiagnosticsSchema,
 });

@@ -51,5 +51,10 @@ export const RewardTrajectorySchema = z.strictObject({
    * ended the episode. Absent otherwise, and when the completion was never executed (scored offline).
    */
   replAnswer: z.string().optional(),
+  /**
+   * The sum of the rewards the environment reported over the episode (OpenEnv's `reward`), the total when the reward
+   * config's source is `env`. Absent or null when it reported none (FATHOM's own sandbox never does).
+   */
+  envReward: z.number().nullable().optional(),
 });
 export type RewardTrajectory = z.infer<typeof RewardTrajectorySchema>;

@@ -7,6 +7,7 @@ import { RewardError, RewardErrorCode } from './errors';
 describe('reward config', () => {
   it('defaults to reward v3', () => {
     expect(DEFAULT_REWARD_CONFIG).toEqual({
+      source: 'task',
       weights: { correctness: 0.7, token_budget: 0.15, recursion_efficiency: 0.15 },
       formatBonus: 0.1,
       wrongAnswerCap: 0.25,

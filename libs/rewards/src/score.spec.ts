@@ -28,6 +28,16 @@ describe('scoreTrajectory composition', () => {
     }
   });
 
+  it("takes the environment's reward as the total with source env, the task's components beside it", () => {
+    const wrong = { ...trajectory('<answer>blue</answer>'), envReward: -0.5 };
+    const fromEnv = scoreTrajectory(wrong, MIRROR_TASK, { source: 'env' });
+    expect(fromEnv.total).toBe(-0.5);
+    expect(fromEnv.components).toEqual(scoreTrajectory(wrong, MIRROR_TASK).components);
+    expect(RewardResultSchema.parse(fromEnv)).toEqual(fromEnv);
+    expect(scoreTrajectory(trajectory('<answer>red</answer>'), MIRROR_TASK, { source: 'env' }).total).toBe(0);
+    expect(scoreTrajectory(wrong, MIRROR_TASK).total).toBeGreaterThanOrEqual(0);
+  });
+
   it('reaches 1 + formatBonus for a perfect episode', () => {
     expect(scoreTrajectory(trajectory('<answer>red</answer>', { completionTokens: 0 }), MIRROR_TASK).total).toBe(1.1);
   });

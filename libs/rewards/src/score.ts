@@ -47,7 +47,9 @@ export function countTrajectoryLlmCalls(trajectory: RewardTrajectory): {
  * cell ended the episode (`replAnswer`; well-formed unless blank, like a single tag), else the last `<answer>`
  * tag, or without one the final turn's last line (per `config.answer.untagged`), which can be correct but never
  * earns the format bonus.
- * `recursion_efficiency` is paid only for a correct answer. Every component is always reported.
+ * `recursion_efficiency` is paid only for a correct answer. Every component is always reported. With
+ * `config.source` `env` the total is the environment's (`trajectory.envReward`, 0 when absent) and the components,
+ * still computed from the task, are diagnostics.
  *
  * @param config partial reward config, defaults filled in (`RewardConfigSchema`); validated once per object.
  */
@@ -89,7 +91,8 @@ export function scoreTrajectory(
     weights.recursion_efficiency * components.recursion_efficiency +
     cfg.formatBonus * components.format;
   const cap = grade.correct ? 1 + cfg.formatBonus : cfg.wrongAnswerCap;
-  const total = Math.max(0, Math.min(uncappedTotal, cap));
+  const taskTotal = Math.max(0, Math.min(uncappedTotal, cap));
+  const total = cfg.source === 'env' ? (traj.envReward ?? 0) : taskTotal;
 
   return {
     total,
@@ -108,7 +111,7 @@ export function scoreTrajectory(
       tokenBudget: budget.budget,
       recursionEfficiencyRaw: recursionRaw,
       uncappedTotal,
-      capped: total < uncappedTotal,
+      capped: taskTotal < uncappedTotal,
     },
   };
 }

@@ -19,8 +19,9 @@ type Message = Record<string, unknown>;
  * of an episode engine: each episode opened here is a session of its own, reset with the episode's document and
  * question (`context` and `task_prompt`, as OpenEnv's REPLEnv takes them), each cell a step (`{code}`), and the
  * observation read back as a step result — FATHOM's fields where the server sends them (`stdout`, `error`,
- * `variables`, `answer`…), REPLEnv's `result` otherwise. So `EpisodeRunner` trains on any OpenEnv server whose
- * action space is REPLEnv's, with FATHOM's tasks and rewards.
+ * `variables`, `answer`…), REPLEnv's `result` otherwise, and the reward the server gives with it. So `EpisodeRunner`
+ * trains on any OpenEnv server whose action space is REPLEnv's, on FATHOM's tasks, scored by FATHOM's reward or by
+ * the server's own (`reward.source` `env`: a text answer is then sent as REPLEnv's final action, `submit`).
  *
  * The reset also names the document by its SHA-256 and asks for `serve_llm` (servers that do not know them ignore
  * them, as OpenEnv's reset allows extras): FATHOM's env-service keeps the document, so the group's other episodes
@@ -197,12 +198,21 @@ class OpenEnvEpisode implements SandboxEpisode {
   }
 
   /** Runs a cell as a step; a session that fails ends the episode (`worker_crashed`), as a crashed worker would. */
-  async run(code: string): Promise<StepResult> {
+  run(code: string): Promise<StepResult> {
+    return this.step({ code });
+  }
+
+  /** Sends the final answer as REPLEnv's final action (`is_final`, `final_answer`); the reply carries its reward. */
+  submit(answer: string): Promise<StepResult> {
+    return this.step({ code: '', is_final: true, final_answer: answer });
+  }
+
+  private async step(action: Message): Promise<StepResult> {
     if (!this.alive) return endedResult({ code: 'closed', message: 'the episode has ended' });
     this.calls = [];
     let observation: Message;
     try {
-      observation = observationOf(await this.session.request({ type: 'step', data: { code } }));
+      observation = observationOf(await this.session.request({ type: 'step', data: action }));
     } catch (error) {
       this.alive = false;
       return endedResult({ code: 'worker_crashed', message: `the OpenEnv step failed: ${errorMessage(error)}` });
@@ -225,6 +235,9 @@ class OpenEnvEpisode implements SandboxEpisode {
       llmCalls: this.calls,
       alive: this.alive,
       answer,
+      ...(typeof observation.reward === 'number' && Number.isFinite(observation.reward)
+        ? { reward: observation.reward }
+        : {}),
     };
   }
 
@@ -278,12 +291,19 @@ class OpenEnvEpisode implements SandboxEpisode {
   }
 }
 
-/** The observation of a reply (`{type: "observation", data: {observation, reward, done}}`), with `done` on it. */
+/**
+ * The observation of a reply (`{type: "observation", data: {observation, reward, done}}`), with `done` and `reward`
+ * on it (the reply's, else the observation's own, as OpenEnv's Observation also carries them).
+ */
 function observationOf(reply: Message): Message {
   if (reply.type !== 'observation') throw new Error(`expected an observation, got a "${String(reply.type)}" message`);
   const data = dataOf(reply);
   const observation = (data.observation ?? {}) as Message;
-  return { ...observation, done: data.done === true || observation.done === true };
+  return {
+    ...observation,
+    done: data.done === true || observation.done === true,
+    reward: data.reward ?? observation.reward,
+  };
 }
 
 /** FATHOM's `error` when the server sends one; else REPLEnv's `result.success`/`exception` as a runtime error. */

@@ -60,6 +60,8 @@ export interface StepResult {
    * or null. It stands even when the cell threw after the call; the caller ends the episode with it.
    */
   answer: string | null;
+  /** The reward the environment gave for this step (OpenEnv's `reward`), where it gives one; FATHOM's pool never does. */
+  reward?: number;
 }
 
 export interface OpenEpisodeOptions {
@@ -168,6 +170,11 @@ export interface SandboxEpisode {
    * Rejects with `SandboxPoolError` only for bad arguments.
    */
   run(code: string, options?: StepOptions): Promise<StepResult>;
+  /**
+   * Gives the environment the episode's final answer, written as text rather than by a cell's `answer()`, so that
+   * it can score it (OpenEnv REPLEnv's final action): only episodes of an environment that rewards answers have it.
+   */
+  submit?(answer: string): Promise<StepResult>;
   /** Disposes the isolate. Idempotent. */
   close(): Promise<void>;
 }

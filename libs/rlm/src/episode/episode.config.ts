@@ -68,6 +68,12 @@ export const EpisodeConfigSchema = z
      * Needs `trainSubcalls`.
      */
     trainRoot: z.boolean().default(true),
+    /**
+     * The environment scores the episode (`reward.source` `env`): a root episode's text answer (an `<answer>` tag,
+     * not a cell's `answer()`) is sent to the sandbox as its final action (`SandboxEpisode.submit`), so that the
+     * environment sees and rewards it. The rewards it reports are summed into `envReward` either way.
+     */
+    submitAnswers: z.boolean().default(false),
     /** Retries of a sample that ended in `infra_error` before it is excluded from the group. */
     maxInfraRetries: z.number().int().nonnegative().default(2),
     /** Overrides of the sandbox pool's limits for every episode (root and child). */

@@ -150,6 +150,8 @@ class EpisodeState {
   readonly sampled: SampledContinuation[] = [];
   readonly turns: EpisodeTurn[] = [];
   answer: string | null = null;
+  /** The sum of the rewards the sandbox's environment reported, or null while it has reported none. */
+  envReward: number | null = null;
   status: EpisodeStatus | null = null;
   stopReason: StopReason | null = null;
   infraError: { code: InfraErrorCode; message: string } | undefined;
@@ -209,6 +211,11 @@ class EpisodeState {
   /** Prompt plus completion tokens of every sub-call of this episode, at every depth below it. */
   get subcallTokens(): number {
     return this.node.children.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
+  }
+
+  /** Adds the reward the environment gave with a step, if it gave one. */
+  rewarded(result: { reward?: number }): void {
+    if (result.reward !== undefined) this.envReward = (this.envReward ?? 0) + result.reward;
   }
 
   async close(): Promise<void> {
@@ -531,7 +538,15 @@ export class EpisodeRunner {
     turn.action = outcome.kind;
     if (state.done) return;
 
-    if (outcome.kind === 'code') turn.sandboxError = outcome.result.error?.code ?? null;
+    if (outcome.kind === 'code') {
+      turn.sandboxError = outcome.result.error?.code ?? null;
+      state.rewarded(outcome.result);
+    }
+    if (outcome.kind === 'answer' && this.config.submitAnswers && state.parent === null) {
+      const submitted = await this.submitAnswer(state, outcome.answer);
+      turn.envMs = this.now() - started;
+      if (!submitted) return;
+    }
     const action: ActionOutcome =
       outcome.kind === 'code'
         ? outcome.result
@@ -570,6 +585,30 @@ export class EpisodeRunner {
       return;
     }
     state.seq = rendered;
+  }
+
+  /**
+   * Sends a root episode's text answer to its environment (`submitAnswers`) and adds the reward it gives; false when
+   * the sandbox cannot take an answer or the environment failed, which ends the episode as an infra error.
+   */
+  private async submitAnswer(state: EpisodeState, answer: string): Promise<boolean> {
+    const sandbox = state.sandbox;
+    if (sandbox?.submit === undefined) {
+      state.failInfra('worker_crashed', 'submitAnswers: this sandbox has no environment to give the answer to');
+      return false;
+    }
+    try {
+      const result = await sandbox.submit(answer);
+      if (result.error?.code === 'worker_crashed') {
+        state.failInfra('worker_crashed', `the environment failed on the answer: ${result.error.message}`);
+        return false;
+      }
+      state.rewarded(result);
+      return true;
+    } catch (error) {
+      state.failInfra('worker_crashed', `the environment failed on the answer: ${errorMessage(error)}`);
+      return false;
+    }
   }
 
   /**
@@ -749,6 +788,7 @@ export class EpisodeRunner {
       policyVersion,
       trainSubcalls: this.config.trainSubcalls,
       trainRoot: this.config.trainRoot,
+      ...(state.envReward === null ? {} : { envReward: state.envReward }),
       timings: {
         generationMs: state.turns.reduce((t, turn) => t + turn.generationMs, 0),
         envMs: state.turns.reduce((t, turn) => t + turn.envMs, 0),

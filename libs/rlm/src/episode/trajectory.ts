@@ -51,6 +51,7 @@ export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
     llmCalls,
     tokens: { completion: traj.tokens.completion, subcall: traj.tokens.subcall },
     ...(replAnswer === null ? {} : { replAnswer }),
+    ...(traj.envReward === undefined ? {} : { envReward: traj.envReward }),
   };
 }
 

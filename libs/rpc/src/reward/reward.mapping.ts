@@ -105,6 +105,7 @@ function fromTrajectoryMessage(message: Trajectory__Output): RewardTrajectory {
         : null,
     tokens: { completion: message.completion_tokens ?? 0, subcall: message.subcall_tokens ?? 0 },
     ...(message.repl_answer === undefined ? {} : { replAnswer: message.repl_answer }),
+    ...(message.env_reward === undefined ? {} : { envReward: message.env_reward }),
   };
 }
 
@@ -122,6 +123,9 @@ export function toTrajectoryMessage(trajectory: RewardTrajectory): Trajectory {
     completion_tokens: trajectory.tokens.completion,
     subcall_tokens: trajectory.tokens.subcall,
     ...(trajectory.replAnswer === undefined ? {} : { repl_answer: trajectory.replAnswer }),
+    ...(trajectory.envReward === undefined || trajectory.envReward === null
+      ? {}
+      : { env_reward: trajectory.envReward }),
   };
 }
 

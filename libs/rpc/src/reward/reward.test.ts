@@ -83,6 +83,13 @@ describe('Reward service over gRPC', () => {
     expect(remote.results[0].total).not.toBe(scoreGroup(group, task).results[0].total);
   });
 
+  it("carries the environment's reward, the total with source env", async () => {
+    const rewarded = group.map((t, i) => (i % 2 === 0 ? { ...t, envReward: i - 2.5 } : t));
+    const remote = await client.scoreGroup(rewarded, task, { source: 'env' });
+    expect(remote).toEqual(scoreGroup(rewarded, task, { source: 'env' }));
+    expect(remote.rewards).toEqual(rewarded.map((t) => t.envReward ?? 0));
+  });
+
   it('flags a group whose totals are all equal', async () => {
     const same = [group[0], group[0], group[0]];
     expect((await client.scoreGroup(same, task)).zeroStd).toBe(true);

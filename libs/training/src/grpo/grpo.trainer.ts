@@ -279,6 +279,12 @@ export class InProcessCollector implements StepCollector {
  */
 export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions = {}): Promise<GrpoRunResult> {
   const clock = options.clock ?? (() => performance.now());
+  if (config.episode.submitAnswers && !options.collector && !options.sandbox)
+    throw new GrpoTrainError(
+      GrpoTrainErrorCode.INVALID_CONFIG,
+      'reward.source "env" scores episodes by their environment, and a local sandbox pool has none: run them in an ' +
+        'OpenEnv environment (fathom train --env-url, or ENV_URL on the rollout workers)',
+    );
   const tasks = options.tasks ?? (await loadGrpoTasks(config));
   if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, 'the run has no tasks');
   const initial = await loadCheckpoint(config.model.checkpoint);

@@ -146,6 +146,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
       trainRoot: run.model.rootCheckpoint === undefined,
       subcalls: { extractive: r.extractiveReads, leafTemperature: r.leafTemperature },
       maxInfraRetries: r.maxInfraRetries,
+      submitAnswers: run.reward.source === 'env',
       sandboxLimits: { maxDepth: r.maxDepth },
       sampling: { temperature: r.temperature },
     },

@@ -17,7 +17,13 @@ export interface Trajectory {
    * The value the final turn's code passed to the REPL's answer(), when a code cell ended the episode.
    */
   'repl_answer'?: (string);
+  /**
+   * The sum of the rewards the environment reported over the episode (OpenEnv's reward); unset when it gave none.
+   * The total when the reward config's source is "env".
+   */
+  'env_reward'?: (number | string);
   '_repl_answer'?: "repl_answer";
+  '_env_reward'?: "env_reward";
 }
 
 export interface Trajectory__Output {
@@ -34,5 +40,11 @@ export interface Trajectory__Output {
    * The value the final turn's code passed to the REPL's answer(), when a code cell ended the episode.
    */
   'repl_answer'?: (string);
+  /**
+   * The sum of the rewards the environment reported over the episode (OpenEnv's reward); unset when it gave none.
+   * The total when the reward config's source is "env".
+   */
+  'env_reward'?: (number);
   '_repl_answer'?: "repl_answer";
+  '_env_reward'?: "env_reward";
 }
