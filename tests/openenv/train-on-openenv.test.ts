@@ -27,22 +27,26 @@ afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
 
+/** 2 GRPO steps of the default policy (B = 2, G = 4) with every episode in the environment, written to `runOut`. */
+async function trainTwoSteps(config: { name: string; seed: number; reward?: { source: 'env' } }, runOut: string) {
+  const run = RunConfigSchema.parse({
+    ...config,
+    model: { checkpoint: 'default' },
+    data: { trainSize: 8, minContextTokens: 4096, maxContextTokens: 8192 },
+    steps: 2,
+    batchSize: 2,
+    checkpointEvery: 2,
+    grpo: { groupSize: 4 },
+    optimizer: { learningRate: 1e-4 },
+    rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
+  });
+  const sandbox = new OpenEnvSandbox(env.url);
+  await runGrpo(await grpoTrainConfigOfRun(run, runOut), { sandbox, tasks: await runTasks(run) });
+}
+
 describe('training against another OpenEnv environment', () => {
   it('runs 2 GRPO steps with every episode in the environment at the URL', async () => {
-    const run = RunConfigSchema.parse({
-      name: 'openenv',
-      seed: 0,
-      model: { checkpoint: 'default' },
-      data: { trainSize: 8, minContextTokens: 4096, maxContextTokens: 8192 },
-      steps: 2,
-      batchSize: 2,
-      checkpointEvery: 2,
-      grpo: { groupSize: 4 },
-      optimizer: { learningRate: 1e-4 },
-      rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
-    });
-    const sandbox = new OpenEnvSandbox(env.url);
-    await runGrpo(await grpoTrainConfigOfRun(run, out), { sandbox, tasks: await runTasks(run) });
+    await trainTwoSteps({ name: 'openenv', seed: 0 }, out);
 
     const records = await MetricsLog.read(join(out, 'metrics.jsonl'));
     expect(records.map((r) => r.step)).toEqual([1, 2]);
@@ -72,22 +76,8 @@ describe('training against another OpenEnv environment', () => {
 
   it("trains on the environment's own reward with reward.source env: each episode's total is what it gave", async () => {
     const envOut = join(out, 'env-reward');
-    const run = RunConfigSchema.parse({
-      name: 'openenv-reward',
-      seed: 1,
-      model: { checkpoint: 'default' },
-      data: { trainSize: 8, minContextTokens: 4096, maxContextTokens: 8192 },
-      steps: 2,
-      batchSize: 2,
-      checkpointEvery: 2,
-      grpo: { groupSize: 4 },
-      optimizer: { learningRate: 1e-4 },
-      rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
-      reward: { source: 'env' },
-    });
-    const sandbox = new OpenEnvSandbox(env.url);
     const before = env.episodeRewards.length;
-    await runGrpo(await grpoTrainConfigOfRun(run, envOut), { sandbox, tasks: await runTasks(run) });
+    await trainTwoSteps({ name: 'openenv-reward', seed: 1, reward: { source: 'env' } }, envOut);
 
     const records = await MetricsLog.read(join(envOut, 'metrics.jsonl'));
     expect(records.map((r) => r.step)).toEqual([1, 2]);

@@ -17,6 +17,20 @@ const job: RolloutGroupJob = {
   seed: 9,
 };
 
+/** An in-process consumer of the rollout queue handled by `service`, with `job` enqueued. */
+async function consume(service: RolloutService) {
+  const transport = new InProcessTransport();
+  const consumer = new JobConsumer({
+    transport,
+    queues: ['rollout'],
+    handlers: [handlerFor('rollout.group', (group, context) => service.handle(group, context.logger))],
+    logger,
+  });
+  consumer.start();
+  await new JobProducer(transport).enqueue('rollout.group', job);
+  return { transport, consumer };
+}
+
 describe('RolloutService', () => {
   it('drops a group of a stopped run at once: no rollout, no reward job, no retry and no dead letter', async () => {
     const contexts = { task: vi.fn() };
@@ -32,15 +46,7 @@ describe('RolloutService', () => {
       producer,
       metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
     });
-    const transport = new InProcessTransport();
-    const consumer = new JobConsumer({
-      transport,
-      queues: ['rollout'],
-      handlers: [handlerFor('rollout.group', (group, context) => service.handle(group, context.logger))],
-      logger,
-    });
-    consumer.start();
-    await new JobProducer(transport).enqueue('rollout.group', job);
+    const { transport, consumer } = await consume(service);
     await vi.waitFor(async () => expect((await transport.counts('rollout')).completed).toBe(1));
     expect(await transport.counts('rollout')).toMatchObject({ failed: 0, delayed: 0, waiting: 0 });
     expect((await transport.counts(deadLetterQueueOf('rollout'))).waiting).toBe(0);
@@ -63,15 +69,7 @@ describe('RolloutService', () => {
       producer: { enqueue: vi.fn() },
       metrics: new RolloutMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
     } as unknown as RolloutServiceDeps);
-    const transport = new InProcessTransport();
-    const consumer = new JobConsumer({
-      transport,
-      queues: ['rollout'],
-      handlers: [handlerFor('rollout.group', (group, context) => service.handle(group, context.logger))],
-      logger,
-    });
-    consumer.start();
-    await new JobProducer(transport).enqueue('rollout.group', job);
+    const { transport, consumer } = await consume(service);
     const dead = deadLetterQueueOf('rollout');
     await vi.waitFor(async () => expect((await transport.counts(dead)).waiting).toBe(1));
     const [failed] = await transport.failedJobs('rollout', 1);
