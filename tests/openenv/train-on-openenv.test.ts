@@ -126,7 +126,7 @@ describe('training against another OpenEnv environment', () => {
     expect(existsSync(noEnvOut)).toBe(false);
   });
 
-  it('fathom train --env-url runs the episodes there, and refuses a URL that is not ws://', async () => {
+  it('fathom train --env-url runs the episodes there, and refuses a URL that is not ws:// or not reachable', async () => {
     const file = join(out, 'cli-run.json');
     await writeFile(
       file,
@@ -152,6 +152,10 @@ describe('training against another OpenEnv environment', () => {
     const refused = await train('--config', file, '--env-url', 'http://127.0.0.1:1/ws');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('--env-url must be a ws:// or wss:// URL, got "http://127.0.0.1:1/ws"');
+    const unreachable = await train('--config', file, '--env-url', 'ws://127.0.0.1:1/ws', '--out', join(out, 'nope'));
+    expect(unreachable.code).not.toBe(0);
+    expect(unreachable.stderr).toContain('cannot connect to ws://127.0.0.1:1/ws');
+    expect(existsSync(join(out, 'nope'))).toBe(false);
     const resets = env.served.resets;
     const ran = await train('--config', file, '--env-url', env.url, '--out', join(out, 'cli'), '--no-progress');
     expect(ran.code, ran.stderr).toBe(0);

@@ -129,8 +129,10 @@ export function trainCommand(): Command {
       if (file === undefined) throw new InvalidArgumentError('train needs --config <file>');
       const run = await loadRunConfig(file, overrides);
       const config = await grpoTrainConfigOfRun(run, out ?? defaultRunFolder(file));
-      const bar = progress ? progressBar() : undefined;
       const sandbox = envUrl === undefined ? undefined : new OpenEnvSandbox(envUrl);
+      // An environment that cannot be reached would fail every episode, and the run would train on nothing.
+      await sandbox?.check();
+      const bar = progress ? progressBar() : undefined;
       try {
         const result = await runGrpo(config, { resume, observer: bar, tasks: await runTasks(run), sandbox });
         bar?.stop();

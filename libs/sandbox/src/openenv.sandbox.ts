@@ -98,6 +98,12 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
     }
   }
 
+  /** Opens a session and closes it again: rejects naming the URL when the server is unreachable or refuses it. */
+  async check(): Promise<void> {
+    const session = await OpenEnvSession.connect(this.url, this.options.connectTimeoutMs ?? 10_000);
+    session.close();
+  }
+
   /** Ends the sessions of the episodes still open (their episodes end with them). */
   async close(): Promise<void> {
     for (const session of this.sessions) session.close();
