@@ -35,10 +35,10 @@ function codeTurns(trajectory: EpisodeTrajectory): number {
   return trajectory.turns.filter((t) => t.action === 'code').length + walk(trajectory.recursionTree);
 }
 
-async function runGroup(sandbox: Pick<SandboxPool, 'openEpisode'>) {
+async function runGroup(sandbox: Pick<SandboxPool, 'openEpisode'>, submitAnswers = false) {
   const runner = new EpisodeRunner(
     { sandbox, policy: new ScriptedTestPolicy(tokenizer, recursionScript) },
-    { trainSubcalls: true, subcalls: { readerWindowChars: 20 } },
+    { trainSubcalls: true, subcalls: { readerWindowChars: 20 }, submitAnswers },
   );
   return runner.runGroup(TASK, { G: 2, seed: 0 });
 }
@@ -88,6 +88,19 @@ describe('EpisodeRunner with the env-service as its sandbox', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('sends a text answer to the env-service as its final action when the environment scores the episode', async () => {
+    const answers = () => metricSum(h.baseUrl, 'env_step_seconds_count', { transport: 'ws', kind: 'answer' });
+    const before = await answers();
+    const group = await runGroup(new OpenEnvSandbox(h.wsUrl), true);
+    expect(group.trajectories.map((t) => [t.status, t.answer])).toEqual([
+      ['ok', 'teal'],
+      ['ok', 'teal'],
+    ]);
+    expect((await answers()) - before).toBe(2);
+    // The service scores only the tasks of its own dataset; a document the engine sends is ad hoc, and unscored.
+    expect(group.trajectories.map((t) => t.envReward)).toEqual([undefined, undefined]);
   });
 
   it('an unreachable env-service is an infra failure of the episode, not a crash', async () => {
