@@ -31,3 +31,18 @@ export function share(name: string): (value: string) => number {
     return parsed;
   };
 }
+
+/** A commander parser of a ws:// or wss:// URL option; the error names the option and the value. */
+export function webSocketUrl(name: string): (value: string) => string {
+  return (value) => {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'ws:' && protocol !== 'wss:')
+      throw new InvalidArgumentError(`${name} must be a ws:// or wss:// URL, got "${value}"`);
+    return value;
+  };
+}

@@ -1,13 +1,7 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { SingleBar } from 'cli-progress';
 import { loadSftConfig, runSft, type SftConfigOverrides, type SftObserver } from '@fathom/training';
-
-const number = (name: string) => (value: string) => {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed))
-    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
-  return parsed;
-};
+import { number } from './args';
 
 interface SftFlags extends SftConfigOverrides {
   config: string;

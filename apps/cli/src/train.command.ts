@@ -13,13 +13,7 @@ import {
   type GrpoObserver,
   type RunOverrides,
 } from '@fathom/training';
-
-const number = (name: string) => (value: string) => {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed))
-    throw new InvalidArgumentError(`${name} must be a number, got "${value}"`);
-  return parsed;
-};
+import { number, webSocketUrl } from './args';
 
 interface TrainFlags extends RunOverrides {
   config?: string;
@@ -119,7 +113,7 @@ export function trainCommand(): Command {
     .option(
       '--env-url <url>',
       'run every episode in the OpenEnv environment at this WebSocket URL (ws://host:port/ws), not a local sandbox',
-      webSocketUrl,
+      webSocketUrl('--env-url'),
     )
     .option('--resume', 'continue from the latest checkpoint in the run folder', false)
     .option('--no-progress', 'no progress bar')
@@ -152,17 +146,4 @@ export function trainCommand(): Command {
         await sandbox?.close();
       }
     });
-}
-
-/** A `--env-url`: a ws:// or wss:// URL, else a usage error naming it. */
-function webSocketUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError(`--env-url must be a ws:// or wss:// URL, got "${value}"`);
-  }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
-    throw new InvalidArgumentError(`--env-url must be a ws:// or wss:// URL, got "${value}"`);
-  return value;
 }
