@@ -20,10 +20,7 @@ export {
   HealthChecks,
   OpsController,
   OpsModule,
-  startOpsApp,
   type HealthCheck,
-  type OpsApp,
-  type OpsAppOptions,
   type OpsOptions,
 } from './ops.module';
 export { onParentGone, onTerminationSignal, runServiceMain } from './shutdown';
@@ -31,6 +28,8 @@ export { freePort, launchService, type LaunchOptions, type ServiceProcess } from
 export { createServiceInfra, type ServiceInfra } from './service.infra';
 export {
   startWorkerService,
+  WorkerLifecycle,
+  WorkerServiceModule,
   type GrpcServerHandle,
   type WorkerParts,
   type WorkerService,

@@ -1,21 +1,27 @@
 import { HealthReportSchema } from '@fathom/contracts';
-import { createLogger } from '@fathom/observability';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpsApp, type OpsApp } from './ops.module';
+import { OpsModule, type OpsOptions } from './ops.module';
 
-let app: OpsApp | undefined;
+let app: { port: number; close(): Promise<void> } | undefined;
 afterEach(() => app?.close());
+
+/** A Nest application of `OpsModule` alone on a free loopback port. */
+async function serve(options: OpsOptions) {
+  const nest = await NestFactory.create<NestExpressApplication>(OpsModule.create(options), { logger: false });
+  await nest.listen(0, '127.0.0.1');
+  return { port: (nest.getHttpServer().address() as AddressInfo).port, close: () => nest.close() };
+}
 
 describe('the ops endpoints', () => {
   it('serve /metrics from the registry and /health from the checks (503 naming the failing one)', async () => {
     const registry = new Registry();
     new Counter({ name: 'fathom_test_total', help: 'test', registers: [registry] }).inc(2);
     let redisUp = true;
-    app = await startOpsApp({
-      host: '127.0.0.1',
-      port: 0,
-      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+    app = await serve({
       registry,
       checks: [
         { name: 'postgres', check: async () => undefined },
@@ -47,10 +53,7 @@ describe('the ops endpoints', () => {
   });
 
   it("answer OpenEnv's health reply, the status alone, when there is nothing to check", async () => {
-    app = await startOpsApp({
-      host: '127.0.0.1',
-      port: 0,
-      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+    app = await serve({
       registry: new Registry(),
       checks: [],
     });
@@ -60,10 +63,7 @@ describe('the ops endpoints', () => {
   });
 
   it('count a check that does not answer in time as failed', async () => {
-    app = await startOpsApp({
-      host: '127.0.0.1',
-      port: 0,
-      logger: createLogger({ service: 'ops-test', level: 'silent' }),
+    app = await serve({
       registry: new Registry(),
       checks: [{ name: 'slow', check: () => new Promise(() => undefined) }],
       checkTimeoutMs: 50,

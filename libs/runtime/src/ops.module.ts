@@ -1,13 +1,9 @@
 import 'reflect-metadata';
 import { Controller, Get, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { HealthReport, QueueName } from '@fathom/contracts';
-import { NestJsonLogger, type Logger } from '@fathom/observability';
 import type { PrismaClient } from '@fathom/persistence';
 import type { JobTransport } from '@fathom/queue';
 import type { Response } from 'express';
-import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 
 /** A dependency a service needs (Postgres, Redis, the learner): healthy when `check` resolves. */
@@ -100,34 +96,4 @@ export class OpsModule {
       ],
     };
   }
-}
-
-export interface OpsAppOptions extends OpsOptions {
-  host: string;
-  /** 0 picks a free port. */
-  port: number;
-  logger: Logger;
-}
-
-export interface OpsApp {
-  port: number;
-  close(): Promise<void>;
-}
-
-/**
- * The Nest application of a worker service (learner, rollout worker, reward-service), whose only HTTP surface is
- * `OpsModule`: its queue consumers and gRPC servers are started beside it.
- */
-export async function startOpsApp(options: OpsAppOptions): Promise<OpsApp> {
-  const app = await NestFactory.create<NestExpressApplication>(OpsModule.create(options), {
-    bodyParser: false,
-    logger: new NestJsonLogger(options.logger),
-  });
-  try {
-    await app.listen(options.port, options.host);
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
-  return { port: (app.getHttpServer().address() as AddressInfo).port, close: () => app.close() };
 }

@@ -69,7 +69,7 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
     await waitFor(() => handled.length === 1, 10_000);
     expect(handled[0]).toEqual(job);
 
-    const base = `http://127.0.0.1:${service.ops.port}`;
+    const base = `http://127.0.0.1:${service.httpPort}`;
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'healthy', checks: { redis: 'ok', postgres: 'ok' } });
@@ -97,6 +97,6 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
         build: async () => recordingParts(events, []),
       }),
     ).rejects.toThrow(/EADDRINUSE/);
-    expect(events).toEqual(['grpc closed', 'parts closed']);
+    expect(events).toEqual(['stopped', 'grpc closed', 'parts closed']);
   });
 });

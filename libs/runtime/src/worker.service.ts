@@ -1,7 +1,12 @@
+import 'reflect-metadata';
+import { Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { QueueName } from '@fathom/contracts';
-import type { LogFields, Logger } from '@fathom/observability';
+import { NestJsonLogger, type LogFields, type Logger } from '@fathom/observability';
 import { JobConsumer, QueueMetrics, type HandlerRegistration } from '@fathom/queue';
-import { startOpsApp, type OpsApp } from './ops.module';
+import type { AddressInfo } from 'node:net';
+import { OpsModule } from './ops.module';
 import { createServiceInfra, type ServiceInfra } from './service.infra';
 
 /** The config fields every worker service reads (its schema spreads `serviceEnvShape`). */
@@ -50,17 +55,63 @@ export interface WorkerServiceSpec<C extends WorkerServiceConfig> {
 }
 
 export interface WorkerService {
-  ops: OpsApp;
+  /** The port of /health and /metrics. */
+  httpPort: number;
   grpcPort: number;
   /** Stops the service in its order: `stop`, the consumer (drained), gRPC, `close`, /health and /metrics, connections. */
   close(): Promise<void>;
 }
 
 /**
+ * A worker service's start and stop as Nest lifecycle hooks: before the HTTP server closes, the parts' `stop`, the
+ * consumer (drained), the gRPC server and the parts; after it, the connections.
+ */
+export class WorkerLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    private readonly consumer: JobConsumer,
+    private readonly parts: WorkerParts,
+    private readonly infra: ServiceInfra,
+  ) {}
+
+  /** Starts taking jobs, then the parts' own work: called once the HTTP endpoints listen. */
+  start(): void {
+    this.consumer.start();
+    this.parts.start?.();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.parts.stop?.();
+    await this.consumer.close();
+    await this.parts.grpc.close();
+    await this.parts.close?.();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.infra.close();
+  }
+}
+
+/** A worker service as a Nest module: its typed consumer and lifecycle as providers, `OpsModule` its HTTP surface. */
+@Module({})
+export class WorkerServiceModule {
+  static create(infra: ServiceInfra, consumer: JobConsumer, lifecycle: WorkerLifecycle): DynamicModule {
+    return {
+      module: WorkerServiceModule,
+      imports: [OpsModule.create({ registry: infra.registry, checks: infra.checks })],
+      providers: [
+        { provide: JobConsumer, useValue: consumer },
+        { provide: WorkerLifecycle, useValue: lifecycle },
+      ],
+    };
+  }
+}
+
+/**
  * The one skeleton of the learner, the rollout workers and the reward-service: the metrics registry and the Redis
- * and Postgres connections (`createServiceInfra`), the typed queue consumer of the parts' jobs, their gRPC server,
- * and `OpsModule` (/health, /metrics) as the service's Nest application; the consumer starts last, once everything
- * it needs is up, and `close` undoes it all in reverse. A start that fails closes what it had opened.
+ * and Postgres connections (`createServiceInfra`), the service's parts built on them, and a Nest application
+ * (`WorkerServiceModule`) holding the typed queue consumer of the parts' jobs and serving /health and /metrics. The
+ * consumer starts once the endpoints listen; `close` is the application's close, whose shutdown hooks stop
+ * everything in reverse (`WorkerLifecycle`). A start that fails closes what it had opened.
  */
 export async function startWorkerService<C extends WorkerServiceConfig>(
   spec: WorkerServiceSpec<C>,
@@ -72,14 +123,10 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
     await infra.close().catch(() => undefined);
     throw error;
   });
-  const closeParts = async () => {
-    await parts.grpc.close();
-    await parts.close?.();
-  };
-  let consumer: JobConsumer;
-  let ops: OpsApp;
+  let app: NestExpressApplication | undefined;
+  let lifecycle: WorkerLifecycle;
   try {
-    consumer = new JobConsumer({
+    const consumer = new JobConsumer({
       transport,
       queues: parts.queues,
       handlers: parts.handlers,
@@ -89,24 +136,24 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
       logger,
       metrics: new QueueMetrics(registry, transport, { queues: parts.metricsQueues }),
     });
-    ops = await startOpsApp({ host: config.HOST, port: config.HTTP_PORT, registry, checks: infra.checks, logger });
+    lifecycle = new WorkerLifecycle(consumer, parts, infra);
+    app = await NestFactory.create<NestExpressApplication>(WorkerServiceModule.create(infra, consumer, lifecycle), {
+      bodyParser: false,
+      logger: new NestJsonLogger(logger),
+    });
+    await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
-    await closeParts().catch(() => undefined);
-    await infra.close().catch(() => undefined);
+    if (app !== undefined) await app.close().catch(() => undefined);
+    else {
+      await parts.grpc.close().catch(() => undefined);
+      await parts.close?.().catch(() => undefined);
+      await infra.close().catch(() => undefined);
+    }
     throw error;
   }
-  consumer.start();
-  parts.start?.();
-  logger.info(`${spec.name} started`, { http_port: ops.port, grpc_port: parts.grpc.port, ...parts.ready });
-  return {
-    ops,
-    grpcPort: parts.grpc.port,
-    close: async () => {
-      await parts.stop?.();
-      await consumer.close();
-      await closeParts();
-      await ops.close();
-      await infra.close();
-    },
-  };
+  lifecycle.start();
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  logger.info(`${spec.name} started`, { http_port: port, grpc_port: parts.grpc.port, ...parts.ready });
+  let closed: Promise<void> | undefined;
+  return { httpPort: port, grpcPort: parts.grpc.port, close: () => (closed ??= app.close()) };
 }
