@@ -44,6 +44,19 @@ async function trainTwoSteps(config: { name: string; seed: number; reward?: { so
   await runGrpo(await grpoTrainConfigOfRun(run, runOut), { sandbox, tasks: await runTasks(run) });
 }
 
+describe("OpenEnvSandbox and an environment's rewards", () => {
+  it('reads the reward of each step, and sends a final answer as REPLEnv does', async () => {
+    const sandbox = new OpenEnvSandbox(env.url);
+    const episode = await sandbox.openEpisode({ ctx: 'The van is teal.', question: 'What colour is the van?' });
+    expect(await episode.run('print(context.length)')).toMatchObject({ stdout: '16', error: null, reward: 0.25 });
+    expect((await episode.run('nope()')).reward).toBe(-0.25);
+    const final = await episode.submit!('teal');
+    expect(final).toMatchObject({ error: null, alive: false, reward: 1 });
+    expect(episode.alive).toBe(false);
+    await sandbox.close();
+  });
+});
+
 describe('training against another OpenEnv environment', () => {
   it('runs 2 GRPO steps with every episode in the environment at the URL', async () => {
     await trainTwoSteps({ name: 'openenv', seed: 0 }, out);

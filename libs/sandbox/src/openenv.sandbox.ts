@@ -210,10 +210,11 @@ class OpenEnvEpisode implements SandboxEpisode {
 
   /** Sends the final answer as REPLEnv's final action (`is_final`, `final_answer`); the reply carries its reward. */
   submit(answer: string): Promise<StepResult> {
-    return this.step({ code: '', is_final: true, final_answer: answer });
+    return this.step({ code: '', is_final: true, final_answer: answer }, true);
   }
 
-  private async step(action: Message): Promise<StepResult> {
+  /** One step; the environment ending the episode is a `step_limit` error unless it answered or `final` was sent. */
+  private async step(action: Message, final = false): Promise<StepResult> {
     if (!this.alive) return endedResult({ code: 'closed', message: 'the episode has ended' });
     this.calls = [];
     let observation: Message;
@@ -232,7 +233,7 @@ class OpenEnvEpisode implements SandboxEpisode {
       stdout: text(observation.stdout ?? result.stdout),
       truncatedChars: number(observation.truncated_chars),
       error:
-        error === null && !this.alive && answer === null
+        error === null && !this.alive && answer === null && !final
           ? { code: 'step_limit', message: `the environment ended the episode after ${this.steps} steps` }
           : error,
       variables: strings(observation.variables ?? observation.available_variables),
