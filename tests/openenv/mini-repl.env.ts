@@ -9,8 +9,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * globals are `context` (and `ctx`) and `print`; `step({code})` runs a cell (node:vm, 1 s limit) and answers with
  * REPLEnv's `result` (`stdout`, `stderr`, `success`, `exception`, …), `available_variables` and `iteration`;
  * `step({is_final: true, final_answer})` ends the episode. Its rewards are its own, not FATHOM's: 0.25 for a cell
- * that ran, −0.25 for one that threw, and for a final answer 1 when it is a word of the context (case aside), else 0. It has none of FATHOM's helpers (grep, search, answer, llm) and knows nothing of
- * `serve_llm`. It counts what it served and keeps each episode's summed reward.
+ * that ran, −0.25 for one that threw, and for a final answer 1 when it is a word of the context (case aside), else
+ * 0. It has none of FATHOM's helpers (grep, search, answer, llm) and knows nothing of `serve_llm`. It counts what it
+ * served and keeps each episode's summed reward.
  */
 export interface MiniReplEnv {
   url: string;

@@ -106,7 +106,7 @@ describe('training against another OpenEnv environment', () => {
       .map(
         (line) =>
           JSON.parse(line) as {
-            trajectories: { envReward?: number | null }[];
+            trajectories: { envReward?: number }[];
             results: { total: number }[];
             excluded: unknown[];
           },

@@ -209,8 +209,8 @@ export const EpisodeTrajectorySchema = z
      * reads in `recursionTree`, which the trained policy sampled. Absent: true.
      */
     trainRoot: z.boolean().optional(),
-    /** The sum of the rewards the environment reported over the root episode; absent or null when it gave none. */
-    envReward: z.number().nullable().optional(),
+    /** The sum of the rewards the environment reported over the root episode; absent when it gave none. */
+    envReward: z.number().optional(),
     timings: z.strictObject({
       /** Sampling time of the root's turns, ms. */
       generationMs: z.number().nonnegative(),

@@ -53,8 +53,8 @@ export const RewardTrajectorySchema = z.strictObject({
   replAnswer: z.string().optional(),
   /**
    * The sum of the rewards the environment reported over the episode (OpenEnv's `reward`), the total when the reward
-   * config's source is `env`. Absent or null when it reported none (FATHOM's own sandbox never does).
+   * config's source is `env`. Absent when it reported none (FATHOM's own sandbox never does).
    */
-  envReward: z.number().nullable().optional(),
+  envReward: z.number().optional(),
 });
 export type RewardTrajectory = z.infer<typeof RewardTrajectorySchema>;

@@ -137,6 +137,15 @@ describe('EpisodeRunner against the real sandbox', () => {
     expectTokenInvariants(traj);
   });
 
+  it('excludes an episode whose text answer must go to an environment its sandbox does not have', async () => {
+    const policy = new ScriptedTestPolicy(tokenizer, solver);
+    const runner = new EpisodeRunner({ sandbox: pool, policy }, { submitAnswers: true, maxInfraRetries: 0 });
+    const group = await runner.runGroup(TASK, { G: 1, seed: 0 });
+    expect(group.trajectories).toEqual([]);
+    expect(group.excluded.map((t) => [t.status, t.infraError?.code])).toEqual([['infra_error', 'worker_crashed']]);
+    expect(group.excluded[0].infraError?.message).toMatch(/this sandbox has no environment to give the answer to/);
+  });
+
   it('takes the answer over code in the same turn and ignores an answer inside code', async () => {
     const policy = new ScriptedTestPolicy(tokenizer, ({ prompt }) =>
       turnsSoFar(prompt) === 0

@@ -9,7 +9,7 @@ import {
   type Task,
   type TokenSequence,
 } from '@fathom/contracts';
-import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool } from '@fathom/sandbox';
+import type { LlmRequest, LlmResponse, SandboxEpisode, SandboxPool, StepResult } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { z } from 'zod';
 import { IM_END, renderConversation, renderPrompt, renderSubcallPrompt, type PromptTask } from '../prompt';
@@ -529,6 +529,8 @@ export class EpisodeRunner {
     try {
       if (state.sandbox === null) throw new Error('no sandbox episode');
       outcome = await applyTurn(state.sandbox, turn.completion);
+      if (outcome.kind === 'answer' && this.config.submitAnswers && state.parent === null)
+        state.rewarded(await this.submitAnswer(state.sandbox, outcome.answer));
     } catch (error) {
       state.failInfra('worker_crashed', `sandbox step failed: ${errorMessage(error)}`);
       return;
@@ -541,11 +543,6 @@ export class EpisodeRunner {
     if (outcome.kind === 'code') {
       turn.sandboxError = outcome.result.error?.code ?? null;
       state.rewarded(outcome.result);
-    }
-    if (outcome.kind === 'answer' && this.config.submitAnswers && state.parent === null) {
-      const submitted = await this.submitAnswer(state, outcome.answer);
-      turn.envMs = this.now() - started;
-      if (!submitted) return;
     }
     const action: ActionOutcome =
       outcome.kind === 'code'
@@ -588,27 +585,16 @@ export class EpisodeRunner {
   }
 
   /**
-   * Sends a root episode's text answer to its environment (`submitAnswers`) and adds the reward it gives; false when
-   * the sandbox cannot take an answer or the environment failed, which ends the episode as an infra error.
+   * Gives a root episode's text answer to its environment (`submitAnswers`), whose reply carries the reward; throws
+   * when the sandbox cannot take an answer or the environment failed on it (the turn's infra failure).
    */
-  private async submitAnswer(state: EpisodeState, answer: string): Promise<boolean> {
-    const sandbox = state.sandbox;
-    if (sandbox?.submit === undefined) {
-      state.failInfra('worker_crashed', 'submitAnswers: this sandbox has no environment to give the answer to');
-      return false;
-    }
-    try {
-      const result = await sandbox.submit(answer);
-      if (result.error?.code === 'worker_crashed') {
-        state.failInfra('worker_crashed', `the environment failed on the answer: ${result.error.message}`);
-        return false;
-      }
-      state.rewarded(result);
-      return true;
-    } catch (error) {
-      state.failInfra('worker_crashed', `the environment failed on the answer: ${errorMessage(error)}`);
-      return false;
-    }
+  private async submitAnswer(sandbox: SandboxEpisode, answer: string): Promise<StepResult> {
+    if (sandbox.submit === undefined)
+      throw new Error('submitAnswers: this sandbox has no environment to give the answer to');
+    const result = await sandbox.submit(answer);
+    if (result.error?.code === 'worker_crashed')
+      throw new Error(`the environment failed on the answer: ${result.error.message}`);
+    return result;
   }
 
   /**

@@ -123,9 +123,7 @@ export function toTrajectoryMessage(trajectory: RewardTrajectory): Trajectory {
     completion_tokens: trajectory.tokens.completion,
     subcall_tokens: trajectory.tokens.subcall,
     ...(trajectory.replAnswer === undefined ? {} : { repl_answer: trajectory.replAnswer }),
-    ...(trajectory.envReward === undefined || trajectory.envReward === null
-      ? {}
-      : { env_reward: trajectory.envReward }),
+    ...(trajectory.envReward === undefined ? {} : { env_reward: trajectory.envReward }),
   };
 }
 
