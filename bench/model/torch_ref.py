@@ -43,92 +43,18 @@ os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
 os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 import torch  # noqa: E402  (after the thread pins above)
-import torch.nn.functional as F  # noqa: E402
+
+from torch_model import CausalLm  # noqa: E402
 
 torch.set_num_threads(args.threads)
 torch.set_num_interop_threads(1)
 torch.manual_seed(0)
 
 with open(args.config) as f:
-    cfg = json.load(f)
-D = cfg["hidden_size"]
-H = cfg["num_attention_heads"]
-KV = cfg["num_key_value_heads"]
-HD = cfg.get("head_dim", D // H)
-FF = cfg["intermediate_size"]
-V = cfg["vocab_size"]
-EPS = cfg["rms_norm_eps"]
-THETA = cfg["rope_theta"]
-
-
-class RMSNorm(torch.nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.weight = torch.nn.Parameter(torch.ones(d))
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * self.weight
-
-
-def rotate_half(x):
-    a, b = x.chunk(2, dim=-1)
-    return torch.cat((-b, a), dim=-1)
-
-
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.input_layernorm = RMSNorm(D)
-        self.q_proj = torch.nn.Linear(D, H * HD, bias=True)
-        self.k_proj = torch.nn.Linear(D, KV * HD, bias=True)
-        self.v_proj = torch.nn.Linear(D, KV * HD, bias=True)
-        self.o_proj = torch.nn.Linear(H * HD, D, bias=False)
-        self.post_attention_layernorm = RMSNorm(D)
-        self.gate_proj = torch.nn.Linear(D, FF, bias=False)
-        self.up_proj = torch.nn.Linear(D, FF, bias=False)
-        self.down_proj = torch.nn.Linear(FF, D, bias=False)
-
-    def forward(self, x, cos, sin, mask):
-        b, t, _ = x.shape
-        h = self.input_layernorm(x)
-        q = self.q_proj(h).view(b, t, H, HD).transpose(1, 2)
-        k = self.k_proj(h).view(b, t, KV, HD).transpose(1, 2)
-        v = self.v_proj(h).view(b, t, KV, HD).transpose(1, 2)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        k = k.repeat_interleave(H // KV, dim=1)
-        v = v.repeat_interleave(H // KV, dim=1)
-        scores = (q * HD**-0.5) @ k.transpose(-1, -2) + mask  # q scaled, not the T×T scores, as FATHOM does
-        a = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, H * HD)
-        x = x + self.o_proj(a)
-        h = self.post_attention_layernorm(x)
-        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
-
-
-class Model(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed_tokens = torch.nn.Embedding(V, D)
-        self.layers = torch.nn.ModuleList(Block() for _ in range(cfg["num_hidden_layers"]))
-        self.norm = RMSNorm(D)
-        for p in self.parameters():
-            if p.dim() == 2:
-                torch.nn.init.normal_(p, std=0.02)
-
-    def forward(self, ids):
-        t = ids.shape[1]
-        inv = 1.0 / THETA ** (torch.arange(0, HD, 2, dtype=torch.float32) / HD)
-        freqs = torch.outer(torch.arange(t, dtype=torch.float32), inv)
-        emb = torch.cat((freqs, freqs), dim=-1)
-        cos, sin = emb.cos(), emb.sin()
-        mask = torch.full((t, t), -1e9).triu(1)
-        x = self.embed_tokens(ids)
-        for layer in self.layers:
-            x = layer(x, cos, sin, mask)
-        return self.norm(x) @ self.embed_tokens.weight.T  # tied lm_head
-
-
-model = Model()
+    model = CausalLm(json.load(f))
+for p in model.parameters():
+    if p.dim() == 2:
+        torch.nn.init.normal_(p, std=0.02)
 b, t = args.batch, args.length
 n = b * t
 ids = torch.tensor([(i * 13) % 256 for i in range(n)]).view(b, t)
