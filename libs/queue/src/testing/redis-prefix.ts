@@ -21,11 +21,19 @@ export async function deleteQueuePrefix(prefix: string, redisUrl: string): Promi
   }
 }
 
-/** Bytes Redis holds under a queue prefix: MEMORY USAGE summed over its keys. */
+/**
+ * Bytes Redis holds under a queue prefix: MEMORY USAGE summed over its keys, one pipelined round trip per batch of
+ * keys rather than one per key, since bench/e2e polls it every 100 ms beside the services it times.
+ */
 export async function queuePrefixBytes(redis: Redis, prefix: string): Promise<number> {
   let bytes = 0;
   await forEachKeyBatch(redis, prefix, async (keys) => {
-    for (const key of keys) bytes += Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+    const pipeline = redis.pipeline();
+    for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
+    for (const [error, usage] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      bytes += Number(usage ?? 0);
+    }
   });
   return bytes;
 }
