@@ -14,6 +14,10 @@ describe('resolveLimits', () => {
     expect(() => resolveLimits(DEFAULT_LIMITS, { stepCpuMs: 0 })).toThrow(/stepCpuMs/);
     expect(() => resolveLimits(DEFAULT_LIMITS, { maxOutputChars: Number.NaN })).toThrow(/maxOutputChars/);
     expect(() => resolveLimits(DEFAULT_LIMITS, { bogus: 1 } as never)).toThrow(/unknown sandbox limit "bogus"/);
+    for (const key of ['toString', 'constructor', '__proto__'])
+      expect(() => resolveLimits(DEFAULT_LIMITS, JSON.parse(`{"${key}": 5}`) as never)).toThrow(
+        `unknown sandbox limit "${key}"`,
+      );
   });
 
   it('allows maxDepth 0 (no sub-calls at all)', () => {

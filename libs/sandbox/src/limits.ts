@@ -59,7 +59,7 @@ export function resolveLimits(base: SandboxLimits, overrides: Partial<SandboxLim
   const merged: SandboxLimits = { ...base };
   for (const [key, value] of Object.entries(overrides) as [keyof SandboxLimits, number | undefined][]) {
     if (value === undefined) continue;
-    if (!(key in base)) throw new RangeError(`unknown sandbox limit "${key}"`);
+    if (!Object.hasOwn(base, key)) throw new RangeError(`unknown sandbox limit "${key}"`);
     const min = key === 'memoryMb' ? 8 : key === 'maxDepth' ? 0 : 1;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
       throw new RangeError(`sandbox limit "${key}" must be a finite number >= ${min}, got ${String(value)}`);

@@ -217,6 +217,12 @@ describe('POST /v1/chat/completions', () => {
     const broken = await call(h, '/v1/chat/completions', { raw: '{"messages": [' });
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_json');
+    // A key JSON.parse makes an own "__proto__" once answered 500 ("unsupported is not a function").
+    const proto = await call(h, '/v1/chat/completions', {
+      raw: JSON.stringify(chat()).replace(/^\{/, '{"__proto__": {"x": 1}, '),
+    });
+    expect(proto.status).toBe(400);
+    expect(proto.body.error).toMatchObject({ param: '__proto__', message: 'unrecognized request argument: __proto__' });
   });
 
   it('answers another model id with 404', async () => {

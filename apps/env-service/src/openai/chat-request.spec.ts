@@ -192,4 +192,11 @@ describe('parseChatRequest: where the document and the question are', () => {
     ]);
     expect(refusal({ ...base, max_tokens: 0 })).toEqual(['invalid_request', 'max_tokens', expect.any(String)]);
   });
+
+  it('refuses a key named like a member of Object.prototype as an unrecognized argument', () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const body: unknown = JSON.parse(`{"messages": [{"role": "user", "content": "Q?"}], "${key}": {"x": 1}}`);
+      expect(refusal(body)).toEqual(['unsupported_parameter', key, `unrecognized request argument: ${key}`]);
+    }
+  });
 });

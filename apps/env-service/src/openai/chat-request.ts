@@ -107,14 +107,15 @@ export function parseChatRequest(body: unknown, maxDocumentBytes: number): ChatR
   const fields = body as Record<string, unknown>;
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
-    const unsupported = UNSUPPORTED[key];
+    // Own keys only: a body's "__proto__", "constructor" or "toString" must not find Object.prototype's.
+    const unsupported = Object.hasOwn(UNSUPPORTED, key) ? UNSUPPORTED[key] : undefined;
     if (unsupported?.(value))
       throw new OpenAiError(
         'unsupported_parameter',
         `${key}=${JSON.stringify(value)} is not supported: a completion here is one RLM episode with one text answer`,
         key,
       );
-    if (unsupported === undefined && !IGNORED.includes(key) && !(key in ChatRequestSchema.shape))
+    if (unsupported === undefined && !IGNORED.includes(key) && !Object.hasOwn(ChatRequestSchema.shape, key))
       throw new OpenAiError('unsupported_parameter', `unrecognized request argument: ${key}`, key);
   }
   const request = parseWith(ChatRequestSchema, fields, []);
