@@ -1,5 +1,60 @@
 import * as grpc from '@grpc/grpc-js';
 
+/** What a request's bytes decode to when they are not a protobuf message of the method's type. */
+class Undecodable {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * grpc-js answers a request whose bytes are not a protobuf message of the method's type with INTERNAL ("Error
+ * deserializing request"), as if the server had failed, and no interceptor sees that status. Here such bytes decode
+ * to an `Undecodable`, and the interceptor below answers it INVALID_ARGUMENT, naming the method, before any handler
+ * sees it.
+ */
+function tolerantDecoding(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  return Object.fromEntries(
+    Object.entries(service).map(([name, method]) => [
+      name,
+      {
+        ...method,
+        requestDeserialize: (bytes: Buffer): unknown => {
+          try {
+            return method.requestDeserialize(bytes);
+          } catch (error) {
+            return new Undecodable(error instanceof Error ? error.message : String(error));
+          }
+        },
+      },
+    ]),
+  );
+}
+
+const refuseUndecodable: grpc.ServerInterceptor = (method, call) =>
+  new grpc.ServerInterceptingCall(call, {
+    start(next) {
+      next({
+        onReceiveMessage(message, forward) {
+          if (!(message instanceof Undecodable)) return forward(message);
+          call.sendStatus({
+            code: grpc.status.INVALID_ARGUMENT,
+            details: `the request is not a protobuf message that ${method.path} accepts (${message.reason})`,
+          });
+        },
+      });
+    },
+  });
+
+class FathomServer extends grpc.Server {
+  override addService(service: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
+    super.addService(tolerantDecoding(service), implementation);
+  }
+}
+
+/** A gRPC server as every FATHOM service runs one: bytes that do not decode are INVALID_ARGUMENT, never INTERNAL. */
+export function createServer(options: grpc.ServerOptions = {}): grpc.Server {
+  return new FathomServer({ ...options, interceptors: [refuseUndecodable, ...(options.interceptors ?? [])] });
+}
+
 /** How long a closing server waits for in-flight calls before cancelling them. */
 export const SHUTDOWN_GRACE_MS = 2_000;
 

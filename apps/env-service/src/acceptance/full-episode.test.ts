@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EnvGrpcClient,
@@ -324,6 +325,28 @@ describe('full episode over a 200K-token context', () => {
       cancelled.stream.cancel();
       await expect.poll(activeSessions).toBe(0);
       expect(() => h.service.episodes.state(second)).toThrow(/not found/i);
+
+      // Bytes that are not a SessionRequest end the stream INVALID_ARGUMENT (grpc-js alone says INTERNAL), and free
+      // the slot.
+      const raw = new grpc.Client(h.grpcAddress, grpc.credentials.createInsecure());
+      try {
+        const garbled = raw.makeBidiStreamRequest(
+          '/fathom.env.v1.Env/Session',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+        );
+        const ended = new Promise<grpc.ServiceError>((resolve) => garbled.on('error', resolve));
+        garbled.write(Buffer.from([0xff, 0xff, 0xff]));
+        expect(await ended).toMatchObject({
+          code: grpc.status.INVALID_ARGUMENT,
+          details: expect.stringMatching(
+            /^the request is not a protobuf message that \/fathom\.env\.v1\.Env\/Session accepts/,
+          ),
+        });
+      } finally {
+        raw.close();
+      }
+      await expect.poll(activeSessions).toBe(0);
     } finally {
       client.close();
     }

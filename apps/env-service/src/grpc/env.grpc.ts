@@ -18,7 +18,7 @@ import { EnvMetrics } from '../metrics';
 import { EnvSession } from '../session/env-session';
 import { parseInput } from '../validate';
 import { GrpcPort } from './grpc-port';
-import { loadService } from '@fathom/rpc';
+import { createServer, loadService } from '@fathom/rpc';
 
 type Message = Record<string, unknown>;
 const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
@@ -51,7 +51,7 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(Logger) private readonly logger: Logger,
     @Inject(GrpcPort) private readonly portRef: GrpcPort,
   ) {
-    this.server = new grpc.Server({
+    this.server = createServer({
       'grpc.max_receive_message_length': config.MAX_BODY_BYTES,
       'grpc.max_send_message_length': config.MAX_BODY_BYTES,
     });

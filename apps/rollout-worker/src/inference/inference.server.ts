@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '@fathom/observability';
-import { bindServer, loadService, shutdownServer } from '@fathom/rpc';
+import { bindServer, createServer, loadService, shutdownServer } from '@fathom/rpc';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import type { InferenceModelLoader } from './inference.model';
 import { InferenceService, type GenerateParams } from './inference.service';
@@ -97,7 +97,7 @@ export async function startInferenceServer(options: InferenceServerOptions): Pro
       },
     );
   };
-  const server = new grpc.Server();
+  const server = createServer();
   server.addService(inferenceDefinition(), { Generate: generate });
   const port = await bindServer(server, options.host, options.port);
   logger.info('gRPC Inference listening', { port });

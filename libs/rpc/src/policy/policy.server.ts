@@ -5,7 +5,7 @@ import type { PolicyHandlers } from '../generated/fathom/policy/v1/Policy';
 import type { PolicyVersionInfo } from '../generated/fathom/policy/v1/PolicyVersionInfo';
 import type { WeightsChunk } from '../generated/fathom/policy/v1/WeightsChunk';
 import { loadService } from '../protos';
-import { bindServer, shutdownServer } from '../server';
+import { bindServer, createServer, shutdownServer } from '../server';
 import { dataChunks, snapshotLayout, type PolicySnapshot, type PolicySource } from './snapshot';
 
 /** Data chunk size when the client asks for the server's default (max_chunk_bytes = 0). */
@@ -43,7 +43,7 @@ export interface PolicyServerHandle {
 export async function startPolicyServer(options: PolicyServerOptions): Promise<PolicyServerHandle> {
   let closing = false;
   const handlers = createPolicyHandlers({ ...options, isClosing: () => closing });
-  const server = new grpc.Server();
+  const server = createServer();
   server.addService(loadService('policy.proto', 'fathom.policy.v1.Policy').service, handlers);
   const port = await bindServer(server, options.host, options.port);
   options.logger.info('gRPC Policy listening', { port });

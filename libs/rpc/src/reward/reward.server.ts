@@ -4,7 +4,7 @@ import { RewardError, scoreGroup } from '@fathom/rewards';
 import { serverError, statusName, StatusError } from '../errors';
 import type { RewardHandlers } from '../generated/fathom/reward/v1/Reward';
 import { loadService } from '../protos';
-import { bindServer, shutdownServer } from '../server';
+import { bindServer, createServer, shutdownServer } from '../server';
 import { fromScoreGroupRequest, toScoreGroupReply } from './reward.mapping';
 
 export interface RewardServerOptions {
@@ -45,7 +45,7 @@ export async function startRewardServer(options: RewardServerOptions): Promise<R
       }
     },
   };
-  const server = new grpc.Server();
+  const server = createServer();
   server.addService(loadService('reward.proto', 'fathom.reward.v1.Reward').service, handlers);
   const port = await bindServer(server, options.host, options.port);
   logger.info('gRPC Reward listening', { port });

@@ -123,4 +123,30 @@ describe('Reward service over gRPC', () => {
 
     expect(await client.scoreGroup(group, task)).toEqual(scoreGroup(group, task));
   });
+
+  it('answers INVALID_ARGUMENT, not INTERNAL, for bytes that are not a protobuf message, and keeps serving', async () => {
+    const raw = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    const send = (bytes: Buffer) =>
+      new Promise<grpc.ServiceError | null>((resolve) =>
+        raw.makeUnaryRequest(
+          '/fathom.reward.v1.Reward/ScoreGroup',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          bytes,
+          (error) => resolve(error),
+        ),
+      );
+    try {
+      for (const bytes of [Buffer.from([0xff, 0xff, 0xff]), Buffer.from('not protobuf'), Buffer.from([0x0a, 0x80])]) {
+        const error = await send(bytes);
+        expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+        expect(error?.details).toMatch(
+          /^the request is not a protobuf message that \/fathom\.reward\.v1\.Reward\/ScoreGroup accepts \(.+\)$/,
+        );
+      }
+    } finally {
+      raw.close();
+    }
+    expect(await client.scoreGroup(group, task)).toEqual(scoreGroup(group, task));
+  });
 });
