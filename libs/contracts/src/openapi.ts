@@ -190,3 +190,52 @@ export function checkDocumentedReply(
   const parsed = documented.schema.safeParse(reply.body);
   if (!parsed.success) throw new Error(`${reply.method} ${reply.path} → ${reply.status}: ${parsed.error.message}`);
 }
+
+/** One request of `malformedRequests`: a documented operation asked with bad input. */
+export interface MalformedRequest {
+  operation: ApiOperation;
+  method: 'GET' | 'POST';
+  /** The path with its `{params}` filled and a query string appended. */
+  path: string;
+  /** Raw JSON-ish text, absent for a GET. */
+  body?: string;
+}
+
+const MALFORMED_BODIES = [
+  '',
+  '{',
+  'null',
+  '[]',
+  '"text"',
+  '1e999',
+  '{"__proto__": {"polluted": 1}}',
+  '{"constructor": {"prototype": {"polluted": 1}}}',
+  '{"toString": 1, "hasOwnProperty": 2, "valueOf": 3}',
+  `{"deep": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+  JSON.stringify({ name: 'x'.repeat(50_000), context: '\u0000\ud800', seed: -1.5, task_id: { $ne: 1 } }),
+  JSON.stringify({ action: { code: 5, answer: null }, episode_id: [], steps: 1e308, batchSize: 'NaN' }),
+  JSON.stringify({ messages: [{ role: 'user', content: { type: 'file' } }], max_tokens: 1e308 }),
+  JSON.stringify({ jsonrpc: '2.0', id: {}, method: 'tools/call', params: { name: '__proto__', arguments: 5 } }),
+  JSON.stringify({ model: { checkpoint: '../../../../etc/passwd' }, data: { trainFile: '/etc/shadow' } }),
+];
+const MALFORMED_IDS = ['x', '%00', '..%2F..%2Fetc', 'a'.repeat(2_000), '%E0%A4%A'];
+const MALFORMED_QUERIES = ['', '?limit=-5&offset=abc&x[]=1&y=%ZZ&status=%00'];
+
+/**
+ * Every documented operation asked with malformed input: bodies that are not JSON, not objects, nested 5,000 deep,
+ * with keys named like Object.prototype's members, wrong types and absurd numbers; path ids with NUL, traversal and
+ * broken escapes; garbage queries. A service must answer each below 500 and keep serving (the malformed-input tests
+ * of the admin API and the env-service).
+ */
+export function* malformedRequests(operations: readonly ApiOperation[]): Generator<MalformedRequest> {
+  for (const operation of operations) {
+    const paths = operation.path.includes('{')
+      ? MALFORMED_IDS.map((id) => operation.path.replace(/\{[^}]+\}/g, id))
+      : [operation.path];
+    for (const path of paths)
+      for (const query of MALFORMED_QUERIES) {
+        if (operation.method === 'get') yield { operation, method: 'GET', path: `${path}${query}` };
+        else for (const body of MALFORMED_BODIES) yield { operation, method: 'POST', path: `${path}${query}`, body };
+      }
+  }
+}
