@@ -239,3 +239,27 @@ export function* malformedRequests(operations: readonly ApiOperation[]): Generat
       }
   }
 }
+
+/**
+ * Sends every request of `malformedRequests` to a running service, one at a time, and returns the answers at or above
+ * 500 (method, path, the body's start and the reply) and how many of the operations were asked.
+ */
+export async function serverErrorsOnMalformedInput(
+  baseUrl: string,
+  operations: readonly ApiOperation[],
+  headers: Record<string, string> = {},
+): Promise<{ errors: string[]; operationsAsked: number }> {
+  const errors: string[] = [];
+  const asked = new Set<ApiOperation>();
+  for (const { operation, method, path, body } of malformedRequests(operations)) {
+    const reply = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    const text = await reply.text();
+    if (reply.status >= 500) errors.push(`${method} ${path} ${String(body).slice(0, 80)} → ${reply.status} ${text}`);
+    asked.add(operation);
+  }
+  return { errors, operationsAsked: asked.size };
+}
