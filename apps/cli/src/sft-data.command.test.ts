@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -39,5 +39,15 @@ describe('fathom sft-data --readers-texts-out', () => {
     await expect(
       runSftData('--tasks', 'x.jsonl', '--out', join(dir, 'o.jsonl'), '--readers-texts-out', join(dir, 't.jsonl')),
     ).rejects.toThrow('--readers-texts-out needs --readers and --readers-out');
+  });
+
+  it('refuses a tasks file with no tasks before writing anything', async () => {
+    const [empty, out] = [join(dir, 'empty.jsonl'), join(dir, 'kept.jsonl')];
+    writeFileSync(empty, '');
+    writeFileSync(out, 'earlier\n');
+    await expect(runSftData('--tasks', empty, '--out', out, '--no-progress')).rejects.toThrow(
+      `${empty} holds no tasks`,
+    );
+    expect(readFileSync(out, 'utf8')).toBe('earlier\n');
   });
 });

@@ -118,8 +118,10 @@ async function sftData(flags: SftDataFlags): Promise<void> {
     throw new InvalidArgumentError(
       `--readers-max-chunk must be at most the reader window (${DEFAULT_READER_WINDOW_CHARS}), got ${flags.readersMaxChunk}`,
     );
-  if (readersOut !== undefined) await writeReaders({ ...flags, readersOut });
+  // Before anything is written: an empty tasks file would otherwise leave empty outputs over earlier ones.
   const total = await countLines(flags.tasks);
+  if (total === 0) throw new InvalidArgumentError(`${flags.tasks} holds no tasks`);
+  if (readersOut !== undefined) await writeReaders({ ...flags, readersOut });
   const bar = new SingleBar({
     stream: process.stderr,
     format: 'sft-data [{bar}] {value}/{total} tasks | {examples} examples, {accuracy} correct | {duration}s',
