@@ -6,7 +6,7 @@
 export { PROTO_DIR, PROTO_LOADER_OPTIONS, loadProto, loadService, type ProtoFile, type ProtoTypes } from './protos';
 export { RpcError, StatusError, statusName, toRpcError } from './errors';
 export { withRetries, type RetryOptions } from './retry';
-export { bindServer, createServer, shutdownServer, SHUTDOWN_GRACE_MS } from './server';
+export { bindServer, createServer, shutdownServer, SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
 export {
   snapshotLayout,
   type PolicySnapshot,

@@ -1,15 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
 
-/** What a request's bytes decode to when they are not a protobuf message of the method's type. */
-class Undecodable {
+/**
+ * What a request's bytes decode to when they are not a protobuf message of the method's type. A unary or
+ * server-streaming call never sees one (the interceptor below answers it); a handler of a request stream does, as one
+ * of the stream's messages, and answers it as it answers any bad message, so the stream can go on.
+ */
+export class UndecodableRequest {
   constructor(readonly reason: string) {}
 }
 
 /**
  * grpc-js answers a request whose bytes are not a protobuf message of the method's type with INTERNAL ("Error
  * deserializing request"), as if the server had failed, and no interceptor sees that status. Here such bytes decode
- * to an `Undecodable`, and the interceptor below answers it INVALID_ARGUMENT, naming the method, before any handler
- * sees it.
+ * to an `UndecodableRequest` instead.
  */
 function tolerantDecoding(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
   return Object.fromEntries(
@@ -21,7 +24,7 @@ function tolerantDecoding(service: grpc.ServiceDefinition): grpc.ServiceDefiniti
           try {
             return method.requestDeserialize(bytes);
           } catch (error) {
-            return new Undecodable(error instanceof Error ? error.message : String(error));
+            return new UndecodableRequest(error instanceof Error ? error.message : String(error));
           }
         },
       },
@@ -29,12 +32,13 @@ function tolerantDecoding(service: grpc.ServiceDefinition): grpc.ServiceDefiniti
   );
 }
 
+/** Answers an undecodable request of a unary or server-streaming call INVALID_ARGUMENT, naming the method. */
 const refuseUndecodable: grpc.ServerInterceptor = (method, call) =>
   new grpc.ServerInterceptingCall(call, {
     start(next) {
       next({
         onReceiveMessage(message, forward) {
-          if (!(message instanceof Undecodable)) return forward(message);
+          if (!(message instanceof UndecodableRequest) || method.requestStream) return forward(message);
           call.sendStatus({
             code: grpc.status.INVALID_ARGUMENT,
             details: `the request is not a protobuf message that ${method.path} accepts (${message.reason})`,
@@ -50,7 +54,10 @@ class FathomServer extends grpc.Server {
   }
 }
 
-/** A gRPC server as every FATHOM service runs one: bytes that do not decode are INVALID_ARGUMENT, never INTERNAL. */
+/**
+ * A gRPC server as every FATHOM service runs one: bytes that do not decode are INVALID_ARGUMENT, never INTERNAL (a
+ * request stream's handler gets them as an `UndecodableRequest`).
+ */
 export function createServer(options: grpc.ServerOptions = {}): grpc.Server {
   return new FathomServer({ ...options, interceptors: [refuseUndecodable, ...(options.interceptors ?? [])] });
 }

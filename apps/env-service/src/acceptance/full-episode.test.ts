@@ -1,3 +1,4 @@
+import { loadService } from '@fathom/rpc';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -326,23 +327,30 @@ describe('full episode over a 200K-token context', () => {
       await expect.poll(activeSessions).toBe(0);
       expect(() => h.service.episodes.state(second)).toThrow(/not found/i);
 
-      // Bytes that are not a SessionRequest end the stream INVALID_ARGUMENT (grpc-js alone says INTERNAL), and free
-      // the slot.
+      // Bytes that are not a SessionRequest get a SessionError (grpc-js alone ends the call INTERNAL), and the
+      // stream goes on.
+      const { Session } = loadService('env.proto', 'fathom.env.v1.Env').service;
       const raw = new grpc.Client(h.grpcAddress, grpc.credentials.createInsecure());
       try {
         const garbled = raw.makeBidiStreamRequest(
           '/fathom.env.v1.Env/Session',
           (b: Buffer) => b,
-          (b: Buffer) => b,
+          Session.responseDeserialize,
         );
-        const ended = new Promise<grpc.ServiceError>((resolve) => garbled.on('error', resolve));
+        const replies: Json[] = [];
+        garbled.on('data', (reply: Json) => replies.push(reply));
+        const ended = new Promise<void>((resolve) => garbled.on('status', () => resolve()));
         garbled.write(Buffer.from([0xff, 0xff, 0xff]));
-        expect(await ended).toMatchObject({
-          code: grpc.status.INVALID_ARGUMENT,
-          details: expect.stringMatching(
-            /^the request is not a protobuf message that \/fathom\.env\.v1\.Env\/Session accepts/,
-          ),
+        garbled.write(Session.requestSerialize({ step: { code: '1' } }));
+        await expect.poll(() => replies.length).toBe(2);
+        expect(replies[0].error).toMatchObject({
+          status: grpc.status.INVALID_ARGUMENT,
+          reason: 'INVALID_JSON',
+          message: expect.stringMatching(/^the message is not a SessionRequest protobuf \(.+\)$/),
         });
+        expect(replies[1].error).toMatchObject({ reason: 'NO_ACTIVE_EPISODE' });
+        garbled.end();
+        await ended;
       } finally {
         raw.close();
       }

@@ -18,7 +18,7 @@ import { EnvMetrics } from '../metrics';
 import { EnvSession } from '../session/env-session';
 import { parseInput } from '../validate';
 import { GrpcPort } from './grpc-port';
-import { createServer, loadService } from '@fathom/rpc';
+import { createServer, loadService, UndecodableRequest } from '@fathom/rpc';
 
 type Message = Record<string, unknown>;
 const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
@@ -122,8 +122,8 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
       return;
     }
     this.armIdle(stream);
-    call.on('data', (request: Message) => {
-      if (request.message === 'llm_reply') {
+    call.on('data', (request: Message | UndecodableRequest) => {
+      if (!(request instanceof UndecodableRequest) && request.message === 'llm_reply') {
         void this.answer(stream, request);
         return;
       }
@@ -142,7 +142,7 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** Answers one request of a session: its reply, or a SessionError; a "close" ends the session instead. */
-  private async answer(stream: StreamSession, request: Message): Promise<void> {
+  private async answer(stream: StreamSession, request: Message | UndecodableRequest): Promise<void> {
     if (stream.session.ended) return;
     let reply: Message;
     try {
@@ -163,7 +163,12 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** The reply to a session request; null for "close" (the session ends), undefined for an llm_reply (none). */
-  private async sessionReply(session: EnvSession, request: Message): Promise<Message | null | undefined> {
+  private async sessionReply(
+    session: EnvSession,
+    request: Message | UndecodableRequest,
+  ): Promise<Message | null | undefined> {
+    if (request instanceof UndecodableRequest)
+      throw new EnvError('INVALID_JSON', `the message is not a SessionRequest protobuf (${request.reason})`);
     switch (request.message) {
       case 'reset': {
         const reset = withoutSyntheticOneofs(request.reset as Message);
