@@ -192,7 +192,7 @@ export function checkDocumentedReply(
 }
 
 /** One request of `malformedRequests`: a documented operation asked with bad input. */
-export interface MalformedRequest {
+interface MalformedRequest {
   operation: ApiOperation;
   method: 'GET' | 'POST';
   /** The path with its `{params}` filled and a query string appended. */
@@ -227,7 +227,7 @@ const MALFORMED_QUERIES = ['', '?limit=-5&offset=abc&x[]=1&y=%ZZ&status=%00'];
  * broken escapes; garbage queries. A service must answer each below 500 and keep serving (the malformed-input tests
  * of the admin API and the env-service).
  */
-export function* malformedRequests(operations: readonly ApiOperation[]): Generator<MalformedRequest> {
+function* malformedRequests(operations: readonly ApiOperation[]): Generator<MalformedRequest> {
   for (const operation of operations) {
     const paths = operation.path.includes('{')
       ? MALFORMED_IDS.map((id) => operation.path.replace(/\{[^}]+\}/g, id))
