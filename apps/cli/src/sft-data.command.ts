@@ -45,6 +45,7 @@ interface SftDataFlags {
   readersInventedShare: number;
   readersInventedQuestionShare: number;
   readersInventedDistractorShare: number;
+  readersSharedShare: number;
   everyStrategy: boolean;
   workers: number;
   concurrency: number;
@@ -85,6 +86,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       inventedShare: flags.readersInventedShare,
       inventedQuestionShare: flags.readersInventedQuestionShare,
       inventedDistractorShare: flags.readersInventedDistractorShare,
+      sharedShare: flags.readersSharedShare,
     })) {
       await writeLine(out, `${JSON.stringify(example)}\n`);
       if (texts) await writeLine(texts, `${JSON.stringify({ id: `read${written.length}`, text: example.chunk })}\n`);
@@ -250,6 +252,13 @@ export function sftDataCommand(): Command {
       'share of reader chunks whose negation, hypothetical, correction and past-state distractors are invented ' +
         '(filler words around the key and the wrong value, and a meaning cue in varied places)',
       share('--readers-invented-distractor-share'),
+      0,
+    )
+    .option(
+      '--readers-shared-share <share>',
+      'share of reader examples that come in groups of 2-4 questions about different tasks over one shared chunk ' +
+        'holding the evidence of each, so only the question tells which sentence answers it',
+      share('--readers-shared-share'),
       0,
     )
     .option('--every-strategy', 'ignore the mix: every strategy of the task type writes an example', false)

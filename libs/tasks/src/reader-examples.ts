@@ -81,6 +81,12 @@ export interface ReaderExampleOptions {
    * independently of `inventedShare`. Default 0.
    */
   inventedQuestionShare?: number;
+  /**
+   * Share of the task examples drawn as shared-chunk groups (`drawGroup`): 2–4 sub-questions of different tasks over
+   * one chunk that holds the evidence of each, one example per sub-question, written one after another. Drawn
+   * independently of the chunk kind, which a group replaces; its chunk holds no filler. Default 0.
+   */
+  sharedShare?: number;
 }
 
 const DRILL_QUESTIONS = [
@@ -142,16 +148,37 @@ interface Invented {
 /** What a chunk holds besides the evidence: nothing, every distractor of its task, or 1–4 distractors and filler. */
 type ChunkKind = 'evidence' | 'key' | 'full';
 
-/** Builds one example from `rng`, or undefined when the drawn task cannot fit a chunk (the caller draws again). */
-function drawExample(
+/** A chunk sentence with its distractor label (none for evidence and filler). */
+interface Sentence {
+  text: string;
+  label?: string;
+}
+
+/**
+ * One sub-question of a freshly built task: the question as asked, its answer ("unknown" when `unknown` drops the
+ * evidence), its key, its evidence sentences in order, and the task's other sentences labelled as distractors.
+ */
+interface Subject {
+  type: TaskType;
+  question: string;
+  answer: string;
+  key: string;
+  unknown: boolean;
+  /** The sentences that state the answer, in document order; empty when the subject is asked "unknown". */
+  evidence: Sentence[];
+  /** Every sentence of the evidence, also when it is dropped (a single move does not state a final place). */
+  allEvidence: Sentence[];
+  pool: Sentence[];
+}
+
+/** Builds a task of a random reader type and picks one of its sub-questions, or undefined when it has no distractor. */
+function drawSubject(
   rng: Rng,
   split: Split,
   family: Family,
-  maxChars: number,
-  chunkKind: ChunkKind,
   unknownShare: number,
   invent: Invented,
-): ReaderExample | undefined {
+): Subject | undefined {
   const type = rng.pick(READER_TYPES);
   const rates = DEFAULT_VARIANT_RATES[type];
   const draft = BUILDERS[type].build(rng, {
@@ -170,40 +197,72 @@ function drawExample(
   const unknown = rng.chance(unknownShare);
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));
-  const pool = draft.inserts.filter((i) => !sub.evidence.includes(i.text));
+  const pool = draft.inserts
+    .filter((i) => !sub.evidence.includes(i.text))
+    .map((i: Insert) => ({ text: i.text, label: evidenceKinds.has(i.kind) ? OTHER_ENTITY : i.kind }));
   if (pool.length === 0) return undefined;
-  const answer = unknown ? ORACLE_UNKNOWN : sub.answer;
-  // A chunk's sentences, each with its distractor label (none for evidence and filler).
-  type Sentence = { text: string; label?: string };
-  const distractor = (i: Insert): Sentence => ({
-    text: i.text,
-    label: evidenceKinds.has(i.kind) ? OTHER_ENTITY : i.kind,
-  });
-  const example = (sentences: readonly Sentence[]): ReaderExample => {
-    const distractors: ChunkDistractor[] = [];
-    let start = 0;
-    for (const { text, label } of sentences) {
-      if (label !== undefined) distractors.push({ kind: label, start, end: start + text.length });
-      start += text.length + 1;
-    }
-    return { question, chunk: sentences.map((s) => s.text).join(' '), answer, type, family, distractors };
+  const allEvidence = sub.evidence.map((text) => ({ text }));
+  return {
+    type,
+    question,
+    answer: unknown ? ORACLE_UNKNOWN : sub.answer,
+    key,
+    unknown,
+    evidence: unknown ? [] : allEvidence,
+    allEvidence,
+    pool,
   };
-  const evidence: Sentence[] = unknown ? [] : sub.evidence.map((text) => ({ text }));
+}
+
+/** The example a subject's question makes of `sentences`, with each labelled sentence's span recorded. */
+function toExample(subject: Subject, family: Family, sentences: readonly Sentence[]): ReaderExample {
+  const distractors: ChunkDistractor[] = [];
+  let start = 0;
+  for (const { text, label } of sentences) {
+    if (label !== undefined) distractors.push({ kind: label, start, end: start + text.length });
+    start += text.length + 1;
+  }
+  const { question, answer, type } = subject;
+  return { question, chunk: sentences.map((s) => s.text).join(' '), answer, type, family, distractors };
+}
+
+/** The characters `sentences` take as a chunk (one space between them). */
+function chunkLength(sentences: readonly Sentence[]): number {
+  return Math.max(0, sentences.reduce((sum, s) => sum + s.text.length + 1, 0) - 1);
+}
+
+/** `evidence` in its order with `distractors` put anywhere between. */
+function spliceDistractors(rng: Rng, evidence: readonly Sentence[], distractors: readonly Sentence[]): Sentence[] {
+  const sentences = [...evidence];
+  for (const d of distractors) sentences.splice(rng.int(0, sentences.length), 0, d);
+  return sentences;
+}
+
+/** Builds one example from `rng`, or undefined when the drawn task cannot fit a chunk (the caller draws again). */
+function drawExample(
+  rng: Rng,
+  split: Split,
+  family: Family,
+  maxChars: number,
+  chunkKind: ChunkKind,
+  unknownShare: number,
+  invent: Invented,
+): ReaderExample | undefined {
+  const subject = drawSubject(rng, split, family, unknownShare, invent);
+  if (subject === undefined) return undefined;
+  const { pool, evidence } = subject;
   if (chunkKind === 'evidence') {
     // Without the fact: one distractor, or one sentence of evidence that needs others (a single move of an object
     // whose final place takes all its moves), which does not state the answer on its own either.
-    const partial: Sentence[] = sub.evidence.length > 1 ? sub.evidence.map((text) => ({ text })) : [];
-    const alone = [...pool.map(distractor), ...partial];
-    const only = example(unknown ? [rng.pick(alone)] : evidence);
+    const partial = subject.allEvidence.length > 1 ? subject.allEvidence : [];
+    const only = toExample(subject, family, subject.unknown ? [rng.pick([...pool, ...partial])] : evidence);
     return only.chunk.length > maxChars ? undefined : only;
   }
   const distractors = rng.sample(pool, chunkKind === 'key' ? pool.length : rng.int(1, Math.min(4, pool.length)));
-  // Evidence stays in its order; distractors go anywhere between.
-  const sentences = [...evidence];
-  for (const d of distractors) sentences.splice(rng.int(0, sentences.length), 0, distractor(d));
-  let length = sentences.reduce((sum, s) => sum + s.text.length + 1, 0);
+  const sentences = spliceDistractors(rng, evidence, distractors);
+  let length = chunkLength(sentences) + 1;
   if (length > maxChars) return undefined;
-  if (chunkKind === 'key') return example(sentences);
+  if (chunkKind === 'key') return toExample(subject, family, sentences);
   const target = rng.int(Math.min(length + 1, maxChars), maxChars);
   for (let attempt = 0; attempt < 40 && length < target; attempt++) {
     const filler = fillerSentence(rng);
@@ -211,7 +270,53 @@ function drawExample(
     sentences.splice(rng.int(0, sentences.length), 0, { text: filler });
     length += filler.length + 1;
   }
-  return example(sentences);
+  return toExample(subject, family, sentences);
+}
+
+/** Largest number of sub-questions that share one chunk in a shared-chunk group. */
+export const SHARED_GROUP_MAX = 4;
+
+/**
+ * A shared-chunk group: the sub-questions of 2–`SHARED_GROUP_MAX` different tasks, each with its evidence (or, asked
+ * "unknown", without it) and 0–2 of its own distractors, merged into one chunk with each task's sentences in their
+ * order; then one example per sub-question, all over that chunk. The same text answers each question differently, so
+ * only the question's key tells which sentence to read. Undefined when a key appears among another task's sentences
+ * or the chunk is empty or does not fit (the caller draws again). Every other task's sentence is labelled
+ * `OTHER_ENTITY` in an example's `distractors`.
+ */
+function drawGroup(
+  rng: Rng,
+  split: Split,
+  family: Family,
+  maxChars: number,
+  unknownShare: number,
+  invent: Invented,
+): ReaderExample[] | undefined {
+  const size = rng.int(2, SHARED_GROUP_MAX);
+  const members: { subject: Subject; sentences: Sentence[] }[] = [];
+  for (let m = 0; m < size; m++) {
+    const subject = drawSubject(rng, split, family, unknownShare, invent);
+    if (subject === undefined) return undefined;
+    const own = rng.sample(subject.pool, rng.int(0, Math.min(2, subject.pool.length)));
+    members.push({ subject, sentences: spliceDistractors(rng, subject.evidence, own) });
+  }
+  for (const { subject } of members)
+    for (const other of members)
+      if (other.subject !== subject && other.sentences.some((s) => s.text.includes(subject.key))) return undefined;
+  // A random merge that keeps each task's sentences in their order: the next sentence comes from a member chosen in
+  // proportion to the sentences it has left.
+  const order: number[] = members.flatMap((member, m) => member.sentences.map(() => m));
+  rng.shuffle(order);
+  const next = members.map(() => 0);
+  const merged = order.map((m) => ({ member: m, sentence: members[m].sentences[next[m]++] }));
+  if (merged.length === 0 || chunkLength(merged.map((e) => e.sentence)) > maxChars) return undefined;
+  return members.map(({ subject }, m) =>
+    toExample(
+      subject,
+      family,
+      merged.map(({ member, sentence }) => (member === m ? sentence : { text: sentence.text, label: OTHER_ENTITY })),
+    ),
+  );
 }
 
 /**
@@ -224,7 +329,7 @@ function drawExample(
  * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
  * (`inventedShare`), invented meaning distractors (`inventedDistractorShare`) or asks an invented question
- * (`inventedQuestionShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a
+ * (`inventedQuestionShare`); a share comes in shared-chunk groups (`sharedShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a
  * reader's mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
@@ -244,6 +349,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const inventedShare = resolveShare('inventedShare', options.inventedShare);
   const inventedQuestionShare = resolveShare('inventedQuestionShare', options.inventedQuestionShare);
   const inventedDistractorShare = resolveShare('inventedDistractorShare', options.inventedDistractorShare);
+  const sharedShare = resolveShare('sharedShare', options.sharedShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -260,6 +366,15 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         distractors: kind.chance(inventedDistractorShare),
       };
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
+      if (kind.chance(sharedShare)) {
+        let group: ReaderExample[] | undefined;
+        while (group === undefined) group = drawGroup(rng, split, family, maxChars, unknownShare, invent);
+        const [first, ...rest] = group.slice(0, n - index);
+        index += rest.length;
+        yield first;
+        yield* rest;
+        continue;
+      }
       let example: ReaderExample | undefined;
       while (example === undefined)
         example = drawExample(rng, split, family, maxChars, chunkKind, unknownShare, invent);

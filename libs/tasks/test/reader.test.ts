@@ -277,6 +277,55 @@ describe('generateReaderExamples', () => {
     expect(kept.length / (asked.length - invented.length)).toBeGreaterThan(0.9);
   });
 
+  it('with sharedShare 1, asks 2-4 questions about different tasks over each chunk, each read from its own evidence', () => {
+    const shared = [
+      ...generateReaderExamples({ split: 'heldout', n: 1000, seed: 11, maxChunkChars: 700, sharedShare: 1 }),
+    ];
+    expect(shared).toHaveLength(1000);
+    const groups: ReaderExample[][] = [];
+    for (const e of shared)
+      if (groups.length > 0 && groups.at(-1)![0].chunk === e.chunk) groups.at(-1)!.push(e);
+      else groups.push([e]);
+    const sizes = groups.slice(0, -1).map((g) => g.length);
+    expect(new Set(sizes)).toEqual(new Set([2, 3, 4]));
+    const sentences = (e: ReaderExample) => e.chunk.split(/(?<=[.!?]) /);
+    const withCommas = (answer: string) => answer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    for (const group of groups) {
+      expect(new Set(group.map((e) => e.question)).size, group[0].chunk).toBe(group.length);
+      expect(new Set(group.map((e) => e.family)).size).toBe(1);
+      const own = group.map((e) => {
+        const labelled = new Set(e.distractors.map((d) => e.chunk.slice(d.start, d.end)));
+        return sentences(e).filter((s) => !labelled.has(s));
+      });
+      group.forEach((e, m) => {
+        expect(e.chunk.length).toBeLessThanOrEqual(700);
+        // No filler: every sentence is this question's evidence or labelled, and its evidence states the answer.
+        if (e.answer === ORACLE_UNKNOWN) expect(own[m]).toEqual([]);
+        else
+          expect(
+            own[m].some((s) => s.includes(withCommas(e.answer))),
+            e.chunk,
+          ).toBe(true);
+        // Each other question's evidence is labelled other_entity here.
+        const kinds = new Map(e.distractors.map((d) => [e.chunk.slice(d.start, d.end), d.kind]));
+        own.forEach((sentencesOf, k) => {
+          if (k !== m) for (const s of sentencesOf) expect(kinds.get(s)).toBe(OTHER_ENTITY);
+        });
+      });
+    }
+    expect(shared.filter((e) => e.answer === ORACLE_UNKNOWN).length / shared.length).toBeLessThan(0.15);
+  });
+
+  it('with sharedShare 0, draws the plain curriculum; at 0.3, groups among single examples', () => {
+    const options = { split: 'heldout', n: 400, seed: 2, maxChunkChars: 800 } as const;
+    expect([...generateReaderExamples({ ...options, sharedShare: 0 })]).toEqual(examples.slice(0, 400));
+    const mixed = [...generateReaderExamples({ ...options, sharedShare: 0.3 })];
+    const inGroups = mixed.filter((e, i) => mixed[i - 1]?.chunk === e.chunk || mixed[i + 1]?.chunk === e.chunk).length;
+    // A draw starts a group with chance 0.3 and a group holds three examples on average: about 56% of examples.
+    expect(Math.abs(inGroups / mixed.length - 0.56)).toBeLessThan(0.08);
+    expect(() => [...generateReaderExamples({ ...options, sharedShare: 1.2 })]).toThrow(/sharedShare/);
+  });
+
   it('covers every reader type, both families on heldout, distractors in the chunk', () => {
     expect(new Set(examples.map((e) => e.type))).toEqual(
       new Set(['niah', 'extractive', 'multi_needle', 'tracking', 'multi_hop']),
