@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +117,31 @@ describe('fathom eval', () => {
     expect(report.readers.map((r) => r.overall.n)).toEqual([4]);
     expect(report.readers[0].mistakes.every((m) => m.chunkChars <= 400)).toBe(true);
     expect(report.systems).toBeUndefined();
+  }, 60_000);
+
+  it('measures leaf reads on a reader file with --readers-file, its first n with --readers n', async () => {
+    const file = join(dir, 'readers.jsonl');
+    const read = (question: string, chunk: string, answer: string) =>
+      JSON.stringify({ question, chunk, answer, type: 'niah', family: 'train', distractors: [] });
+    writeFileSync(
+      file,
+      [
+        read('What is the code of the tin cup?', 'The code of the tin cup is K2-PL4.', 'K2-PL4'),
+        read('What is the code of the oak box?', 'The code of the oak box is Z9-QQ1.', 'Z9-QQ1'),
+        read('What is the code of the red jar?', 'Nothing here.', 'unknown'),
+      ].join('\n') + '\n',
+    );
+    const out = join(dir, 'readers-file.json');
+    const args = ['--checkpoint', checkpoint, '--n', '0', '--readers-file', file, '--no-progress'];
+    const printed = await runEval(...args, '--extractive-reads', '--out', out);
+    expect(printed).toMatch(/^\| all \| [\d.]+% \(\d\/3\) \|$/m);
+    expect(printed).toMatch(/^\| gold "unknown" \| [\d.]+% \(\d\/1\) \|$/m);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { readers: { overall: { n: number } }[] };
+    expect(report.readers.map((r) => r.overall.n)).toEqual([3]);
+    expect(await runEval(...args, '--readers', '2')).toMatch(/^\| all \| [\d.]+% \(\d\/2\) \|$/m);
+    await expect(runEval(...args, '--readers-shared')).rejects.toThrow(/reads its own chunks/);
+    writeFileSync(file, '{"question": "Q?"}\n');
+    await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl:1/);
   }, 60_000);
 
   it('refuses several seeds when greedy and an unknown baseline', async () => {

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { SPLITS, type Split, type Task } from '@fathom/contracts';
+import { SPLITS, type SftReaderExample, type Split, type Task } from '@fathom/contracts';
 import { createPrismaClient, DEFAULT_DATABASE_URL, EvalRepository, evalRowsOf } from '@fathom/persistence';
 import {
   EVAL_BASELINES,
@@ -23,6 +23,7 @@ import {
   type PromptStyle,
 } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
+import { readReaderExamples } from '@fathom/training';
 import {
   DEFAULT_SPLIT_SIZES,
   generateReaderExamples,
@@ -91,6 +92,8 @@ interface EvalFlags {
   readersMaxChunk: number;
   readersEvidenceOnly: boolean;
   readersKeyOnly: boolean;
+  readersShared: boolean;
+  readersFile?: string;
   readersUnknownShare?: number;
   extractiveReads: boolean;
   leafTemperature?: number;
@@ -112,6 +115,8 @@ async function loadTasks(flags: EvalFlags): Promise<Task[]> {
 
 /** Leaf-read accuracy on `--readers` examples of the split, once per seed (sampled) or once (greedy). */
 async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: EvalFlags): Promise<ReaderEvalReport[]> {
+  if (flags.readersFile !== undefined)
+    return runReaders(policy, sandbox, flags, await readReaderExamples(flags.readersFile, flags.readers || undefined));
   if (flags.readers === 0) return [];
   const examples = [
     ...generateReaderExamples({
@@ -121,9 +126,20 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       maxChunkChars: flags.readersMaxChunk,
       evidenceShare: flags.readersEvidenceOnly ? 1 : 0,
       keyShare: flags.readersKeyOnly ? 1 : 0,
+      sharedShare: flags.readersShared ? 1 : 0,
       unknownShare: flags.readersUnknownShare,
     }),
   ];
+  return runReaders(policy, sandbox, flags, examples);
+}
+
+async function runReaders(
+  policy: Policy,
+  sandbox: SandboxPool,
+  flags: EvalFlags,
+  examples: readonly SftReaderExample[],
+): Promise<ReaderEvalReport[]> {
+  if (examples.length === 0) throw new Error(`${flags.readersFile}: no reader examples`);
   const reports: ReaderEvalReport[] = [];
   for (const seed of flags.mode === 'greedy' ? [0] : flags.seeds) {
     const report = await evaluateReader(policy, examples, {
@@ -211,8 +227,12 @@ async function recordEval(report: EvalSuiteReport, checkpoint: string, flags: Ev
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
-  if (flags.readersEvidenceOnly && flags.readersKeyOnly)
-    throw new Error('give --readers-evidence-only or --readers-key-only, not both');
+  if ([flags.readersEvidenceOnly, flags.readersKeyOnly, flags.readersShared].filter(Boolean).length > 1)
+    throw new Error('give one of --readers-evidence-only, --readers-key-only and --readers-shared');
+  if (flags.readersFile !== undefined && (flags.readersEvidenceOnly || flags.readersKeyOnly || flags.readersShared))
+    throw new Error(
+      '--readers-file reads its own chunks: give it without --readers-evidence-only, -key-only or -shared',
+    );
   const root = await loadRootPolicy({
     checkpoint: flags.checkpoint,
     policy: flags.policy,
@@ -349,6 +369,17 @@ export function evalCommand(): Command {
       '--readers-key-only',
       'reader chunks of key sentences only: the evidence among every distractor of its task, no filler',
       false,
+    )
+    .option(
+      '--readers-shared',
+      'reader chunks shared by 2-4 questions about different tasks, each holding its evidence and a few of its ' +
+        'distractors (no filler): only the question tells which sentence answers it',
+      false,
+    )
+    .option(
+      '--readers-file <jsonl>',
+      'measure leaf reads on the reader examples of this file (fathom sft-data --readers-out) instead; --readers n ' +
+        'takes its first n',
     )
     .option(
       '--readers-unknown-share <share>',

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SftExampleSchema, SftReaderExampleSchema, type SftExample } from '@fathom/contracts';
+import { SftExampleSchema, SftReaderExampleSchema, type SftExample, type SftReaderExample } from '@fathom/contracts';
 import {
   preflightPromptShapes,
   PromptDriftError,
@@ -171,8 +171,7 @@ export async function readTeacherConversations(
 export async function readReaderConversations(path: string, wanted: number): Promise<Conversation[]> {
   const out: Conversation[] = [];
   if (wanted === 0) return out;
-  for await (const { line, value } of jsonLines(path)) {
-    const reader = parseLine(SftReaderExampleSchema, path, line, value);
+  for await (const { line, reader } of readerLines(path)) {
     const id = `reader/${line}`;
     out.push({ id, taskId: id, kind: 'subcall', segments: renderSftSubcall(reader), chunk: reader.chunk });
     if (out.length === wanted) return out;
@@ -181,6 +180,23 @@ export async function readReaderConversations(path: string, wanted: number): Pro
     TrainingErrorCode.INVALID_DATA,
     `${path}: ${out.length} reader examples, the mix wants ${wanted} (readers.perEpisode × episodes)`,
   );
+}
+
+/** The reader examples of a reader JSONL (`fathom sft-data --readers-out`), each checked against the schema. */
+async function* readerLines(path: string): AsyncGenerator<{ line: number; reader: SftReaderExample }> {
+  for await (const { line, value } of jsonLines(path))
+    yield { line, reader: parseLine(SftReaderExampleSchema, path, line, value) };
+}
+
+/** The first `limit` reader examples of a reader JSONL (all of them when `limit` is undefined). */
+export async function readReaderExamples(path: string, limit?: number): Promise<SftReaderExample[]> {
+  const out: SftReaderExample[] = [];
+  if (limit === 0) return out;
+  for await (const { reader } of readerLines(path)) {
+    out.push(reader);
+    if (out.length === limit) break;
+  }
+  return out;
 }
 
 /** The lines of a JSON-lines file of `{id, …}` objects, each checked against `schema`; an id seen before is an error. */

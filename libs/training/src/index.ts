@@ -28,6 +28,7 @@ export {
   ConversationLineSchema,
   preflightConversation,
   readConversationLines,
+  readReaderExamples,
   readSftConversations,
   readTeacherConversations,
   type Conversation,
