@@ -119,7 +119,7 @@ describe('fathom eval', () => {
     expect(report.systems).toBeUndefined();
   }, 60_000);
 
-  it('measures leaf reads on a reader file with --readers-file, its first n with --readers n', async () => {
+  it('measures leaf reads on a reader file (--readers-file, its first n with --readers n) or on recall drills', async () => {
     const file = join(dir, 'readers.jsonl');
     const read = (question: string, chunk: string, answer: string) =>
       JSON.stringify({ question, chunk, answer, type: 'niah', family: 'train', distractors: [] });
@@ -140,6 +140,9 @@ describe('fathom eval', () => {
     expect(report.readers.map((r) => r.overall.n)).toEqual([3]);
     expect(await runEval(...args, '--readers', '2')).toMatch(/^\| all \| [\d.]+% \(\d\/2\) \|$/m);
     await expect(runEval(...args, '--readers-shared')).rejects.toThrow(/reads its own chunks/);
+    const recall = ['--checkpoint', checkpoint, '--n', '0', '--readers', '3', '--readers-recall', '--no-progress'];
+    expect(await runEval(...recall)).toMatch(/^\| type recall \| [\d.]+% \(\d\/3\) \|$/m);
+    await expect(runEval(...recall, '--readers-key-only')).rejects.toThrow(/give one of/);
     writeFileSync(file, '{"question": "Q?"}\n');
     await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl:1/);
   }, 60_000);

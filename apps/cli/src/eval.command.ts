@@ -93,6 +93,7 @@ interface EvalFlags {
   readersEvidenceOnly: boolean;
   readersKeyOnly: boolean;
   readersShared: boolean;
+  readersRecall: boolean;
   readersFile?: string;
   readersUnknownShare?: number;
   extractiveReads: boolean;
@@ -127,6 +128,7 @@ async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: Eval
       evidenceShare: flags.readersEvidenceOnly ? 1 : 0,
       keyShare: flags.readersKeyOnly ? 1 : 0,
       sharedShare: flags.readersShared ? 1 : 0,
+      recallShare: flags.readersRecall ? 1 : 0,
       unknownShare: flags.readersUnknownShare,
     }),
   ];
@@ -227,8 +229,9 @@ async function recordEval(report: EvalSuiteReport, checkpoint: string, flags: Ev
 async function runEval(flags: EvalFlags): Promise<void> {
   if (flags.mode === 'greedy' && flags.seeds.length > 1)
     throw new Error(`--seeds ${flags.seeds.join(',')} needs --mode sampled (greedy decoding is deterministic)`);
-  if ([flags.readersEvidenceOnly, flags.readersKeyOnly, flags.readersShared].filter(Boolean).length > 1)
-    throw new Error('give one of --readers-evidence-only, --readers-key-only and --readers-shared');
+  const chunkFlags = [flags.readersEvidenceOnly, flags.readersKeyOnly, flags.readersShared, flags.readersRecall];
+  if (chunkFlags.filter(Boolean).length > 1)
+    throw new Error('give one of --readers-evidence-only, --readers-key-only, --readers-shared and --readers-recall');
   if (flags.readersFile !== undefined && (flags.readersEvidenceOnly || flags.readersKeyOnly || flags.readersShared))
     throw new Error(
       '--readers-file reads its own chunks: give it without --readers-evidence-only, -key-only or -shared',
@@ -374,6 +377,11 @@ export function evalCommand(): Command {
       '--readers-shared',
       'reader chunks shared by 2-4 questions about different tasks, each holding its evidence and a few of its ' +
         'distractors (no filler): only the question tells which sentence answers it',
+      false,
+    )
+    .option(
+      '--readers-recall',
+      'recall drills instead: 3-7 facts in one frame about nonsense keys, a question about one of them',
       false,
     )
     .option(

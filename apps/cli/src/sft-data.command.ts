@@ -40,6 +40,7 @@ interface SftDataFlags {
   readersEvidenceOnly: boolean;
   readersEvidenceShare?: number;
   readersCopyShare: number;
+  readersRecallShare: number;
   readersKeyShare: number;
   readersUnknownShare?: number;
   readersInventedShare: number;
@@ -81,6 +82,7 @@ async function writeReaders(flags: SftDataFlags & { readersOut: string }): Promi
       readerWindowChars: flags.readersMaxChunk,
       evidenceShare: flags.readersEvidenceOnly ? 1 : (flags.readersEvidenceShare ?? 0),
       copyShare: flags.readersCopyShare,
+      recallShare: flags.readersRecallShare,
       keyShare: flags.readersKeyShare,
       unknownShare: flags.readersUnknownShare,
       inventedShare: flags.readersInventedShare,
@@ -252,6 +254,13 @@ export function sftDataCommand(): Command {
       'share of reader chunks whose negation, hypothetical, correction and past-state distractors are invented ' +
         '(filler words around the key and the wrong value, and a meaning cue in varied places)',
       share('--readers-invented-distractor-share'),
+      0,
+    )
+    .option(
+      '--readers-recall-share <share>',
+      'share of reader examples that are recall drills: 3-7 facts in one frame about nonsense keys and a question ' +
+        'about one of them, so only matching the key scores',
+      share('--readers-recall-share'),
       0,
     )
     .option(

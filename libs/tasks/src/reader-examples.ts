@@ -62,6 +62,11 @@ export interface ReaderExampleOptions {
    */
   copyShare?: number;
   /**
+   * Share of recall drills (`recallDrill`): 3–7 facts in one frame about nonsense keys and a question about one of
+   * them, so only matching the key scores. Drawn from the examples that are not copy drills. Default 0.
+   */
+  recallShare?: number;
+  /**
    * Share of the task examples whose key-to-value sentences (needles, owners, homes, and decoys about other entities
    * written like them) use invented frames (`inventedSentence`): random filler words between the key and the value,
    * so a reader cannot rely on a frame's wording. Meaning distractors keep their written frames (see
@@ -114,6 +119,54 @@ function drillWord(rng: Rng): string {
 function copyDrill(rng: Rng): ReaderExample {
   const chunk = Array.from({ length: rng.int(1, 4) }, () => drillWord(rng)).join(' ');
   return { question: rng.pick(DRILL_QUESTIONS), chunk, answer: chunk, type: 'copy', family: 'train', distractors: [] };
+}
+
+const CONSONANTS = [...'bcdfghklmnprstvwz'];
+const VOWELS = [...'aeiou'];
+
+/** A pronounceable nonsense word of two or three consonant-vowel syllables ("dihir", "caropol"). */
+function syllableWord(rng: Rng): string {
+  const syllables = Array.from({ length: rng.int(2, 3) }, () => rng.pick(CONSONANTS) + rng.pick(VOWELS));
+  return syllables.join('') + rng.pick(['', 'n', 'r', 'l', 's']);
+}
+
+/** A code like `TM6-16L`: one or two letters, a digit, a hyphen, three letters or digits. */
+function recallCode(rng: Rng): string {
+  const letters = CODE_CHARS.slice(0, 26);
+  const head = Array.from({ length: rng.int(1, 2) }, () => rng.pick(letters)).join('');
+  return `${head}${rng.int(1, 9)}-${Array.from({ length: 3 }, () => rng.pick(CODE_CHARS)).join('')}`;
+}
+
+/**
+ * A recall drill: 3–7 sentences "The code of the <key> is <code>." about two-word nonsense keys whose first words
+ * come from half as many words (so most keys share theirs with another), and the question "What is the code of the <key>?" about one of them. Every sentence has the
+ * same frame, so nothing but the key tells which code answers: it measures and trains key-to-value lookup alone.
+ * The other sentences are labelled `OTHER_ENTITY`.
+ */
+function recallDrill(rng: Rng): ReaderExample {
+  const count = rng.int(3, 7);
+  const firsts = Array.from({ length: Math.max(1, count >> 1) }, () => syllableWord(rng));
+  const keys = new Set<string>();
+  while (keys.size < count) keys.add(`${rng.pick(firsts)} ${syllableWord(rng)}`);
+  const facts = [...keys].map((key) => ({ key, code: recallCode(rng) }));
+  const asked = rng.int(0, count - 1);
+  const distractors: ChunkDistractor[] = [];
+  let start = 0;
+  const sentences = facts.map(({ key, code }, i) => {
+    const text = `The code of the ${key} is ${code}.`;
+    if (i !== asked) distractors.push({ kind: OTHER_ENTITY, start, end: start + text.length });
+    start += text.length + 1;
+    return text;
+  });
+  const { key, code } = facts[asked];
+  return {
+    question: `What is the code of the ${key}?`,
+    chunk: sentences.join(' '),
+    answer: code,
+    type: 'recall',
+    family: 'train',
+    distractors,
+  };
 }
 
 /** Types whose facts a leaf reader is asked about (a count has no evidence sentence, so counting has none). */
@@ -326,7 +379,7 @@ function drawGroup(
  * phrasing of that sub-question's family. About 10% of chunks (`unknownShare`) lack the evidence and are answered
  * "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
- * split's partition. A share of examples can be copy drills (`copyShare`), evidence-only chunks (`evidenceShare`) or
+ * split's partition. A share of examples can be copy drills (`copyShare`), recall drills (`recallShare`), evidence-only chunks (`evidenceShare`) or
  * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
  * (`inventedShare`), invented meaning distractors (`inventedDistractorShare`) or asks an invented question
  * (`inventedQuestionShare`); a share comes in shared-chunk groups (`sharedShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a
@@ -344,6 +397,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
     throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
   const evidenceShare = resolveShare('evidenceShare', options.evidenceShare);
   const copyShare = resolveShare('copyShare', options.copyShare);
+  const recallShare = resolveShare('recallShare', options.recallShare);
   const keyShare = resolveShare('keyShare', options.keyShare);
   const unknownShare = resolveShare('unknownShare', options.unknownShare ?? READER_UNKNOWN_SHARE);
   const inventedShare = resolveShare('inventedShare', options.inventedShare);
@@ -357,6 +411,10 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
       const kind = new Rng(deriveSeed('reader-kind', seed, split, index));
       if (kind.chance(copyShare)) {
         yield copyDrill(rng);
+        continue;
+      }
+      if (new Rng(deriveSeed('reader-recall', seed, split, index)).chance(recallShare)) {
+        yield recallDrill(rng);
         continue;
       }
       const chunkKind: ChunkKind = kind.chance(evidenceShare) ? 'evidence' : kind.chance(keyShare) ? 'key' : 'full';

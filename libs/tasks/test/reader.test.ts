@@ -245,6 +245,7 @@ describe('generateReaderExamples', () => {
       examples.filter(
         (e) =>
           e.type !== 'copy' &&
+          e.type !== 'recall' &&
           e.distractors.length === 1 &&
           INVENTED_DISTRACTOR_KINDS[e.type]?.includes(e.distractors[0].kind),
       );
@@ -314,6 +315,35 @@ describe('generateReaderExamples', () => {
       });
     }
     expect(shared.filter((e) => e.answer === ORACLE_UNKNOWN).length / shared.length).toBeLessThan(0.15);
+  });
+
+  it('with recallShare, makes that share recall drills: one frame, nonsense keys, only the key tells the code', () => {
+    const options = { split: 'heldout', n: 2000, seed: 12, maxChunkChars: 800 } as const;
+    const plain = [...generateReaderExamples(options)];
+    const mixed = [...generateReaderExamples({ ...options, recallShare: 0.4 })];
+    const drills = mixed.filter((e) => e.type === 'recall');
+    expect(Math.abs(drills.length / mixed.length - 0.4)).toBeLessThan(0.04);
+    mixed.forEach((e, i) => {
+      if (e.type !== 'recall') expect(e).toEqual(plain[i]);
+    });
+    for (const d of drills) {
+      const facts = [...d.chunk.matchAll(/The code of the ([a-z]+ [a-z]+) is ([A-Z]{1,2}\d-[A-Z0-9]{3})\./g)];
+      expect(facts.map((f) => f[0]).join(' '), d.chunk).toBe(d.chunk);
+      expect(facts.length).toBeGreaterThanOrEqual(3);
+      expect(facts.length).toBeLessThanOrEqual(7);
+      const key = /^What is the code of the ([a-z]+ [a-z]+)\?$/.exec(d.question)![1];
+      expect(facts.filter((f) => f[1] === key).map((f) => f[2])).toEqual([d.answer]);
+      expect(new Set(facts.map((f) => f[1])).size).toBe(facts.length);
+      expect(d.distractors).toHaveLength(facts.length - 1);
+      for (const x of d.distractors) expect(d.chunk.slice(x.start, x.end)).not.toContain(d.answer);
+    }
+    // Most keys share their first word with another key of the chunk.
+    const shared = drills.map((d) => {
+      const firsts = [...d.chunk.matchAll(/the ([a-z]+) [a-z]+ is/g)].map((f) => f[1]);
+      return firsts.filter((w) => firsts.indexOf(w) !== firsts.lastIndexOf(w)).length / firsts.length;
+    });
+    expect(shared.reduce((a, b) => a + b, 0) / shared.length).toBeGreaterThan(0.5);
+    expect(() => [...generateReaderExamples({ ...options, recallShare: -0.5 })]).toThrow(/recallShare/);
   });
 
   it('with sharedShare 0, draws the plain curriculum; at 0.3, groups among single examples', () => {
