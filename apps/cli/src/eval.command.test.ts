@@ -140,6 +140,7 @@ describe('fathom eval', () => {
     expect(report.readers.map((r) => r.overall.n)).toEqual([3]);
     expect(await runEval(...args, '--readers', '2')).toMatch(/^\| all \| [\d.]+% \(\d\/2\) \|$/m);
     await expect(runEval(...args, '--readers-shared')).rejects.toThrow(/reads its own chunks/);
+    await expect(runEval(...args, '--readers-recall')).rejects.toThrow(/reads its own chunks/);
     const recall = ['--checkpoint', checkpoint, '--n', '0', '--readers', '3', '--readers-recall', '--no-progress'];
     expect(await runEval(...recall)).toMatch(/^\| type recall \| [\d.]+% \(\d\/3\) \|$/m);
     await expect(runEval(...recall, '--readers-key-only')).rejects.toThrow(/give one of/);

@@ -232,9 +232,9 @@ async function runEval(flags: EvalFlags): Promise<void> {
   const chunkFlags = [flags.readersEvidenceOnly, flags.readersKeyOnly, flags.readersShared, flags.readersRecall];
   if (chunkFlags.filter(Boolean).length > 1)
     throw new Error('give one of --readers-evidence-only, --readers-key-only, --readers-shared and --readers-recall');
-  if (flags.readersFile !== undefined && (flags.readersEvidenceOnly || flags.readersKeyOnly || flags.readersShared))
+  if (flags.readersFile !== undefined && chunkFlags.some(Boolean))
     throw new Error(
-      '--readers-file reads its own chunks: give it without --readers-evidence-only, -key-only or -shared',
+      '--readers-file reads its own chunks: give it without --readers-evidence-only, -key-only, -shared or -recall',
     );
   const root = await loadRootPolicy({
     checkpoint: flags.checkpoint,

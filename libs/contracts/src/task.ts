@@ -5,7 +5,10 @@ export const TASK_TYPES = ['niah', 'extractive', 'multi_needle', 'counting', 'tr
 export const TaskTypeSchema = z.enum(TASK_TYPES);
 export type TaskType = z.infer<typeof TaskTypeSchema>;
 
-/** What a reader-curriculum example teaches: reading a fact of a task type, `copy` (a copy drill) or `recall` (a recall drill). */
+/**
+ * What a reader-curriculum example teaches: reading a fact of a task type, `copy` (a copy drill) or `recall` (a recall
+ * drill).
+ */
 export const READER_KINDS = [...TASK_TYPES, 'copy', 'recall'] as const;
 export const ReaderKindSchema = z.enum(READER_KINDS);
 export type ReaderKind = z.infer<typeof ReaderKindSchema>;
