@@ -139,9 +139,9 @@ function recallCode(rng: Rng): string {
 
 /**
  * A recall drill: 3–7 sentences "The code of the <key> is <code>." about two-word nonsense keys whose first words
- * come from half as many words (so most keys share theirs with another), and the question "What is the code of the <key>?" about one of them. Every sentence has the
- * same frame, so nothing but the key tells which code answers: it measures and trains key-to-value lookup alone.
- * The other sentences are labelled `OTHER_ENTITY`.
+ * come from half as many words (so most keys share theirs with another), and the question "What is the code of the
+ * <key>?" about one of them. Every sentence has the same frame, so nothing but the key tells which code answers: it
+ * measures and trains key-to-value lookup alone. The other sentences are labelled `OTHER_ENTITY`.
  */
 function recallDrill(rng: Rng): ReaderExample {
   const count = rng.int(3, 7);
@@ -150,18 +150,15 @@ function recallDrill(rng: Rng): ReaderExample {
   while (keys.size < count) keys.add(`${rng.pick(firsts)} ${syllableWord(rng)}`);
   const facts = [...keys].map((key) => ({ key, code: recallCode(rng) }));
   const asked = rng.int(0, count - 1);
-  const distractors: ChunkDistractor[] = [];
-  let start = 0;
-  const sentences = facts.map(({ key, code }, i) => {
-    const text = `The code of the ${key} is ${code}.`;
-    if (i !== asked) distractors.push({ kind: OTHER_ENTITY, start, end: start + text.length });
-    start += text.length + 1;
-    return text;
-  });
+  const sentences = facts.map(({ key, code }, i) => ({
+    text: `The code of the ${key} is ${code}.`,
+    ...(i !== asked && { label: OTHER_ENTITY }),
+  }));
   const { key, code } = facts[asked];
+  const { chunk, distractors } = chunkOf(sentences);
   return {
     question: `What is the code of the ${key}?`,
-    chunk: sentences.join(' '),
+    chunk,
     answer: code,
     type: 'recall',
     family: 'train',
@@ -216,12 +213,16 @@ interface Subject {
   question: string;
   answer: string;
   key: string;
+  /** Asked without its evidence in the chunk (`statedEvidence` is empty), so answered "unknown". */
   unknown: boolean;
-  /** The sentences that state the answer, in document order; empty when the subject is asked "unknown". */
+  /** The sentences that state the answer, in document order, whether or not the chunk shows them. */
   evidence: Sentence[];
-  /** Every sentence of the evidence, also when it is dropped (a single move does not state a final place). */
-  allEvidence: Sentence[];
   pool: Sentence[];
+}
+
+/** The evidence a subject's chunk holds: all of it, or none when the subject is asked "unknown". */
+function statedEvidence(subject: Subject): Sentence[] {
+  return subject.unknown ? [] : subject.evidence;
 }
 
 /** Builds a task of a random reader type and picks one of its sub-questions, or undefined when it has no distractor. */
@@ -254,29 +255,33 @@ function drawSubject(
     .filter((i) => !sub.evidence.includes(i.text))
     .map((i: Insert) => ({ text: i.text, label: evidenceKinds.has(i.kind) ? OTHER_ENTITY : i.kind }));
   if (pool.length === 0) return undefined;
-  const allEvidence = sub.evidence.map((text) => ({ text }));
   return {
     type,
     question,
     answer: unknown ? ORACLE_UNKNOWN : sub.answer,
     key,
     unknown,
-    evidence: unknown ? [] : allEvidence,
-    allEvidence,
+    evidence: sub.evidence.map((text) => ({ text })),
     pool,
   };
 }
 
-/** The example a subject's question makes of `sentences`, with each labelled sentence's span recorded. */
-function toExample(subject: Subject, family: Family, sentences: readonly Sentence[]): ReaderExample {
+/** `sentences` joined into a chunk (one space between them), with each labelled sentence's span recorded. */
+function chunkOf(sentences: readonly Sentence[]): { chunk: string; distractors: ChunkDistractor[] } {
   const distractors: ChunkDistractor[] = [];
   let start = 0;
   for (const { text, label } of sentences) {
     if (label !== undefined) distractors.push({ kind: label, start, end: start + text.length });
     start += text.length + 1;
   }
+  return { chunk: sentences.map((s) => s.text).join(' '), distractors };
+}
+
+/** The example a subject's question makes of `sentences`. */
+function toExample(subject: Subject, family: Family, sentences: readonly Sentence[]): ReaderExample {
   const { question, answer, type } = subject;
-  return { question, chunk: sentences.map((s) => s.text).join(' '), answer, type, family, distractors };
+  const { chunk, distractors } = chunkOf(sentences);
+  return { question, chunk, answer, type, family, distractors };
 }
 
 /** The characters `sentences` take as a chunk (one space between them). */
@@ -303,11 +308,12 @@ function drawExample(
 ): ReaderExample | undefined {
   const subject = drawSubject(rng, split, family, unknownShare, invent);
   if (subject === undefined) return undefined;
-  const { pool, evidence } = subject;
+  const { pool } = subject;
+  const evidence = statedEvidence(subject);
   if (chunkKind === 'evidence') {
     // Without the fact: one distractor, or one sentence of evidence that needs others (a single move of an object
     // whose final place takes all its moves), which does not state the answer on its own either.
-    const partial = subject.allEvidence.length > 1 ? subject.allEvidence : [];
+    const partial = subject.evidence.length > 1 ? subject.evidence : [];
     const only = toExample(subject, family, subject.unknown ? [rng.pick([...pool, ...partial])] : evidence);
     return only.chunk.length > maxChars ? undefined : only;
   }
@@ -351,7 +357,7 @@ function drawGroup(
     const subject = drawSubject(rng, split, family, unknownShare, invent);
     if (subject === undefined) return undefined;
     const own = rng.sample(subject.pool, rng.int(0, Math.min(2, subject.pool.length)));
-    members.push({ subject, sentences: spliceDistractors(rng, subject.evidence, own) });
+    members.push({ subject, sentences: spliceDistractors(rng, statedEvidence(subject), own) });
   }
   for (const { subject } of members)
     for (const other of members)
