@@ -144,6 +144,8 @@ describe('fathom eval', () => {
     const recall = ['--checkpoint', checkpoint, '--n', '0', '--readers', '3', '--readers-recall', '--no-progress'];
     expect(await runEval(...recall)).toMatch(/^\| type recall \| [\d.]+% \(\d\/3\) \|$/m);
     await expect(runEval(...recall, '--readers-key-only')).rejects.toThrow(/give one of/);
+    writeFileSync(file, '');
+    await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl: no reader examples/);
     writeFileSync(file, '{"question": "Q?"}\n');
     await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl:1/);
   }, 60_000);

@@ -116,8 +116,10 @@ async function loadTasks(flags: EvalFlags): Promise<Task[]> {
 
 /** Leaf-read accuracy on `--readers` examples of the split, once per seed (sampled) or once (greedy). */
 async function evaluateReaders(policy: Policy, sandbox: SandboxPool, flags: EvalFlags): Promise<ReaderEvalReport[]> {
-  if (flags.readersFile !== undefined)
-    return runReaders(policy, sandbox, flags, await readReaderExamples(flags.readersFile, flags.readers || undefined));
+  if (flags.readersFile !== undefined) {
+    const examples = await readReaderExamples(flags.readersFile, flags.readers || undefined);
+    return runReaders(policy, sandbox, flags, examples);
+  }
   if (flags.readers === 0) return [];
   const examples = [
     ...generateReaderExamples({
