@@ -102,6 +102,7 @@ const DRILL_QUESTIONS = [
 ] as const;
 const LETTERS = [...'abcdefghijklmnopqrstuvwxyz'];
 const CODE_CHARS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
+const CODE_LETTERS = CODE_CHARS.slice(0, 26);
 
 /** One random drill word: a letter string (half capitalised), a code like `F5M-NXY`, or a number. */
 function drillWord(rng: Rng): string {
@@ -132,8 +133,7 @@ function syllableWord(rng: Rng): string {
 
 /** A code like `TM6-16L`: one or two letters, a digit, a hyphen, three letters or digits. */
 function recallCode(rng: Rng): string {
-  const letters = CODE_CHARS.slice(0, 26);
-  const head = Array.from({ length: rng.int(1, 2) }, () => rng.pick(letters)).join('');
+  const head = Array.from({ length: rng.int(1, 2) }, () => rng.pick(CODE_LETTERS)).join('');
   return `${head}${rng.int(1, 9)}-${Array.from({ length: 3 }, () => rng.pick(CODE_CHARS)).join('')}`;
 }
 
@@ -385,11 +385,12 @@ function drawGroup(
  * phrasing of that sub-question's family. About 10% of chunks (`unknownShare`) lack the evidence and are answered
  * "unknown".
  * Families: train and eval use the train families; heldout alternates train and heldout. Entities come from the
- * split's partition. A share of examples can be copy drills (`copyShare`), recall drills (`recallShare`), evidence-only chunks (`evidenceShare`) or
- * key-sentence chunks (`keyShare`, of the rest), and a share of the task examples is written with invented frames
- * (`inventedShare`), invented meaning distractors (`inventedDistractorShare`) or asks an invented question
- * (`inventedQuestionShare`); a share comes in shared-chunk groups (`sharedShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a
- * reader's mistakes can be counted by kind.
+ * split's partition. A share of examples can be copy drills (`copyShare`), recall drills (`recallShare`),
+ * evidence-only chunks (`evidenceShare`) or key-sentence chunks (`keyShare`, of the rest), and a share of the task
+ * examples is written with invented frames (`inventedShare`), invented meaning distractors
+ * (`inventedDistractorShare`) or asks an invented question (`inventedQuestionShare`); a share comes in shared-chunk
+ * groups (`sharedShare`). Each example names the kinds of distractor its chunk holds (`distractors`), so a reader's
+ * mistakes can be counted by kind.
  * Deterministic in the options; lazy, one example at a time; about 6,000 examples per second on the 2-core
  * development machine.
  */
