@@ -43,6 +43,14 @@ export function isEpisodeFatal(code: StepErrorCode): boolean {
   }
 }
 
+/**
+ * Whether an error with this code means the guest ran into a resource limit (CPU, wall time, memory): what a
+ * client whose episodes should move to low-priority workers does (`OpenEpisodeOptions.priority`).
+ */
+export function isResourceBreach(code: StepErrorCode): boolean {
+  return code === 'timeout' || code === 'cpu_limit' || code === 'episode_cpu_limit' || code === 'memory_limit';
+}
+
 /** The one place that words a limit breach for the model's observation. */
 export function describeBreach(
   code: Extract<StepErrorCode, 'timeout' | 'cpu_limit' | 'memory_limit' | 'episode_cpu_limit' | 'step_limit'>,

@@ -7,9 +7,17 @@ export { SandboxPool } from './pool';
 export { OpenEnvSandbox } from './openenv.sandbox';
 export { DocCache, documentSha256 } from './doc-cache';
 export { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
-export { STEP_ERROR_CODES, SandboxPoolError, isEpisodeFatal, type StepError, type StepErrorCode } from './errors';
+export {
+  STEP_ERROR_CODES,
+  SandboxPoolError,
+  isEpisodeFatal,
+  isResourceBreach,
+  type StepError,
+  type StepErrorCode,
+} from './errors';
 export { rewriteTopLevel } from './rewrite';
 export type {
+  EpisodePriority,
   LlmCallRecord,
   LlmHandler,
   LlmRequest,

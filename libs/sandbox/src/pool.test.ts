@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPoolError } from './errors';
 import { SandboxPool } from './pool';
@@ -15,6 +17,14 @@ beforeAll(async () => {
 });
 
 afterAll(() => pool.close());
+
+/** The nice value of each thread of a process (field 19 of /proc/PID/task/TID/stat, counted after the name). */
+function threadNices(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
 
 async function open(
   ctx = 'the mirror is teal; the lamp is red',
@@ -377,6 +387,37 @@ describe('pool', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('hosts low-priority episodes on their own workers, every thread of which runs at nice 19', async () => {
+    const twoClasses = await SandboxPool.start({ workers: 1, lowPriorityWorkers: 1, warmIsolatesPerWorker: 1 });
+    try {
+      const low = await twoClasses.openEpisode({ ctx: 'low', priority: 'low' });
+      const normal = await twoClasses.openEpisode({ ctx: 'normal' });
+      // Threads that run guest code start with the first step: they must inherit the worker's priority too.
+      expect((await low.run('let n = 0; for (let i = 0; i < 1e6; i++) n += i; print(ctx)')).stdout).toBe('low\n');
+      expect((await normal.run('print(ctx)')).stdout).toBe('normal\n');
+      const [normalWorker, lowWorker] = twoClasses.stats().workers;
+      expect(normalWorker).toMatchObject({ priority: 'normal', activeEpisodes: 1 });
+      expect(lowWorker).toMatchObject({ priority: 'low', activeEpisodes: 1 });
+      expect(new Set(threadNices(lowWorker!.pid!))).toEqual(new Set([19]));
+      expect(new Set(threadNices(normalWorker!.pid!))).toEqual(new Set([getPriority()]));
+      expect(twoClasses.stats().totals.lowPriorityEpisodes).toBe(1);
+    } finally {
+      await twoClasses.close();
+    }
+  });
+
+  it('hosts a low-priority episode on its normal workers when it has no low-priority ones, and rejects others', async () => {
+    const episode = await pool.openEpisode({ ctx: 'x', priority: 'low' });
+    expect((await episode.run('print(ctx)')).stdout).toBe('x\n');
+    expect(pool.stats().workers.every((w) => w.priority === 'normal')).toBe(true);
+    expect(pool.stats().totals.lowPriorityEpisodes).toBe(0);
+    await episode.close();
+    await expect(pool.openEpisode({ ctx: '', priority: 'idle' as never })).rejects.toThrow(
+      /priority must be "normal" or "low", got "idle"/,
+    );
+    await expect(SandboxPool.start({ lowPriorityWorkers: -1 })).rejects.toThrow(/lowPriorityWorkers must be/);
   });
 
   it('closes episodes left idle', async () => {

@@ -7,6 +7,7 @@ import { describeBreach, SandboxPoolError, type StepError, type StepErrorCode } 
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { endedResult, type FromWorker, type ToWorker } from './protocol';
 import type {
+  EpisodePriority,
   LlmHandler,
   LlmResponse,
   OpenEpisodeOptions,
@@ -47,6 +48,8 @@ const STUCK_STEP_MIN_MARGIN_MS = 1_000;
 function stuckDeadlineMs(wallLimitMs: number): number {
   return wallLimitMs + Math.max(wallLimitMs, STUCK_STEP_MIN_MARGIN_MS);
 }
+/** The nice value of a low-priority worker's threads: the lowest scheduling priority Linux has. */
+const LOW_PRIORITY_NICE = 19;
 type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
 
@@ -78,6 +81,7 @@ class WorkerProcess {
 
   constructor(
     readonly index: number,
+    readonly priority: EpisodePriority,
     private readonly warmIsolates: number,
     private readonly warmMemoryMb: number,
     private readonly onMessageFromGuest: (worker: WorkerProcess, msg: Extract<FromWorker, { type: 'llm' }>) => void,
@@ -96,7 +100,8 @@ class WorkerProcess {
     this.retiring = false;
     clearTimeout(this.drainTimer);
     this.drainTimer = undefined;
-    const child = fork(WORKER_START.entry, [String(this.warmIsolates), String(this.warmMemoryMb)], {
+    const nice = this.priority === 'low' ? LOW_PRIORITY_NICE : 0;
+    const child = fork(WORKER_START.entry, [String(this.warmIsolates), String(this.warmMemoryMb), String(nice)], {
       execArgv: WORKER_START.execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -339,6 +344,7 @@ export class SandboxPool {
     llmCalls: 0,
     idleReaped: 0,
     recycled: 0,
+    lowPriorityEpisodes: 0,
   };
 
   private constructor(
@@ -356,6 +362,7 @@ export class SandboxPool {
       idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
       stuckWorkerGraceMs: options.stuckWorkerGraceMs ?? 10_000,
       recycleAfterEpisodes: options.recycleAfterEpisodes ?? 256,
+      lowPriorityWorkers: options.lowPriorityWorkers ?? 0,
     };
     if (!Number.isInteger(resolved.workers) || resolved.workers < 1) {
       throw new SandboxPoolError(`workers must be a positive integer, got ${resolved.workers}`);
@@ -368,13 +375,17 @@ export class SandboxPool {
     if (!Number.isInteger(resolved.recycleAfterEpisodes) || resolved.recycleAfterEpisodes < 0) {
       throw new SandboxPoolError(`recycleAfterEpisodes must be an integer >= 0, got ${resolved.recycleAfterEpisodes}`);
     }
+    if (!Number.isInteger(resolved.lowPriorityWorkers) || resolved.lowPriorityWorkers < 0) {
+      throw new SandboxPoolError(`lowPriorityWorkers must be an integer >= 0, got ${resolved.lowPriorityWorkers}`);
+    }
     if (!(Number.isFinite(resolved.stuckWorkerGraceMs) && resolved.stuckWorkerGraceMs >= 0)) {
       throw new SandboxPoolError(`stuckWorkerGraceMs must be a finite number >= 0, got ${resolved.stuckWorkerGraceMs}`);
     }
     const pool = new SandboxPool(resolved, resolveLimits(DEFAULT_LIMITS, options.defaults));
-    for (let i = 0; i < resolved.workers; i++) {
+    for (let i = 0; i < resolved.workers + resolved.lowPriorityWorkers; i++) {
       const worker = new WorkerProcess(
         i,
+        i < resolved.workers ? 'normal' : 'low',
         resolved.warmIsolatesPerWorker,
         pool.defaults.memoryMb,
         (w, msg) => void pool.answerLlm(w, msg),
@@ -401,7 +412,7 @@ export class SandboxPool {
   }
 
   /**
-   * Opens an episode on the least-loaded worker, taking a warm isolate and copying `ctx` into it.
+   * Opens an episode on the least-loaded worker of its priority, taking a warm isolate and copying `ctx` into it.
    * Rejects with `SandboxPoolError` on bad options (invalid limits, duplicate id) or a closed pool.
    */
   async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
@@ -413,12 +424,16 @@ export class SandboxPool {
     const depth = options.depth ?? 0;
     if (!Number.isInteger(depth) || depth < 0)
       throw new SandboxPoolError(`depth must be an integer >= 0, got ${depth}`);
+    const priority = options.priority ?? 'normal';
+    if (priority !== 'normal' && priority !== 'low') {
+      throw new SandboxPoolError(`priority must be "normal" or "low", got ${JSON.stringify(priority)}`);
+    }
     const id = options.id ?? randomUUID();
     if (this.episodes.has(id) || this.opening.has(id)) throw new SandboxPoolError(`episode ${id} is already open`);
     this.opening.add(id);
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
-        const worker = await this.pickWorker();
+        const worker = await this.pickWorker(priority);
         // Counted as the worker's load until registered, so episodes opened at once spread over the workers.
         worker.opening++;
         const reply = await worker
@@ -431,6 +446,7 @@ export class SandboxPool {
         this.episodes.set(id, episode);
         worker.episodes.set(id, episode);
         this.totals.episodesOpened++;
+        if (worker.priority === 'low') this.totals.lowPriorityEpisodes++;
         const recycleAfter = this.options.recycleAfterEpisodes;
         if (recycleAfter > 0 && ++worker.episodesSinceSpawn >= recycleAfter) worker.retiring = true;
         return episode;
@@ -450,6 +466,7 @@ export class SandboxPool {
         warmIsolates: w.warm,
         ready: w.ready,
         draining: w.draining,
+        priority: w.priority,
       })),
       restarts: this.restarts,
       activeEpisodes: this.episodes.size,
@@ -524,11 +541,14 @@ export class SandboxPool {
     return { ctx, ctxKey };
   }
 
-  private async pickWorker(): Promise<WorkerProcess> {
-    const ready = this.workers.filter((w) => w.ready);
+  /** The workers of `priority` (the normal ones when the pool has none of it), least loaded first among the ready. */
+  private async pickWorker(priority: EpisodePriority): Promise<WorkerProcess> {
+    const own = this.workers.filter((w) => w.priority === priority);
+    const candidates = own.length > 0 ? own : this.workers.filter((w) => w.priority === 'normal');
+    const ready = candidates.filter((w) => w.ready);
     if (ready.length === 0) {
-      await Promise.race(this.workers.map((w) => w.whenReady()));
-      return this.pickWorker();
+      await Promise.race(candidates.map((w) => w.whenReady()));
+      return this.pickWorker(priority);
     }
     // A draining worker is used only when every ready worker drains: a slow episode beats no episode.
     const healthy = ready.filter((w) => !w.draining);

@@ -88,7 +88,16 @@ export interface OpenEpisodeOptions {
   limits?: Partial<SandboxLimits>;
   /** Handler of guest `llm()` calls; without one every `llm()` call throws "llm() is not available". */
   llm?: LlmHandler;
+  /**
+   * Which workers host the episode: `low` puts it on the pool's low-priority workers (`lowPriorityWorkers`), whose
+   * threads the OS schedules behind every other worker's, so that a client that keeps running into its limits cannot
+   * take CPU from the others. A pool without low-priority workers hosts it like any other. Default: `normal`.
+   */
+  priority?: EpisodePriority;
 }
+
+/** Scheduling class of an episode's worker process (see `OpenEpisodeOptions.priority`). */
+export type EpisodePriority = 'normal' | 'low';
 
 export interface SandboxPoolOptions {
   /** Worker processes (each hosts many isolates). Default: 2. */
@@ -112,6 +121,11 @@ export interface SandboxPoolOptions {
    * long-lived worker keeps about half of its peak (laverdet/isolated-vm#281). 0 = never. Default: 256.
    */
   recycleAfterEpisodes?: number;
+  /**
+   * Extra worker processes, at the OS's lowest scheduling priority (nice 19), that host only episodes opened with
+   * `priority: 'low'`. Default: 0.
+   */
+  lowPriorityWorkers?: number;
 }
 
 export interface WorkerStats {
@@ -122,6 +136,8 @@ export interface WorkerStats {
   ready: boolean;
   /** Whether the worker has a stuck step and takes no new episodes while it drains. */
   draining: boolean;
+  /** Which episodes it hosts: `low` only those opened with `priority: 'low'`, at nice 19. */
+  priority: EpisodePriority;
 }
 
 export interface SandboxPoolStats {
@@ -148,6 +164,8 @@ export interface SandboxPoolStats {
     idleReaped: number;
     /** Workers replaced after `recycleAfterEpisodes` episodes (also counted in `restarts`). */
     recycled: number;
+    /** Episodes opened on a low-priority worker. */
+    lowPriorityEpisodes: number;
   };
 }
 

@@ -3,8 +3,10 @@
  * few warm, and talks to the supervisor over IPC. If V8 aborts this process on an out-of-memory, only the
  * episodes hosted here are lost; the supervisor restarts the worker.
  *
- * argv: [warmIsolates, warmMemoryMb]
+ * argv: [warmIsolates, warmMemoryMb, nice]
  */
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
 import { IsolateEpisode, WarmIsolate } from './isolate-episode';
 import { endedResult, type FromWorker, type ToWorker } from './protocol';
@@ -12,6 +14,7 @@ import type { LlmRequest, LlmResponse } from './types';
 
 const warmTarget = Number(process.argv[2] ?? 0);
 const warmMemoryMb = Number(process.argv[3] ?? 128);
+const nice = Number(process.argv[4] ?? 0);
 const warm: WarmIsolate[] = [];
 const episodes = new Map<string, IsolateEpisode>();
 const docs = new DocCache(DOC_CACHE_CAPACITY);
@@ -104,8 +107,32 @@ process.on('message', (msg: ToWorker) => {
   }
 });
 
+/**
+ * Lowers the scheduling priority of every thread of this process. Linux applies a nice value to one thread, and a
+ * new thread inherits its creator's: so every thread that exists now (V8's platform workers among them) is set, before
+ * any isolate starts the threads that run guest code. Elsewhere `setPriority(0)` sets the whole process.
+ */
+function lowerPriority(value: number): void {
+  let threads: string[];
+  try {
+    threads = readdirSync('/proc/self/task');
+  } catch {
+    setPriority(0, value);
+    return;
+  }
+  for (const tid of threads) {
+    try {
+      setPriority(Number(tid), value);
+    } catch (error) {
+      // A thread that ended since the listing has nothing left to set.
+      if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
+    }
+  }
+}
+
 // An orphaned worker (supervisor gone) must not linger.
 process.on('disconnect', () => process.exit(0));
 
+if (nice !== 0) lowerPriority(nice);
 for (let i = 0; i < warmTarget; i++) warm.push(WarmIsolate.create(warmMemoryMb));
 send({ type: 'ready', warm: warm.length });
