@@ -8,6 +8,7 @@
  * scripted inference server only satisfies the required INFERENCE_ADDRESS.
  *
  *   node --no-node-snapshot --import tsx bench/env/service.bench.ts [--steps 300] [--sessions 64] [--workers 2]
+ *     [--neighbour-s 20] [--low-priority-workers 1]
  *
  * Prints one JSON object per measurement.
  */
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     'steps-per-session': { type: 'string', default: '20' },
     workers: { type: 'string', default: '2' },
     'neighbour-s': { type: 'string', default: '20' },
+    'low-priority-workers': { type: 'string', default: '1' },
   },
 });
 const STEPS = Number(args.steps);
@@ -46,9 +48,15 @@ const SESSIONS = Number(args.sessions);
 const STEPS_PER_SESSION = Number(args['steps-per-session']);
 const WORKERS = Number(args.workers);
 const NEIGHBOUR_MS = Number(args['neighbour-s']) * 1000;
+const LOW_PRIORITY_WORKERS = Number(args['low-priority-workers']);
 const CONTEXT_SIZES = [16_000, 200_000];
 
-const env = { node: process.version, cpus: cpus().length, sandbox_workers: WORKERS };
+const env = {
+  node: process.version,
+  cpus: cpus().length,
+  sandbox_workers: WORKERS,
+  low_priority_workers: LOW_PRIORITY_WORKERS,
+};
 const emit = (record: Record<string, unknown>) =>
   console.log(JSON.stringify({ bench: 'env-service', ...record, ...env, loadavg_1m: loadavg()[0] }));
 
@@ -252,7 +260,8 @@ const NEIGHBOURS = {
 
 /**
  * A quiet WebSocket session's step latency alone, then for NEIGHBOUR_MS beside one session per NEIGHBOURS program
- * that runs into its CPU or memory limit again and again; `p99_ratio` is beside / alone. A quiet step that fails is
+ * that runs into its CPU or memory limit again and again (on one connection, so that the service runs its episodes on
+ * a low-priority worker after the first breach); `p99_ratio` is beside / alone. A quiet step that fails is
  * counted by its error code in `quiet_errors` (and the quiet session resets), so a neighbour that breaks containment
  * shows in the record instead of stopping the bench.
  */
@@ -339,6 +348,7 @@ async function main() {
       DATASET_PATH: dir,
       LOG_LEVEL: 'warn',
       SANDBOX_WORKERS: String(WORKERS),
+      SANDBOX_LOW_PRIORITY_WORKERS: String(LOW_PRIORITY_WORKERS),
       MAX_CONCURRENT_ENVS: String(SESSIONS + 8),
       MAX_STEPS: String(STEPS + WARMUP + 10),
       EPISODE_CPU_MS: String(600_000),

@@ -52,6 +52,7 @@ export async function startEnvService(
   const tasks = await TaskStore.load(config.DATASET_PATH, documents, (outcome) => metrics.documents.inc({ outcome }));
   const pool: ReplPool = await SandboxPool.start({
     workers: config.SANDBOX_WORKERS,
+    lowPriorityWorkers: config.SANDBOX_LOW_PRIORITY_WORKERS,
     // The service reaps idle episodes itself; the pool's reaper is only a backstop, so it waits longer.
     idleTimeoutMs: config.IDLE_TIMEOUT_S * 2000,
     defaults: {

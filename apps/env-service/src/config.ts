@@ -48,6 +48,11 @@ export const EnvServiceConfigSchema = z.object({
   SANDBOX_MEMORY_MB: envInt(8).default(128),
   /** Sandbox worker processes. */
   SANDBOX_WORKERS: envInt(1).default(2),
+  /**
+   * Sandbox worker processes at the lowest OS priority (nice 19), for the episodes of a session whose last code step
+   * ran into a CPU, wall-time or memory limit. 0: such episodes share the other workers.
+   */
+  SANDBOX_LOW_PRIORITY_WORKERS: envInt(0).default(1),
   /** stdout characters shown per step before truncation. */
   OUTPUT_CHARS: envInt(100).default(4_000),
   /** llm() calls per episode and recursion depth of sub-calls. */

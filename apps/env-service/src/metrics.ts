@@ -54,6 +54,12 @@ export class EnvMetrics {
       registers,
       collect: followTotal(() => pool()?.totals.memoryLimits),
     });
+    new Counter({
+      name: 'env_sandbox_low_priority_episodes_total',
+      help: 'Episodes opened on a low-priority sandbox worker (their session ran into a limit on its last code step)',
+      registers,
+      collect: followTotal(() => pool()?.totals.lowPriorityEpisodes),
+    });
     new Gauge({
       name: 'env_sandbox_warm_isolates',
       help: 'Warm isolates ready in the sandbox pool',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { EnvGrpcClient, get, post, startHarness, WsClient, type Harness } from '../test-support/harness';
+import { EnvGrpcClient, get, metricSum, post, startHarness, WsClient, type Harness } from '../test-support/harness';
 
 /**
  * Containment at the service level: a runaway or memory-hungry step ends only its own episode; the service stays
@@ -20,6 +20,7 @@ beforeAll(async () => {
     STEP_TIMEOUT_MS: '2000',
     SANDBOX_MEMORY_MB: '32',
     SANDBOX_WORKERS: '2',
+    SANDBOX_LOW_PRIORITY_WORKERS: '1',
   });
 });
 
@@ -67,6 +68,24 @@ describe('service-level containment', () => {
     const fresh = await reset();
     const ok = await post(h.baseUrl, '/step', { episode_id: fresh, action: { code: 'print(2 + 2)' } });
     expect(ok.body.observation.stdout.trim()).toBe('4');
+    await ws.close();
+  });
+
+  it('a session that ran into its CPU limit opens its next episode on the low-priority worker, until a clean step', async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    const lowEpisodes = () => metricSum(h.baseUrl, 'env_sandbox_low_priority_episodes_total');
+    const step = async (code: string) =>
+      (await ws.request({ type: 'step', data: { action: { code } } })).data.observation;
+    await ws.request({ type: 'reset', data: TASK });
+    expect((await step('print(1)')).error).toBeNull();
+    const before = await lowEpisodes();
+    expect((await step('while (true) {}')).error.code).toMatch(/cpu_limit|timeout/);
+    await ws.request({ type: 'reset', data: TASK });
+    expect(await lowEpisodes()).toBe(before + 1);
+    // Penalised, not refused: the episode works as any other, and a step within the limits ends the penalty.
+    expect((await step('print(ctx.indexOf("318"))')).stdout.trim()).toBe(String(TASK.context.indexOf('318')));
+    await ws.request({ type: 'reset', data: TASK });
+    expect(await lowEpisodes()).toBe(before + 1);
     await ws.close();
   });
 

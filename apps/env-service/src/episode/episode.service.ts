@@ -2,7 +2,14 @@ import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepDat
 import type { Logger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
 import { episodeEnd, EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
-import type { LlmHandler, OpenEpisodeOptions, SandboxEpisode, SandboxPoolStats, StepResult } from '@fathom/sandbox';
+import {
+  isResourceBreach,
+  type LlmHandler,
+  type OpenEpisodeOptions,
+  type SandboxEpisode,
+  type SandboxPoolStats,
+  type StepResult,
+} from '@fathom/sandbox';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EnvServiceConfig } from '../config';
@@ -168,7 +175,14 @@ export class EpisodeService {
     try {
       // A document with a name (its hash, or a dataset task's id) is sent to a sandbox worker once while it keeps it.
       const ctxKey = task.contextSha256 ?? (task.split === 'inline' ? undefined : task.id);
-      repl = await this.deps.pool.openEpisode({ ctx: task.context, ctxKey, question: task.question, id, llm });
+      repl = await this.deps.pool.openEpisode({
+        ctx: task.context,
+        ctxKey,
+        question: task.question,
+        id,
+        llm,
+        priority: slot?.lowPriority === true ? 'low' : 'normal',
+      });
     } catch (error) {
       throw new EnvError('EXECUTION_ERROR', `could not open a sandbox for episode ${id}: ${errorMessage(error)}`);
     } finally {
@@ -290,6 +304,7 @@ export class EpisodeService {
     const result = await this.runWithDeadline(episode, code, timeoutS);
     episode.llmCalls.push(...result.llmCalls);
     if (result.error?.code === 'timeout' || result.error?.code === 'cpu_limit') this.deps.metrics.sandboxTimeouts.inc();
+    if (episode.slot !== null) this.noteBreach(episode, episode.slot, result);
     // The episode engine's rule (episodeEnd): code that called answer() ends the episode with that value, as an
     // answer action would; a dead REPL or the step limit ends it unanswered (result.answer is then null).
     if (episodeEnd(result, episode.stepCount, episode.maxSteps) !== null) {
@@ -297,6 +312,21 @@ export class EpisodeService {
       void this.closeRepl(episode);
     }
     return this.reply(episode, result);
+  }
+
+  /**
+   * Moves a session to the low-priority sandbox workers (for its next episode) after a code step that ran into a
+   * limit, and back after one that did not.
+   */
+  private noteBreach(episode: Episode, slot: SessionSlot, result: StepResult): void {
+    const breached = result.error !== null && isResourceBreach(result.error.code);
+    if (breached && !slot.lowPriority) {
+      this.deps.logger.info('session moves to low-priority sandbox workers', {
+        episode_id: episode.id,
+        code: result.error?.code,
+      });
+    }
+    slot.lowPriority = breached;
   }
 
   /**

@@ -6,7 +6,13 @@ import type { EpisodeTask } from './task.store';
  * A capacity slot held by a session transport from connect to disconnect (a WebSocket connection), as OpenEnv
  * counts sessions when they connect. The episodes reset through a slot use it instead of taking one of their own.
  */
-export class SessionSlot {}
+export class SessionSlot {
+  /**
+   * Whether the session's last code step ran into a resource limit (CPU, wall time, memory): its next episode then
+   * opens on the sandbox's low-priority workers, so that a client that keeps doing so cannot slow the others down.
+   */
+  lowPriority = false;
+}
 
 /**
  * One open episode: its task, its REPL and its counters. Steps of one episode run one at a time in arrival order

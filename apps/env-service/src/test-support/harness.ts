@@ -24,7 +24,8 @@ export interface Harness {
 }
 
 /**
- * Starts the service for a test: port 0 everywhere, silent logs, one sandbox worker. `env` overrides any variable.
+ * Starts the service for a test: port 0 everywhere, silent logs, one sandbox worker and no low-priority one. `env`
+ * overrides any variable.
  * The scripted inference answers every llm() call with `script(request)` (default: "sub-answer at depth N").
  */
 export async function startHarness(
@@ -40,6 +41,7 @@ export async function startHarness(
     INFERENCE_ADDRESS: address,
     LOG_LEVEL: 'silent',
     SANDBOX_WORKERS: '1',
+    SANDBOX_LOW_PRIORITY_WORKERS: '0',
     ...env,
   });
   const service = await startEnvService(config);
