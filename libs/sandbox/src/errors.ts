@@ -44,11 +44,13 @@ export function isEpisodeFatal(code: StepErrorCode): boolean {
 }
 
 /**
- * Whether an error with this code means the guest ran into a resource limit (CPU, wall time, memory): what a
- * client whose episodes should move to low-priority workers does (`OpenEpisodeOptions.priority`).
+ * Whether an error with this code means the guest used up its CPU time or its memory: what a client whose episodes
+ * should move to low-priority workers does (`OpenEpisodeOptions.priority`). A wall-time `timeout` is not: a step can
+ * run out of wall time without using the CPU (waiting in `Atomics.wait`), and a low-priority step on a busy machine
+ * runs out of it by waiting for a core, which must not keep its client there.
  */
-export function isResourceBreach(code: StepErrorCode): boolean {
-  return code === 'timeout' || code === 'cpu_limit' || code === 'episode_cpu_limit' || code === 'memory_limit';
+export function isCpuOrMemoryBreach(code: StepErrorCode): boolean {
+  return code === 'cpu_limit' || code === 'episode_cpu_limit' || code === 'memory_limit';
 }
 
 /** The one place that words a limit breach for the model's observation. */

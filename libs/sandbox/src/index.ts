@@ -11,7 +11,7 @@ export {
   STEP_ERROR_CODES,
   SandboxPoolError,
   isEpisodeFatal,
-  isResourceBreach,
+  isCpuOrMemoryBreach,
   type StepError,
   type StepErrorCode,
 } from './errors';

@@ -20,7 +20,6 @@ beforeAll(async () => {
     STEP_TIMEOUT_MS: '2000',
     SANDBOX_MEMORY_MB: '32',
     SANDBOX_WORKERS: '2',
-    SANDBOX_LOW_PRIORITY_WORKERS: '1',
   });
 });
 
@@ -71,24 +70,6 @@ describe('service-level containment', () => {
     await ws.close();
   });
 
-  it('a session that ran into its CPU limit opens its next episode on the low-priority worker, until a clean step', async () => {
-    const ws = await WsClient.connect(h.wsUrl);
-    const lowEpisodes = () => metricSum(h.baseUrl, 'env_sandbox_low_priority_episodes_total');
-    const step = async (code: string) =>
-      (await ws.request({ type: 'step', data: { action: { code } } })).data.observation;
-    await ws.request({ type: 'reset', data: TASK });
-    expect((await step('print(1)')).error).toBeNull();
-    const before = await lowEpisodes();
-    expect((await step('while (true) {}')).error.code).toMatch(/cpu_limit|timeout/);
-    await ws.request({ type: 'reset', data: TASK });
-    expect(await lowEpisodes()).toBe(before + 1);
-    // Penalised, not refused: the episode works as any other, and a step within the limits ends the penalty.
-    expect((await step('print(ctx.indexOf("318"))')).stdout.trim()).toBe(String(TASK.context.indexOf('318')));
-    await ws.request({ type: 'reset', data: TASK });
-    expect(await lowEpisodes()).toBe(before + 1);
-    await ws.close();
-  });
-
   it('a request timeout_s below the service limit stops the step and ends the episode', async () => {
     const id = await reset();
     const started = Date.now();
@@ -125,6 +106,37 @@ describe('service-level containment', () => {
       expect(text).toContain(name);
     }
     expect(text).toMatch(/env_sandbox_timeouts_total\{service="env-service"\} [1-9]/);
+  });
+});
+
+describe('sessions that use up their CPU time', () => {
+  let penal: Harness;
+
+  beforeAll(async () => {
+    // A wall-time limit far above the CPU one: the endless loop always ends as cpu_limit, however busy the machine.
+    penal = await startHarness({ STEP_CPU_MS: '300', STEP_TIMEOUT_MS: '60000', SANDBOX_LOW_PRIORITY_WORKERS: '1' });
+  });
+
+  afterAll(async () => {
+    await penal.close();
+  });
+
+  it('open their next episode on the low-priority worker, until a step within the limits', async () => {
+    const ws = await WsClient.connect(penal.wsUrl);
+    const lowEpisodes = () => metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total');
+    const step = async (code: string) =>
+      (await ws.request({ type: 'step', data: { action: { code } } })).data.observation;
+    await ws.request({ type: 'reset', data: TASK });
+    expect((await step('print(1)')).error).toBeNull();
+    expect(await lowEpisodes()).toBe(0);
+    expect((await step('while (true) {}')).error.code).toBe('cpu_limit');
+    await ws.request({ type: 'reset', data: TASK });
+    expect(await lowEpisodes()).toBe(1);
+    // Penalised, not refused: the episode works as any other, and a step within the limits ends the penalty.
+    expect((await step('print(ctx.indexOf("318"))')).stdout.trim()).toBe(String(TASK.context.indexOf('318')));
+    await ws.request({ type: 'reset', data: TASK });
+    expect(await lowEpisodes()).toBe(1);
+    await ws.close();
   });
 });
 

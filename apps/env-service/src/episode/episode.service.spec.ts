@@ -1,6 +1,7 @@
 import { createLogger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
 import type {
+  EpisodePriority,
   LlmHandler,
   OpenEpisodeOptions,
   SandboxEpisode,
@@ -20,12 +21,20 @@ import { TaskStore } from './task.store';
 /** TEST DOUBLE of the sandbox pool: each step resolves after `stepMs` with `print`-like output of the code. */
 class FakeReplPool implements ReplPool {
   readonly closed: string[] = [];
+  /** The priority each episode was opened with, in order. */
+  readonly priorities: (EpisodePriority | undefined)[] = [];
   llm: LlmHandler | null = null;
 
   constructor(private readonly stepMs = 0) {}
 
-  async openEpisode(options: { ctx: string; id: string; llm: LlmHandler }): Promise<SandboxEpisode> {
+  async openEpisode(options: {
+    ctx: string;
+    id: string;
+    llm: LlmHandler;
+    priority?: EpisodePriority;
+  }): Promise<SandboxEpisode> {
     this.llm = options.llm;
+    this.priorities.push(options.priority);
     const { stepMs, closed } = this;
     let steps = 0;
     return {
@@ -41,6 +50,20 @@ class FakeReplPool implements ReplPool {
         const wallMs = options?.wallMs ?? Infinity;
         await new Promise((resolve) => setTimeout(resolve, Math.min(stepMs, wallMs)));
         steps++;
+        // Like the real sandbox, CPU_HOG runs into the CPU limit, which ends the episode.
+        if (code === CPU_HOG) {
+          const error = { code: 'cpu_limit' as const, message: 'step exceeded its CPU-time limit' };
+          const ended = {
+            stdout: '',
+            truncatedChars: 0,
+            error,
+            variables: [],
+            cpuMs: 2_000,
+            wallMs: 2_000,
+            llmCalls: [],
+          };
+          return { ...ended, alive: false, answer: null };
+        }
         if (stepMs > wallMs) {
           const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
           const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [] };
@@ -70,6 +93,8 @@ class FakeReplPool implements ReplPool {
 
   async close(): Promise<void> {}
 }
+
+const CPU_HOG = 'while (true) {}';
 
 const TASK = { context: 'The harbour code is 77.', question: 'What is the harbour code?', answer: '77' };
 
@@ -198,6 +223,27 @@ describe('EpisodeService', () => {
       [2, 'ran b\n'],
       [3, 'ran c\n'],
     ]);
+    svc.shutdown();
+  });
+
+  it("opens a session's next episode at low priority after a step that used up its CPU, not after a timeout", async () => {
+    const { svc, pool } = service({ STEP_TIMEOUT_MS: '5000' }, new FakeReplPool(100));
+    const slot = svc.acquireSlot();
+    const stepUnder = async (code: string, timeoutS?: number) => {
+      const { episode } = await svc.reset(TASK, 'ws', slot);
+      return svc.step(episode.id, { action: { code }, timeout_s: timeoutS }, 'ws', slot);
+    };
+    expect((await stepUnder(CPU_HOG)).observation.error?.code).toBe('cpu_limit');
+    expect((await stepUnder(CPU_HOG)).observation.error?.code).toBe('cpu_limit');
+    // A step that waits into its wall-time limit uses no CPU: it moves the session back.
+    expect((await stepUnder('wait', 0.01)).observation.error?.code).toBe('timeout');
+    await stepUnder('print(1)');
+    expect(pool.priorities).toEqual(['normal', 'low', 'low', 'normal']);
+    // Outside a session (HTTP) there is no client to remember: every reset opens normally.
+    const { episode } = await svc.reset(TASK, 'http');
+    await svc.step(episode.id, { action: { code: CPU_HOG } }, 'http');
+    await svc.reset(TASK, 'http');
+    expect(pool.priorities.slice(-2)).toEqual(['normal', 'normal']);
     svc.shutdown();
   });
 

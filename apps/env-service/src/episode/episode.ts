@@ -8,8 +8,9 @@ import type { EpisodeTask } from './task.store';
  */
 export class SessionSlot {
   /**
-   * Whether the session's last code step ran into a resource limit (CPU, wall time, memory): its next episode then
-   * opens on the sandbox's low-priority workers, so that a client that keeps doing so cannot slow the others down.
+   * Whether the session's last code step used up its CPU time or its memory (`isCpuOrMemoryBreach`): its next
+   * episode then opens on the sandbox's low-priority workers, so that a client that keeps doing so cannot slow the
+   * others down.
    */
   lowPriority = false;
 }
