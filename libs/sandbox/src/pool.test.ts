@@ -18,11 +18,19 @@ beforeAll(async () => {
 
 afterAll(() => pool.close());
 
-/** The nice value of each thread of a process (field 19 of /proc/PID/task/TID/stat, counted after the name). */
+/**
+ * The nice value of each thread of a process (field 19 of /proc/PID/task/TID/stat, counted after the name); a thread
+ * that ends between the listing and the read is left out.
+ */
 function threadNices(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      return [];
+    }
+    return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
   });
 }
 
