@@ -44,13 +44,19 @@ export function isEpisodeFatal(code: StepErrorCode): boolean {
 }
 
 /**
- * Whether an error with this code means the guest used up its CPU time or its memory: what a client whose episodes
- * should move to low-priority workers does (`OpenEpisodeOptions.priority`). A wall-time `timeout` is not: a step can
- * run out of wall time without using the CPU (waiting in `Atomics.wait`), and a low-priority step on a busy machine
- * runs out of it by waiting for a core, which must not keep its client there.
+ * Whether a step used up its CPU time or its memory, or ran while its worker process died (and so may have killed
+ * it): what a client whose episodes should move to low-priority workers does (`OpenEpisodeOptions.priority`). A
+ * wall-time `timeout` is not: a step can run out of wall time without using the CPU, and a low-priority step on a busy
+ * machine runs out of it by waiting for a core, which must not keep its client there.
  */
-export function isCpuOrMemoryBreach(code: StepErrorCode): boolean {
-  return code === 'cpu_limit' || code === 'episode_cpu_limit' || code === 'memory_limit';
+export function exhaustedResources(result: { error: StepError | null; workerDiedDuringStep?: true }): boolean {
+  const code = result.error?.code;
+  return (
+    code === 'cpu_limit' ||
+    code === 'episode_cpu_limit' ||
+    code === 'memory_limit' ||
+    result.workerDiedDuringStep === true
+  );
 }
 
 /** The one place that words a limit breach for the model's observation. */

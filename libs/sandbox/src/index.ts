@@ -11,7 +11,7 @@ export {
   STEP_ERROR_CODES,
   SandboxPoolError,
   isEpisodeFatal,
-  isCpuOrMemoryBreach,
+  exhaustedResources,
   type StepError,
   type StepErrorCode,
 } from './errors';

@@ -198,6 +198,8 @@ class PooledEpisode implements SandboxEpisode {
   steps = 0;
   lastActivity = Date.now();
   busy = false;
+  /** Whether the worker process died while a step of this episode ran (see `StepResult.workerDiedDuringStep`). */
+  private diedRunning = false;
   /** When the `llm()` call in flight began (null when none), and the time this step spent in finished ones. */
   llmSince: number | null = null;
   llmWaitMs = 0;
@@ -242,6 +244,13 @@ class PooledEpisode implements SandboxEpisode {
     this.pool.forget(this, error.code === 'worker_crashed');
   }
 
+  /** Ends the episode because its worker process died; a step in flight is marked as one that may have killed it. */
+  workerDied(reason: string): void {
+    if (this.busy) this.diedRunning = true;
+    const when = this.busy ? ' while a step of this episode ran' : '';
+    this.terminate({ code: 'worker_crashed', message: `${reason}${when}; the REPL state of this episode is lost` });
+  }
+
   /** Closes an idle episode from the pool's reaper. */
   reap(idleMs: number): Promise<void> {
     return this.closeNow({ code: 'closed', message: `episode was closed after ${idleMs} ms without a step` });
@@ -263,7 +272,10 @@ class PooledEpisode implements SandboxEpisode {
         // Only reachable when the worker was restarting as the step was sent; its exit already ended us otherwise.
         this.terminate({ code: 'worker_crashed', message: 'worker process was not running; the REPL state is lost' });
       }
-      if (this.ended || reply?.type !== 'step') return endedResult(this.ended!);
+      if (this.ended || reply?.type !== 'step') {
+        const ended = endedResult(this.ended!);
+        return this.diedRunning ? { ...ended, wallMs: performance.now() - started, workerDiedDuringStep: true } : ended;
+      }
       this.steps++;
       const result = reply.result;
       this.pool.countStep(result);
@@ -557,9 +569,7 @@ export class SandboxPool {
   }
 
   private onWorkerExit(worker: WorkerProcess, reason: string): void {
-    for (const episode of [...worker.episodes.values()]) {
-      episode.terminate({ code: 'worker_crashed', message: `${reason}; the REPL state of this episode is lost` });
-    }
+    for (const episode of [...worker.episodes.values()]) episode.workerDied(reason);
     worker.episodes.clear();
     if (this.closing) return;
     this.restarts++;

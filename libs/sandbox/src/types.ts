@@ -60,6 +60,12 @@ export interface StepResult {
    * or null. It stands even when the cell threw after the call; the caller ends the episode with it.
    */
   answer: string | null;
+  /**
+   * Set when the worker process hosting the episode died while this step ran (`worker_crashed`): this step, or
+   * another running beside it in that process, may be what killed it (some allocations abort V8 outright instead of
+   * hitting the isolate's memory limit, such as a `Map` grown without bound).
+   */
+  workerDiedDuringStep?: true;
   /** The reward the environment gave for this step (OpenEnv's `reward`), where it gives one; FATHOM's pool never does. */
   reward?: number;
 }
