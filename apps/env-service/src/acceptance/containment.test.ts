@@ -113,8 +113,14 @@ describe('sessions that use up their CPU time', () => {
   let penal: Harness;
 
   beforeAll(async () => {
-    // A wall-time limit far above the CPU one: the endless loop always ends as cpu_limit, however busy the machine.
-    penal = await startHarness({ STEP_CPU_MS: '300', STEP_TIMEOUT_MS: '60000', SANDBOX_LOW_PRIORITY_WORKERS: '1' });
+    // A wall-time limit far above the CPU one: the endless loop always ends as cpu_limit, however busy the machine;
+    // and a CPU limit that the growing Map outlasts up to the point where V8 gives up.
+    penal = await startHarness({
+      STEP_CPU_MS: '2000',
+      STEP_TIMEOUT_MS: '60000',
+      SANDBOX_MEMORY_MB: '64',
+      SANDBOX_LOW_PRIORITY_WORKERS: '1',
+    });
   });
 
   afterAll(async () => {
@@ -136,6 +142,24 @@ describe('sessions that use up their CPU time', () => {
     expect((await step('print(ctx.indexOf("318"))')).stdout.trim()).toBe(String(TASK.context.indexOf('318')));
     await ws.request({ type: 'reset', data: TASK });
     expect(await lowEpisodes()).toBe(1);
+    await ws.close();
+  });
+
+  it('open their next episode on the low-priority worker after a step that killed its worker', async () => {
+    const ws = await WsClient.connect(penal.wsUrl);
+    const before = await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total');
+    await ws.request({ type: 'reset', data: TASK });
+    // A Map grown without bound aborts V8 (the whole worker process) rather than hitting the isolate's memory limit.
+    const reply = await ws.request({
+      type: 'step',
+      data: { action: { code: 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);' } },
+    });
+    expect(['worker_crashed', 'memory_limit']).toContain(reply.data.observation.error.code);
+    await ws.request({ type: 'reset', data: TASK });
+    expect(await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total')).toBe(before + 1);
+    expect(
+      (await ws.request({ type: 'step', data: { action: { code: 'print(ctx.length)' } } })).data.observation.stdout,
+    ).toBe(`${TASK.context.length}\n`);
     await ws.close();
   });
 });

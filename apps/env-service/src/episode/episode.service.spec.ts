@@ -64,6 +64,12 @@ class FakeReplPool implements ReplPool {
           };
           return { ...ended, alive: false, answer: null };
         }
+        // A step whose worker process died under it, marked (KILLS_WORKER) or not (a bystander's, WORKER_GONE).
+        if (code === KILLS_WORKER || code === WORKER_GONE) {
+          const error = { code: 'worker_crashed' as const, message: 'worker process exited' };
+          const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs: 5, llmCalls: [] };
+          return { ...ended, alive: false, answer: null, ...(code === KILLS_WORKER && { workerDiedDuringStep: true }) };
+        }
         if (stepMs > wallMs) {
           const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
           const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [] };
@@ -95,6 +101,8 @@ class FakeReplPool implements ReplPool {
 }
 
 const CPU_HOG = 'while (true) {}';
+const KILLS_WORKER = 'kills its worker';
+const WORKER_GONE = 'finds its worker gone';
 
 const TASK = { context: 'The harbour code is 77.', question: 'What is the harbour code?', answer: '77' };
 
@@ -226,7 +234,7 @@ describe('EpisodeService', () => {
     svc.shutdown();
   });
 
-  it("opens a session's next episode at low priority after a step that used up its CPU, not after a timeout", async () => {
+  it("opens a session's next episode at low priority after a step that used up its CPU or killed its worker", async () => {
     const { svc, pool } = service({ STEP_TIMEOUT_MS: '5000' }, new FakeReplPool(100));
     const slot = svc.acquireSlot();
     const stepUnder = async (code: string, timeoutS?: number) => {
@@ -237,8 +245,10 @@ describe('EpisodeService', () => {
     expect((await stepUnder(CPU_HOG)).observation.error?.code).toBe('cpu_limit');
     // A step that waits into its wall-time limit uses no CPU: it moves the session back.
     expect((await stepUnder('wait', 0.01)).observation.error?.code).toBe('timeout');
+    await stepUnder(KILLS_WORKER);
+    await stepUnder(WORKER_GONE);
     await stepUnder('print(1)');
-    expect(pool.priorities).toEqual(['normal', 'low', 'low', 'normal']);
+    expect(pool.priorities).toEqual(['normal', 'low', 'low', 'normal', 'low', 'normal']);
     // Outside a session (HTTP) there is no client to remember: every reset opens normally.
     const { episode } = await svc.reset(TASK, 'http');
     await svc.step(episode.id, { action: { code: CPU_HOG } }, 'http');

@@ -3,7 +3,7 @@ import type { Logger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
 import { episodeEnd, EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
 import {
-  isCpuOrMemoryBreach,
+  exhaustedResources,
   type LlmHandler,
   type OpenEpisodeOptions,
   type SandboxEpisode,
@@ -316,10 +316,10 @@ export class EpisodeService {
 
   /**
    * Moves a session to the low-priority sandbox workers (for its next episode) after a code step that used up its CPU
-   * time or its memory, and back after one that did not.
+   * time or its memory or ran while its worker died, and back after one that did not.
    */
   private noteBreach(episode: Episode, slot: SessionSlot, result: StepResult): void {
-    const breached = result.error !== null && isCpuOrMemoryBreach(result.error.code);
+    const breached = exhaustedResources(result);
     if (breached && !slot.lowPriority) {
       this.deps.logger.info('session moves to low-priority sandbox workers', {
         episode_id: episode.id,
