@@ -8,7 +8,7 @@
  * scripted inference server only satisfies the required INFERENCE_ADDRESS.
  *
  *   node --no-node-snapshot --import tsx bench/env/service.bench.ts [--steps 300] [--sessions 64] [--workers 2]
- *     [--neighbour-s 20] [--low-priority-workers 1]
+ *     [--neighbour-s 20] [--low-priority-workers 1] [--worker-killer]
  *
  * Prints one JSON object per measurement.
  */
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '2' },
     'neighbour-s': { type: 'string', default: '20' },
     'low-priority-workers': { type: 'string', default: '1' },
+    'worker-killer': { type: 'boolean', default: false },
   },
 });
 const STEPS = Number(args.steps);
@@ -49,6 +50,7 @@ const STEPS_PER_SESSION = Number(args['steps-per-session']);
 const WORKERS = Number(args.workers);
 const NEIGHBOUR_MS = Number(args['neighbour-s']) * 1000;
 const LOW_PRIORITY_WORKERS = Number(args['low-priority-workers']);
+const WORKER_KILLER = args['worker-killer'];
 const CONTEXT_SIZES = [16_000, 200_000];
 
 const env = {
@@ -256,6 +258,9 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
 const NEIGHBOURS = {
   endless_loop: 'while (true) {}',
   allocation_bomb: 'const a = []; while (true) a.push(new Array(1e6).fill(1));',
+  // With --worker-killer: a Map grown until V8 aborts its whole sandbox worker process (when its CPU limit does not
+  // stop it first), instead of hitting the isolate's memory limit.
+  ...(WORKER_KILLER && { worker_killer: 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);' }),
 };
 
 /**
