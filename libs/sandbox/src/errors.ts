@@ -44,19 +44,14 @@ export function isEpisodeFatal(code: StepErrorCode): boolean {
 }
 
 /**
- * Whether a step used up its CPU time or its memory, or ran while its worker process died (and so may have killed
- * it): what a client whose episodes should move to low-priority workers does (`OpenEpisodeOptions.priority`). A
- * wall-time `timeout` is not: a step can run out of wall time without using the CPU, and a low-priority step on a busy
+ * Whether a step used up its CPU time or its memory, or may have broken its worker process (`StepResult.brokeWorker`):
+ * what a client whose episodes should move to low-priority workers does (`OpenEpisodeOptions.priority`). A wall-time
+ * `timeout` alone is not: a step can run out of wall time without using the CPU, and a low-priority step on a busy
  * machine runs out of it by waiting for a core, which must not keep its client there.
  */
-export function exhaustedResources(result: { error: StepError | null; workerDiedDuringStep?: true }): boolean {
+export function exhaustedResources(result: { error: StepError | null; brokeWorker?: true }): boolean {
   const code = result.error?.code;
-  return (
-    code === 'cpu_limit' ||
-    code === 'episode_cpu_limit' ||
-    code === 'memory_limit' ||
-    result.workerDiedDuringStep === true
-  );
+  return code === 'cpu_limit' || code === 'episode_cpu_limit' || code === 'memory_limit' || result.brokeWorker === true;
 }
 
 /** The one place that words a limit breach for the model's observation. */

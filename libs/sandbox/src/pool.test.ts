@@ -366,10 +366,10 @@ describe('pool', () => {
       expect(crashed.error?.code).toBe('worker_crashed');
       expect(crashed.error?.message).toMatch(/killed by SIGKILL while a step of this episode ran/);
       // The step that was running may be what killed the process: it is marked, later ones are not.
-      expect(crashed.workerDiedDuringStep).toBe(true);
+      expect(crashed.brokeWorker).toBe(true);
       const after = await a.run('1');
       expect(after.error?.code).toBe('worker_crashed');
-      expect(after.workerDiedDuringStep).toBeUndefined();
+      expect(after.brokeWorker).toBeUndefined();
       expect((await b.run('print(ctx)')).stdout).toBe('b\n');
       await expect.poll(() => crashPool.stats().workers.every((w) => w.ready)).toBe(true);
       expect(crashPool.stats()).toMatchObject({ restarts: 1, totals: { crashedEpisodes: 1 } });

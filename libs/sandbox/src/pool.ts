@@ -198,7 +198,7 @@ class PooledEpisode implements SandboxEpisode {
   steps = 0;
   lastActivity = Date.now();
   busy = false;
-  /** Whether the worker process died while a step of this episode ran (see `StepResult.workerDiedDuringStep`). */
+  /** Whether the worker process died while a step of this episode ran (`StepResult.brokeWorker`). */
   private diedRunning = false;
   /** When the `llm()` call in flight began (null when none), and the time this step spent in finished ones. */
   llmSince: number | null = null;
@@ -274,7 +274,7 @@ class PooledEpisode implements SandboxEpisode {
       }
       if (this.ended || reply?.type !== 'step') {
         const ended = endedResult(this.ended!);
-        return this.diedRunning ? { ...ended, wallMs: performance.now() - started, workerDiedDuringStep: true } : ended;
+        return this.diedRunning ? { ...ended, wallMs: performance.now() - started, brokeWorker: true } : ended;
       }
       this.steps++;
       const result = reply.result;
@@ -313,7 +313,11 @@ class PooledEpisode implements SandboxEpisode {
   private stuck(request: Promise<FromWorker | null>, wallLimitMs: number, started: number): StepResult {
     const error: StepError = { code: 'timeout', message: describeBreach('timeout', wallLimitMs) };
     this.steps++;
-    const result = { ...endedResult(this.ended ?? error), wallMs: performance.now() - started };
+    const result: StepResult = {
+      ...endedResult(this.ended ?? error),
+      wallMs: performance.now() - started,
+      brokeWorker: true,
+    };
     this.pool.countStep(result);
     this.terminate(error);
     this.pool.stuckStep(this.worker, request);

@@ -61,11 +61,12 @@ export interface StepResult {
    */
   answer: string | null;
   /**
-   * Set when the worker process hosting the episode died while this step ran (`worker_crashed`): this step, or
-   * another running beside it in that process, may be what killed it (some allocations abort V8 outright instead of
-   * hitting the isolate's memory limit, such as a `Map` grown without bound).
+   * Set when this step may have broken its worker process: the process died while the step ran (`worker_crashed`;
+   * this step, or another running beside it, may be what killed it: some allocations abort V8 outright instead of
+   * hitting the isolate's memory limit, such as a `Map` grown without bound), or the step overran its wall limit in
+   * code V8 cannot interrupt (`timeout`; the worker then drains and is replaced, as `Array(1e9).fill(0)` makes it).
    */
-  workerDiedDuringStep?: true;
+  brokeWorker?: true;
   /** The reward the environment gave for this step (OpenEnv's `reward`), where it gives one; FATHOM's pool never does. */
   reward?: number;
 }

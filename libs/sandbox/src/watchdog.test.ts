@@ -28,12 +28,15 @@ describe('a step stuck in code V8 cannot interrupt', () => {
       expect(result).toMatchObject({
         error: { code: 'timeout', message: expect.stringContaining('wall-time limit of 250 ms') },
         alive: false,
+        brokeWorker: true,
       });
       // The 1 250 ms deadline, plus timer and IPC slack on a shared core.
       expect(elapsed).toBeGreaterThanOrEqual(1_250);
       expect(elapsed).toBeLessThan(1_700);
       expect(result.wallMs).toBeCloseTo(elapsed, -2);
-      expect((await episode.run('1')).error?.code).toBe('timeout');
+      const after = await episode.run('1');
+      expect(after.error?.code).toBe('timeout');
+      expect(after.brokeWorker).toBeUndefined();
       const [draining] = pool.stats().workers;
       expect(draining).toMatchObject({ draining: true, activeEpisodes: 1 });
       expect(pool.stats().totals).toMatchObject({ stuckSteps: 1, timeouts: 1 });
@@ -60,6 +63,8 @@ describe('a step stuck in code V8 cannot interrupt', () => {
       await expect.poll(() => pool.stats().restarts, { timeout: 5_000 }).toBe(1);
       const lost = await bystander.run('print(ctx)');
       expect(lost.error).toMatchObject({ code: 'worker_crashed', message: expect.stringMatching(/SIGKILL/) });
+      // Idle when its worker was killed: nothing it ran broke it.
+      expect(lost.brokeWorker).toBeUndefined();
       expect(pool.stats().totals.crashedEpisodes).toBe(1);
     });
   });

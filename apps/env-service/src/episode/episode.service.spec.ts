@@ -68,7 +68,7 @@ class FakeReplPool implements ReplPool {
         if (code === KILLS_WORKER || code === WORKER_GONE) {
           const error = { code: 'worker_crashed' as const, message: 'worker process exited' };
           const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs: 5, llmCalls: [] };
-          return { ...ended, alive: false, answer: null, ...(code === KILLS_WORKER && { workerDiedDuringStep: true }) };
+          return { ...ended, alive: false, answer: null, ...(code === KILLS_WORKER && { brokeWorker: true }) };
         }
         if (stepMs > wallMs) {
           const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
