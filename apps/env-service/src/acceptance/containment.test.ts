@@ -164,6 +164,19 @@ describe('sessions that use up their CPU time', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('closes with WebSocket sessions still open, ending them', async () => {
+    const service = await startHarness();
+    const ws = await WsClient.connect(service.wsUrl);
+    expect((await ws.request({ type: 'reset', data: TASK })).type).toBe('observation');
+    const ended = new Promise<void>((resolve) => ws.socket.once('close', () => resolve()));
+    // Before the fix this never resolved while the client kept its connection.
+    await service.close();
+    await ended;
+    expect(ws.socket.readyState).toBe(ws.socket.CLOSED);
+  });
+});
+
 describe('capacity', () => {
   let capped: Harness;
 

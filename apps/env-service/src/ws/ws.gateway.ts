@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import {
   EnvResetRequestSchema,
@@ -58,7 +58,7 @@ type Decoded = { json: unknown } | { error: unknown };
  *   connection's episode and tools/call without a session_id acts on it.
  */
 @Injectable()
-export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly server: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly mcp: McpHandler;
@@ -90,7 +90,11 @@ export class WsGateway implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Ends every session before Nest closes the HTTP server, which waits for its connections, upgraded ones included:
+   * in the later shutdown hook an open session kept the service from ever closing.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.reaper);
     for (const connection of this.connections) connection.socket.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
