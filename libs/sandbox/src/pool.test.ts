@@ -380,6 +380,24 @@ describe('pool', () => {
     }
   });
 
+  it("a guest that aborts V8 ends only its own worker's episodes, and its step is marked as the one running", async () => {
+    const crashPool = await SandboxPool.start({ workers: 2, warmIsolatesPerWorker: 1 });
+    try {
+      const limits = { memoryMb: 32, stepCpuMs: 30_000, stepWallMs: 30_000 };
+      const bomb = await crashPool.openEpisode({ ctx: '', limits });
+      const other = await crashPool.openEpisode({ ctx: 'other' });
+      // A Map grown without bound aborts V8 instead of reaching the isolate's memory limit (laverdet/isolated-vm#527).
+      const result = await bomb.run('const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);');
+      expect(['worker_crashed', 'memory_limit']).toContain(result.error?.code);
+      expect(result.brokeWorker === true).toBe(result.error?.code === 'worker_crashed');
+      expect((await other.run('print(ctx)')).stdout).toBe('other\n');
+      await expect.poll(() => crashPool.stats().workers.every((w) => w.ready)).toBe(true);
+      expect((await (await crashPool.openEpisode({ ctx: 'fresh' })).run('print(ctx)')).stdout).toBe('fresh\n');
+    } finally {
+      await crashPool.close();
+    }
+  });
+
   it('replaces a worker after recycleAfterEpisodes episodes, once its last one closes, losing none', async () => {
     const pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1, recycleAfterEpisodes: 3 });
     try {
