@@ -50,7 +50,7 @@ export const EnvServiceConfigSchema = z.object({
   SANDBOX_WORKERS: envInt(1).default(2),
   /**
    * Sandbox worker processes at the lowest OS priority (nice 19), for the episodes of a session whose last code step
-   * used up its CPU time or its memory, or ran while its worker died. 0: such episodes share the other workers.
+   * used up its CPU time or its memory, or broke its worker. 0: such episodes share the other workers.
    */
   SANDBOX_LOW_PRIORITY_WORKERS: envInt(0).default(1),
   /** stdout characters shown per step before truncation. */

@@ -316,7 +316,7 @@ export class EpisodeService {
 
   /**
    * Moves a session to the low-priority sandbox workers (for its next episode) after a code step that used up its CPU
-   * time or its memory or ran while its worker died, and back after one that did not.
+   * time or its memory or broke its worker (`exhaustedResources`), and back after one that did not.
    */
   private noteBreach(episode: Episode, slot: SessionSlot, result: StepResult): void {
     const breached = exhaustedResources(result);

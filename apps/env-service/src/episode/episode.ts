@@ -8,7 +8,7 @@ import type { EpisodeTask } from './task.store';
  */
 export class SessionSlot {
   /**
-   * Whether the session's last code step used up its CPU time or its memory, or ran while its worker died
+   * Whether the session's last code step used up its CPU time or its memory, or broke its sandbox worker
    * (`exhaustedResources`): its next episode then opens on the sandbox's low-priority workers, so that a client that
    * keeps doing so cannot slow the others down or kill their episodes.
    */
