@@ -164,6 +164,44 @@ describe('sessions that use up their CPU time', () => {
   });
 });
 
+describe('a client that sends 100 steps without waiting', () => {
+  let eager: Harness;
+
+  beforeAll(async () => {
+    eager = await startHarness({ MAX_STEPS: '200' });
+  });
+
+  afterAll(async () => {
+    await eager.close();
+  });
+
+  it('is answered in order, and read only as fast as it is answered', async () => {
+    const ws = await WsClient.connect(eager.wsUrl);
+    await ws.request({ type: 'reset', data: TASK });
+    // Past 32 unanswered requests the session stops reading the socket, and resumes as it answers them.
+    for (let i = 0; i < 100; i++)
+      ws.socket.send(JSON.stringify({ type: 'step', data: { action: { code: `print(${i})` } } }));
+    for (let i = 0; i < 100; i++) {
+      const reply = await ws.next();
+      expect(reply.data.observation.stdout).toBe(`${i}\n`);
+    }
+    await ws.close();
+  });
+
+  it('on a gRPC Session stream too', async () => {
+    const client = new EnvGrpcClient(eager.grpcAddress);
+    try {
+      const session = client.session();
+      expect((await session.request({ reset: TASK })).observation.done).toBe(false);
+      for (let i = 0; i < 100; i++) session.stream.write({ step: { code: `print(${i})` } });
+      for (let i = 0; i < 100; i++) expect((await session.next()).observation.observation.stdout).toBe(`${i}\n`);
+      session.stream.end();
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe('shutdown', () => {
   it('closes with WebSocket sessions still open, ending them', async () => {
     const service = await startHarness();

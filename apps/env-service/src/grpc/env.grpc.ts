@@ -114,7 +114,9 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
         },
         timeoutMs: this.config.INFERENCE_TIMEOUT_MS,
       };
-      stream = { call, session: EnvSession.open(this.episodes, 'grpc', llm), idle: undefined };
+      // Paused, the stream asks grpc-js for no more messages, and HTTP/2 flow control holds the client back.
+      const flow = { pause: () => call.pause(), resume: () => call.resume() };
+      stream = { call, session: EnvSession.open(this.episodes, 'grpc', llm, flow), idle: undefined };
     } catch (error) {
       const envError = toEnvError(error);
       this.metrics.errors.inc({ code: envError.code });

@@ -19,6 +19,19 @@ export interface SessionLlmChannel {
   timeoutMs: number;
 }
 
+/** How a session stops and restarts reading its transport's messages (backpressure). */
+export interface SessionFlow {
+  pause(): void;
+  resume(): void;
+}
+
+/**
+ * Requests a session holds unanswered before it stops reading its transport. OpenEnv clients send one request at a
+ * time; a client that sends many more without waiting is then read only as fast as they are answered, so what it
+ * sends waits in its own socket buffers, not in this process's memory.
+ */
+export const MAX_QUEUED_REQUESTS = 32;
+
 /**
  * One session of a session transport — a WebSocket connection (/ws, /mcp) or a gRPC Env.Session stream — whatever
  * carries it: the capacity slot it holds from open to end, its one episode, its requests answered one after another,
@@ -40,13 +53,22 @@ export class EnvSession {
     readonly slot: SessionSlot,
     readonly transport: Transport,
     llm: SessionLlmChannel | null,
+    private readonly flow: SessionFlow,
   ) {
     this.llm = llm === null ? null : new SessionLlm((r) => llm.send(r), llm.timeoutMs);
   }
 
-  /** Opens a session on a capacity slot of its own; CAPACITY_REACHED when none is free. */
-  static open(episodes: EpisodeService, transport: Transport, llm: SessionLlmChannel | null): EnvSession {
-    return new EnvSession(episodes, episodes.acquireSlot(), transport, llm);
+  /**
+   * Opens a session on a capacity slot of its own; CAPACITY_REACHED when none is free. `flow` pauses the transport's
+   * reading while MAX_QUEUED_REQUESTS requests are unanswered.
+   */
+  static open(
+    episodes: EpisodeService,
+    transport: Transport,
+    llm: SessionLlmChannel | null,
+    flow: SessionFlow,
+  ): EnvSession {
+    return new EnvSession(episodes, episodes.acquireSlot(), transport, llm, flow);
   }
 
   get ended(): boolean {
@@ -55,14 +77,14 @@ export class EnvSession {
 
   /** Runs `handle` after the session's earlier requests; `handle` answers its request itself (errors included). */
   enqueue(handle: () => Promise<void>): void {
-    this.pending++;
+    if (++this.pending === MAX_QUEUED_REQUESTS) this.flow.pause();
     this.lastActivityMs = Date.now();
     // A handler answers its own errors; the catch only keeps the queue going should one escape.
     this.tail = this.tail
       .then(handle)
       .catch(() => undefined)
       .finally(() => {
-        this.pending--;
+        if (this.pending-- === MAX_QUEUED_REQUESTS) this.flow.resume();
         this.lastActivityMs = Date.now();
       });
   }

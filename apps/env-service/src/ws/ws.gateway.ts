@@ -114,7 +114,10 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
       connection = {
         socket,
         endpoint,
-        session: EnvSession.open(this.episodes, endpoint === '/mcp' ? 'mcp' : 'ws', llm),
+        session: EnvSession.open(this.episodes, endpoint === '/mcp' ? 'mcp' : 'ws', llm, {
+          pause: () => socket.pause(),
+          resume: () => socket.resume(),
+        }),
       };
     } catch (error) {
       this.refuse(socket, endpoint, toEnvError(error));
