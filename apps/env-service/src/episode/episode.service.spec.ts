@@ -7,6 +7,7 @@ import type {
   SandboxEpisode,
   SandboxLimits,
   SandboxPoolStats,
+  StepError,
   StepResult,
 } from '@fathom/sandbox';
 import { describe, expect, it } from 'vitest';
@@ -52,28 +53,21 @@ class FakeReplPool implements ReplPool {
         steps++;
         // Like the real sandbox, CPU_HOG runs into the CPU limit, which ends the episode.
         if (code === CPU_HOG) {
-          const error = { code: 'cpu_limit' as const, message: 'step exceeded its CPU-time limit' };
-          const ended = {
-            stdout: '',
-            truncatedChars: 0,
-            error,
-            variables: [],
-            cpuMs: 2_000,
-            wallMs: 2_000,
-            llmCalls: [],
-          };
-          return { ...ended, alive: false, answer: null };
+          return endedStep(
+            { code: 'cpu_limit', message: 'step exceeded its CPU-time limit' },
+            { cpuMs: 2_000, wallMs: 2_000 },
+          );
         }
         // A step whose worker process died under it, marked (KILLS_WORKER) or not (a bystander's, WORKER_GONE).
         if (code === KILLS_WORKER || code === WORKER_GONE) {
           const error = { code: 'worker_crashed' as const, message: 'worker process exited' };
-          const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs: 5, llmCalls: [] };
-          return { ...ended, alive: false, answer: null, ...(code === KILLS_WORKER && { brokeWorker: true }) };
+          return endedStep(error, { wallMs: 5, ...(code === KILLS_WORKER && { brokeWorker: true }) });
         }
         if (stepMs > wallMs) {
-          const error = { code: 'timeout' as const, message: `step exceeded its wall-time limit of ${wallMs} ms` };
-          const ended = { stdout: '', truncatedChars: 0, error, variables: [], cpuMs: 0, wallMs, llmCalls: [] };
-          return { ...ended, alive: false, answer: null };
+          return endedStep(
+            { code: 'timeout', message: `step exceeded its wall-time limit of ${wallMs} ms` },
+            { wallMs },
+          );
         }
         return {
           stdout: `ran ${code}\n`,
@@ -98,6 +92,12 @@ class FakeReplPool implements ReplPool {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A step result that ended its episode with `error`, as the sandbox answers one. */
+function endedStep(error: StepError, fields: Partial<StepResult> = {}): StepResult {
+  const empty = { stdout: '', truncatedChars: 0, variables: [], cpuMs: 0, wallMs: 0, llmCalls: [] };
+  return { ...empty, error, alive: false, answer: null, ...fields };
 }
 
 const CPU_HOG = 'while (true) {}';
