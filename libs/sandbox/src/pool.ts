@@ -48,6 +48,12 @@ const STUCK_STEP_MIN_MARGIN_MS = 1_000;
 function stuckDeadlineMs(wallLimitMs: number): number {
   return wallLimitMs + Math.max(wallLimitMs, STUCK_STEP_MIN_MARGIN_MS);
 }
+/**
+ * How often a step's deadline is checked. A check that comes more than twice this late finds this process's event
+ * loop stalled (a burst of synchronous work elsewhere in it, such as parsing many large request bodies at once): the
+ * stall is not counted against the step, whose reply may be waiting unread behind it.
+ */
+const DEADLINE_CHECK_MS = 100;
 /** The nice value of a low-priority worker's threads: the lowest scheduling priority Linux has. */
 const LOW_PRIORITY_NICE = 19;
 type Pending = (msg: FromWorker | null) => void;
@@ -288,18 +294,25 @@ class PooledEpisode implements SandboxEpisode {
     }
   }
 
-  /** Resolves once the step has used `budgetMs` of wall time, not counting time spent waiting in `llm()`. */
+  /**
+   * Resolves once the step has used `budgetMs` of wall time, not counting time spent waiting in `llm()` nor time this
+   * process's event loop was stalled (`DEADLINE_CHECK_MS`).
+   */
   private overrunAfter(started: number, budgetMs: number): { promise: Promise<'overrun'>; cancel: () => void } {
     let timer: NodeJS.Timeout | undefined;
+    let checked = started;
+    let stalled = 0;
     const promise = new Promise<'overrun'>((resolve) => {
       const check = () => {
         const now = performance.now();
+        stalled += Math.max(0, now - checked - 2 * DEADLINE_CHECK_MS);
+        checked = now;
         const inLlm = this.llmWaitMs + (this.llmSince === null ? 0 : now - this.llmSince);
-        const left = budgetMs - (now - started - inLlm);
+        const left = budgetMs - (now - started - inLlm - stalled);
         if (left <= 0) resolve('overrun');
-        else timer = setTimeout(check, left);
+        else timer = setTimeout(check, Math.min(left, DEADLINE_CHECK_MS));
       };
-      timer = setTimeout(check, budgetMs);
+      timer = setTimeout(check, Math.min(budgetMs, DEADLINE_CHECK_MS));
     });
     return { promise, cancel: () => clearTimeout(timer) };
   }

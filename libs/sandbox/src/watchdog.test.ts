@@ -18,6 +18,21 @@ async function withPool(graceMs: number, body: (pool: SandboxPool) => Promise<vo
 }
 
 describe('a step stuck in code V8 cannot interrupt', () => {
+  it('is not what a step becomes when this process stalls past the deadline while the reply waits unread', async () => {
+    await withPool(60_000, async (pool) => {
+      const episode = await pool.openEpisode({ ctx: 'quiet', limits: LIMITS });
+      const step = episode.run('print(ctx)');
+      // A few microtask turns send the step. The worker answers within a millisecond or so; this loop then holds the
+      // event loop past the 1 250 ms deadline, as a burst of request bodies parsed at once does in the env-service.
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      const until = performance.now() + 1_500;
+      while (performance.now() < until);
+      expect(await step).toMatchObject({ error: null, stdout: 'quiet\n', alive: true });
+      expect(pool.stats().totals.stuckSteps).toBe(0);
+      expect(pool.stats().workers[0].draining).toBe(false);
+    });
+  });
+
   it('comes back as a timeout by the pool deadline; the worker drains, then is replaced', async () => {
     await withPool(60_000, async (pool) => {
       const bystander = await pool.openEpisode({ ctx: 'bystander' });
