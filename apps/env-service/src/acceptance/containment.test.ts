@@ -168,7 +168,7 @@ describe('a client that sends 100 steps without waiting', () => {
   let eager: Harness;
 
   beforeAll(async () => {
-    eager = await startHarness({ MAX_STEPS: '200' });
+    eager = await startHarness({ MAX_STEPS: '200', STEP_CPU_MS: '5000', STEP_TIMEOUT_MS: '8000' });
   });
 
   afterAll(async () => {
@@ -199,6 +199,24 @@ describe('a client that sends 100 steps without waiting', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('over HTTP is refused at once past 32 steps running or waiting on one episode, and the episode goes on', async () => {
+    const id = (await post(eager.baseUrl, '/reset', TASK)).body.observation.episode_id;
+    const step = (code: string) => post(eager.baseUrl, '/step', { episode_id: id, action: { code } });
+    // The first step holds the episode for 3 s while the next 40 arrive: 31 of them can wait behind it.
+    const slow = step('const t = Date.now(); while (Date.now() - t < 3000) {} print("slow")');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => step(`print(${i})`)));
+    expect((await slow).body.observation.stdout).toBe('slow\n');
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(31);
+    const refused = replies.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(9);
+    expect(refused[0].body.code).toBe('CAPACITY_REACHED');
+    expect(refused[0].body.message).toBe(
+      `episode ${id} has 32 steps running or waiting; wait for their answers before sending more`,
+    );
+    expect((await step('print("after")')).body.observation.stdout).toBe('after\n');
   });
 });
 

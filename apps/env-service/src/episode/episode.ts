@@ -1,6 +1,15 @@
 import type { EnvState } from '@fathom/contracts';
 import type { LlmCallRecord, SandboxEpisode } from '@fathom/sandbox';
+import { EnvError } from '../errors';
 import type { EpisodeTask } from './task.store';
+
+/**
+ * Requests a client may leave unanswered: on a session (`EnvSession`), which then stops reading its transport, and
+ * on an episode stepped without one (HTTP, unary gRPC, MCP), whose further steps are refused with CAPACITY_REACHED.
+ * OpenEnv clients send one request at a time; what a client sends beyond this without waiting is not held in this
+ * process's memory.
+ */
+export const MAX_QUEUED_REQUESTS = 32;
 
 /**
  * A capacity slot held by a session transport from connect to disconnect (a WebSocket connection), as OpenEnv
@@ -35,6 +44,8 @@ export class Episode {
   readonly startedAt = new Date();
   lastActivityMs = Date.now();
   private tail: Promise<unknown> = Promise.resolve();
+  /** Calls of `exclusive` running or waiting. */
+  private queued = 0;
 
   constructor(
     readonly id: string,
@@ -48,10 +59,26 @@ export class Episode {
     readonly slot: SessionSlot | null = null,
   ) {}
 
-  /** Runs `fn` after every earlier call on this episode has settled. */
+  /**
+   * Runs `fn` after every earlier call on this episode has settled; refused with CAPACITY_REACHED, without waiting,
+   * while MAX_QUEUED_REQUESTS calls are running or waiting.
+   */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.queued >= MAX_QUEUED_REQUESTS) {
+      return Promise.reject(
+        new EnvError(
+          'CAPACITY_REACHED',
+          `episode ${this.id} has ${MAX_QUEUED_REQUESTS} steps running or waiting; wait for their answers before ` +
+            'sending more',
+        ),
+      );
+    }
+    this.queued += 1;
+    const settled = () => {
+      this.queued -= 1;
+    };
     const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
+    this.tail = run.then(settled, settled);
     return run;
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SessionSlot } from '../episode/episode';
+import { MAX_QUEUED_REQUESTS, SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
-import { EnvSession, MAX_QUEUED_REQUESTS } from './env-session';
+import { EnvSession } from './env-session';
 
 /** Test double of the episode service: only the capacity slot a session takes when it opens. */
 const slotsOnlyDouble = { acquireSlot: () => new SessionSlot() } as unknown as EpisodeService;

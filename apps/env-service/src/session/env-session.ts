@@ -7,7 +7,7 @@ import type {
   WsStepData,
 } from '@fathom/contracts';
 import { EnvError } from '../errors';
-import type { SessionSlot } from '../episode/episode';
+import { MAX_QUEUED_REQUESTS, type SessionSlot } from '../episode/episode';
 import type { EpisodeService } from '../episode/episode.service';
 import type { Transport } from '../metrics';
 import { SessionLlm } from './session-llm';
@@ -24,13 +24,6 @@ export interface SessionFlow {
   pause(): void;
   resume(): void;
 }
-
-/**
- * Requests a session holds unanswered before it stops reading its transport. OpenEnv clients send one request at a
- * time; a client that sends many more without waiting is then read only as fast as they are answered, so what it
- * sends waits in its own socket buffers, not in this process's memory.
- */
-export const MAX_QUEUED_REQUESTS = 32;
 
 /**
  * One session of a session transport — a WebSocket connection (/ws, /mcp) or a gRPC Env.Session stream — whatever
@@ -60,7 +53,8 @@ export class EnvSession {
 
   /**
    * Opens a session on a capacity slot of its own; CAPACITY_REACHED when none is free. `flow` pauses the transport's
-   * reading while MAX_QUEUED_REQUESTS requests are unanswered.
+   * reading while MAX_QUEUED_REQUESTS requests are unanswered: a client that sends more without waiting is then read
+   * only as fast as they are answered, and what it sends waits in its own socket buffers.
    */
   static open(
     episodes: EpisodeService,
