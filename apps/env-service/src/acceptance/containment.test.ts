@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { EnvGrpcClient, get, metricSum, post, startHarness, WsClient, type Harness } from '../test-support/harness';
+import {
+  EnvGrpcClient,
+  get,
+  metricSum,
+  post,
+  startHarness,
+  WsClient,
+  type Harness,
+  type Json,
+} from '../test-support/harness';
 
 /**
  * Containment at the service level: a runaway or memory-hungry step ends only its own episode; the service stays
@@ -217,6 +226,30 @@ describe('a client that sends 100 steps without waiting', () => {
       `episode ${id} has 32 steps running or waiting; wait for their answers before sending more`,
     );
     expect((await step('print("after")')).body.observation.stdout).toBe('after\n');
+  });
+
+  it('over unary gRPC the same, as RESOURCE_EXHAUSTED', async () => {
+    const client = new EnvGrpcClient(eager.grpcAddress);
+    try {
+      const id = (await client.call('Reset', TASK)).observation.episode_id;
+      const step = (code: string) =>
+        client.call('Step', { episode_id: id, code }).then(
+          (reply: Json) => reply.observation.stdout as string,
+          (e: grpc.ServiceError) => e,
+        );
+      const slow = step('const t = Date.now(); while (Date.now() - t < 3000) {} print("slow")');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => step(`print(${i})`)));
+      expect(await slow).toBe('slow\n');
+      expect(replies.filter((r) => typeof r === 'string')).toHaveLength(31);
+      const refused = replies.filter((r): r is grpc.ServiceError => typeof r !== 'string');
+      expect(refused).toHaveLength(9);
+      expect(refused[0].code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+      expect(refused[0].details).toContain('has 32 steps running or waiting');
+      expect(await step('print("after")')).toBe('after\n');
+    } finally {
+      client.close();
+    }
   });
 });
 
