@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
 import { DocCache, SandboxPool } from '@fathom/sandbox';
 import { onBodyParserError } from '@fathom/runtime';
+import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { EnvServiceModule } from './app.module';
 import type { EnvServiceConfig } from './config';
@@ -11,6 +12,7 @@ import { AnswerScorer } from './episode/answer.scorer';
 import { EpisodeService, type ReplPool } from './episode/episode.service';
 import { TaskStore } from './episode/task.store';
 import { EnvError, JSONRPC } from './errors';
+import { bodyBudget } from './http/body-budget';
 import { sendEnvError } from './http/http-error.filter';
 import { GrpcInferenceClient } from './inference/inference.client';
 import { EnvMetrics } from './metrics';
@@ -80,12 +82,22 @@ export async function startEnvService(
   app.use('/v1', bearerAuth(config.API_TOKEN));
   // A chat completion's body carries its document JSON-escaped or base64-encoded: twice MAX_DOCUMENT_BYTES leaves
   // room for either, so a document over its limit meets the document's 413, which names it, not the parser's.
+  const chatBodyBytes = Math.max(config.MAX_BODY_BYTES, 2 * config.MAX_DOCUMENT_BYTES);
+  const refuse = refuseBody(metrics, logger);
+  app.use(bodyBudget(config.MAX_BODY_BYTES_IN_FLIGHT, chatBodyBytes, refuse));
   app.useBodyParser('json', {
-    limit: Math.max(config.MAX_BODY_BYTES, 2 * config.MAX_DOCUMENT_BYTES),
+    limit: chatBodyBytes,
     type: (req: { url?: string }) => req.url?.split('?')[0] === CHAT_COMPLETIONS_PATH,
   });
   app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
-  app.use(bodyParserErrors(metrics, logger));
+  app.use(
+    onBodyParserError((failure, req, res) => {
+      const code = (
+        { too_large: 'PAYLOAD_TOO_LARGE', invalid_json: 'INVALID_JSON', unreadable: 'VALIDATION_ERROR' } as const
+      )[failure.kind];
+      refuse(new EnvError(code, failure.message), req, res);
+    }),
+  );
   try {
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
@@ -115,30 +127,25 @@ export async function startEnvService(
 }
 
 /**
- * body-parser failures (bad JSON, too large) as taxonomy errors; on /mcp as JSON-RPC errors with HTTP 200, as OpenEnv
- * answers, except a body over MAX_BODY_BYTES, which is HTTP 413 (a limit of this service) with a JSON-RPC error; on
- * /v1 in OpenAI's error shape.
+ * A request refused for its body (bad JSON, too large, or over the bodies held at once, `bodyBudget`), as a taxonomy
+ * error; on /mcp as a JSON-RPC error with HTTP 200, as OpenEnv answers, except a limit of this service (a body over
+ * MAX_BODY_BYTES: 413; over MAX_BODY_BYTES_IN_FLIGHT: 429); on /v1 in OpenAI's error shape.
  */
-function bodyParserErrors(metrics: EnvMetrics, logger: Logger) {
-  return onBodyParserError((failure, req, res) => {
-    const code = (
-      { too_large: 'PAYLOAD_TOO_LARGE', invalid_json: 'INVALID_JSON', unreadable: 'VALIDATION_ERROR' } as const
-    )[failure.kind];
-    const error = new EnvError(code, failure.message);
-    logger.debug('request body rejected', { path: req.path, code });
+function refuseBody(metrics: EnvMetrics, logger: Logger) {
+  return (error: EnvError, req: Request, res: Response): void => {
+    logger.debug('request body rejected', { path: req.path, code: error.code });
     if (req.path.startsWith('/v1/')) {
-      metrics.errors.inc({ code });
+      metrics.errors.inc({ code: error.code });
       sendOpenAiError(res, toOpenAiError(error));
       return;
     }
     if (req.path === '/mcp') {
-      metrics.errors.inc({ code });
-      const rpcCode = code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
-      res
-        .status(code === 'PAYLOAD_TOO_LARGE' ? 413 : 200)
-        .json({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message: error.message } });
+      metrics.errors.inc({ code: error.code });
+      const rpcCode = error.code === 'INVALID_JSON' ? JSONRPC.PARSE_ERROR : JSONRPC.INVALID_REQUEST;
+      const status = error.code === 'PAYLOAD_TOO_LARGE' ? 413 : error.code === 'CAPACITY_REACHED' ? 429 : 200;
+      res.status(status).json({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message: error.message } });
       return;
     }
     sendEnvError(res, error, metrics);
-  });
+  };
 }

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       GRPC_PORT: 50051,
       MAX_CONCURRENT_ENVS: 8,
       MAX_BODY_BYTES: 4 * 1024 * 1024,
+      MAX_BODY_BYTES_IN_FLIGHT: 64 * 1024 * 1024,
     });
     expect(config.DATASET_PATH).toBeUndefined();
   });

@@ -32,6 +32,11 @@ export const EnvServiceConfigSchema = z.object({
   DATASET_PATH: z.string().min(1).optional(),
   /** Largest accepted request (HTTP body, WebSocket message, gRPC message). 4 MiB holds a 200K-token context. */
   MAX_BODY_BYTES: envInt(1024).default(4 * 1024 * 1024),
+  /**
+   * Bytes of HTTP request bodies held at once, from a request's arrival to its response (`bodyBudget`); past it a
+   * request is refused with 429 before its body is read.
+   */
+  MAX_BODY_BYTES_IN_FLIGHT: envInt(1024).default(64 * 1024 * 1024),
   /** Episodes open at once, over all transports. */
   MAX_CONCURRENT_ENVS: envInt(1).default(64),
   /** An episode untouched this long is closed and its sandbox freed. */

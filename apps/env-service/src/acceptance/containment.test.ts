@@ -253,6 +253,45 @@ describe('a client that sends 100 steps without waiting', () => {
   });
 });
 
+describe('request bodies held at once', () => {
+  let tight: Harness;
+
+  beforeAll(async () => {
+    tight = await startHarness({
+      MAX_BODY_BYTES_IN_FLIGHT: String(2 * 1024 * 1024),
+      STEP_CPU_MS: '5000',
+      STEP_TIMEOUT_MS: '8000',
+    });
+  });
+
+  afterAll(async () => {
+    await tight.close();
+  });
+
+  it('past MAX_BODY_BYTES_IN_FLIGHT are refused with 429 before they are read, and nothing is lost', async () => {
+    const padding = ` //${'x'.repeat(1_500_000)}`;
+    const id = (await post(tight.baseUrl, '/reset', TASK)).body.observation.episode_id;
+    // 1.5 MB of the 2 MiB held until this 2 s step is answered.
+    const slow = post(tight.baseUrl, '/step', {
+      episode_id: id,
+      action: { code: `const t = Date.now(); while (Date.now() - t < 2000) {} print("slow")${padding}` },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const large = { ...TASK, context: `${TASK.context}${padding}` };
+    const refused = await post(tight.baseUrl, '/reset', large);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('CAPACITY_REACHED');
+    expect(refused.body.message).toMatch(/takes at most 2097152 at once \(MAX_BODY_BYTES_IN_FLIGHT\)/);
+    // A small body still fits beside the held one.
+    expect((await post(tight.baseUrl, '/reset', TASK)).status).toBe(200);
+    expect((await slow).body.observation.stdout).toBe('slow\n');
+    // Once the step is answered its bytes are free again, and the large request passes.
+    const reset = await post(tight.baseUrl, '/reset', large);
+    expect(reset.status).toBe(200);
+    expect(reset.body.observation.context_chars).toBe(large.context.length);
+  });
+});
+
 describe('shutdown', () => {
   it('closes with WebSocket sessions still open, ending them', async () => {
     const service = await startHarness();

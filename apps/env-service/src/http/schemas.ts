@@ -93,7 +93,7 @@ const ENV_ERRORS: Record<number, string> = {
   409: 'Episode already done, or reset of an open episode_id (EPISODE_EXISTS)',
   413: 'Body over the size limit',
   422: 'Validation error (detail lists each issue)',
-  429: 'MAX_CONCURRENT_ENVS reached',
+  429: 'MAX_CONCURRENT_ENVS reached, 32 steps of the episode running or waiting, or MAX_BODY_BYTES_IN_FLIGHT held',
 };
 const envErrors = describedResponses(ENV_ERRORS, ErrorReplySchema);
 const OPENAI_ERRORS: Record<number, string> = {
@@ -101,7 +101,7 @@ const OPENAI_ERRORS: Record<number, string> = {
   401: 'Missing or wrong bearer token (when API_TOKEN is set)',
   404: 'Another model id than FATHOM_MODEL_ID',
   413: 'Document over MAX_DOCUMENT_BYTES, or body over twice that',
-  429: 'MAX_CONCURRENT_ENVS reached',
+  429: 'MAX_CONCURRENT_ENVS reached, or MAX_BODY_BYTES_IN_FLIGHT held',
   502: 'The episode could not run (inference endpoint or sandbox down)',
 };
 const openAiErrors = describedResponses(OPENAI_ERRORS, OpenAiErrorReplySchema);
@@ -209,6 +209,7 @@ export const ENV_OPERATIONS: readonly ApiOperation[] = [
       200: { description: 'JSON-RPC response, errors included (-32700 parse error, -32600 invalid request)' },
       202: { description: 'Notification accepted' },
       413: { description: 'Body over the size limit (with a JSON-RPC error)' },
+      429: { description: 'MAX_BODY_BYTES_IN_FLIGHT held (with a JSON-RPC error)' },
     },
   },
 ];
