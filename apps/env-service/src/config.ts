@@ -33,8 +33,8 @@ export const EnvServiceConfigSchema = z.object({
   /** Largest accepted request (HTTP body, WebSocket message, gRPC message). 4 MiB holds a 200K-token context. */
   MAX_BODY_BYTES: envInt(1024).default(4 * 1024 * 1024),
   /**
-   * Bytes of HTTP request bodies held at once, from a request's arrival to its response (`bodyBudget`); past it a
-   * request is refused with 429 before its body is read.
+   * Bytes of HTTP request bodies held at once for one client address, from a request's arrival to its response
+   * (`bodyBudget`); past it the client's request is refused with 429 before its body is read.
    */
   MAX_BODY_BYTES_IN_FLIGHT: envInt(1024).default(64 * 1024 * 1024),
   /** Episodes open at once, over all transports. */

@@ -281,7 +281,7 @@ describe('request bodies held at once', () => {
     const refused = await post(tight.baseUrl, '/reset', large);
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('CAPACITY_REACHED');
-    expect(refused.body.message).toMatch(/takes at most 2097152 at once \(MAX_BODY_BYTES_IN_FLIGHT\)/);
+    expect(refused.body.message).toMatch(/holds at most 2097152 a client \(MAX_BODY_BYTES_IN_FLIGHT\)/);
     // A small body still fits beside the held one.
     expect((await post(tight.baseUrl, '/reset', TASK)).status).toBe(200);
     expect((await slow).body.observation.stdout).toBe('slow\n');
