@@ -173,6 +173,20 @@ describe('sessions that use up their CPU time', () => {
   });
 });
 
+/** A guest program that holds its episode for `ms` of busy CPU, then prints "slow". */
+const busyFor = (ms: number) => `const t = Date.now(); while (Date.now() - t < ${ms}) {} print("slow")`;
+
+/**
+ * Sends one step that holds its episode for 3 s, then, while it runs, 40 more at once (`print(i)`): 31 of them can
+ * wait behind it. The slow step's reply and the 40 others', in the order sent.
+ */
+async function fortyBehindASlowStep<R>(step: (code: string) => Promise<R>): Promise<{ slow: R; replies: R[] }> {
+  const slow = step(busyFor(3000));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => step(`print(${i})`)));
+  return { slow: await slow, replies };
+}
+
 describe('a client that sends 100 steps without waiting', () => {
   let eager: Harness;
 
@@ -213,11 +227,8 @@ describe('a client that sends 100 steps without waiting', () => {
   it('over HTTP is refused at once past 32 steps running or waiting on one episode, and the episode goes on', async () => {
     const id = (await post(eager.baseUrl, '/reset', TASK)).body.observation.episode_id;
     const step = (code: string) => post(eager.baseUrl, '/step', { episode_id: id, action: { code } });
-    // The first step holds the episode for 3 s while the next 40 arrive: 31 of them can wait behind it.
-    const slow = step('const t = Date.now(); while (Date.now() - t < 3000) {} print("slow")');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => step(`print(${i})`)));
-    expect((await slow).body.observation.stdout).toBe('slow\n');
+    const { slow, replies } = await fortyBehindASlowStep(step);
+    expect(slow.body.observation.stdout).toBe('slow\n');
     expect(replies.filter((r) => r.status === 200)).toHaveLength(31);
     const refused = replies.filter((r) => r.status === 429);
     expect(refused).toHaveLength(9);
@@ -237,10 +248,8 @@ describe('a client that sends 100 steps without waiting', () => {
           (reply: Json) => reply.observation.stdout as string,
           (e: grpc.ServiceError) => e,
         );
-      const slow = step('const t = Date.now(); while (Date.now() - t < 3000) {} print("slow")');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => step(`print(${i})`)));
-      expect(await slow).toBe('slow\n');
+      const { slow, replies } = await fortyBehindASlowStep(step);
+      expect(slow).toBe('slow\n');
       expect(replies.filter((r) => typeof r === 'string')).toHaveLength(31);
       const refused = replies.filter((r): r is grpc.ServiceError => typeof r !== 'string');
       expect(refused).toHaveLength(9);
@@ -274,7 +283,7 @@ describe('request bodies held at once', () => {
     // 1.5 MB of the 2 MiB held until this 2 s step is answered.
     const slow = post(tight.baseUrl, '/step', {
       episode_id: id,
-      action: { code: `const t = Date.now(); while (Date.now() - t < 2000) {} print("slow")${padding}` },
+      action: { code: `${busyFor(2000)}${padding}` },
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const large = { ...TASK, context: `${TASK.context}${padding}` };
