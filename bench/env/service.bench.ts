@@ -258,8 +258,8 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
 const NEIGHBOURS = {
   endless_loop: 'while (true) {}',
   allocation_bomb: 'const a = []; while (true) a.push(new Array(1e6).fill(1));',
-  // With --worker-killer: a Map grown until V8 aborts its whole sandbox worker process (when its CPU limit does not
-  // stop it first), instead of hitting the isolate's memory limit.
+  // With --worker-killer: a Map grown until V8 gives up on its isolate (when its CPU limit does not stop it first),
+  // which drains its sandbox worker, and kills it at the third (libs/sandbox/README.md, "Lost isolates").
   ...(WORKER_KILLER && { worker_killer: 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);' }),
 };
 

@@ -44,7 +44,7 @@ export class EnvMetrics {
     const pool = () => this.poolStats?.();
     this.sandboxOomRestarts = new Counter({
       name: 'env_sandbox_worker_restarts_total',
-      help: 'Sandbox worker processes restarted after dying (a V8 out-of-memory abort, or a kill)',
+      help: 'Sandbox worker processes restarted after dying or being killed (a stuck step, a third lost isolate)',
       registers,
       collect: followTotal(() => pool()?.restarts),
     });
@@ -53,6 +53,12 @@ export class EnvMetrics {
       help: 'Steps stopped by the isolate memory limit',
       registers,
       collect: followTotal(() => pool()?.totals.memoryLimits),
+    });
+    new Counter({
+      name: 'env_sandbox_lost_isolates_total',
+      help: 'Isolates V8 lost to an out-of-memory it could not recover from; each ended its episode and drained its worker',
+      registers,
+      collect: followTotal(() => pool()?.totals.lostIsolates),
     });
     new Counter({
       name: 'env_sandbox_low_priority_episodes_total',

@@ -7,12 +7,20 @@ describe('IsolateEpisode llm() bridge', () => {
     const limits = { ...DEFAULT_LIMITS, maxLlmPromptChars: 10 };
     const replies: string[] = [];
     // While a real step waits in llm(), call the bridge entry again as a guest that got around the prelude would.
-    const episode: IsolateEpisode = new IsolateEpisode('e', 0, limits, WarmIsolate.create(32), '', '', async () => {
-      replies.push(await episode.llmFromGuest('p'.repeat(50), undefined, 1, 0));
-      replies.push(await episode.llmFromGuest(null, null, 'lots', 0));
-      replies.push(await episode.llmFromGuest('ok', 42, 2, 0));
-      return { text: 'fine', promptTokens: 1, completionTokens: 1 };
-    });
+    const episode: IsolateEpisode = new IsolateEpisode(
+      'e',
+      0,
+      limits,
+      WarmIsolate.create(32, () => {}),
+      '',
+      '',
+      async () => {
+        replies.push(await episode.llmFromGuest('p'.repeat(50), undefined, 1, 0));
+        replies.push(await episode.llmFromGuest(null, null, 'lots', 0));
+        replies.push(await episode.llmFromGuest('ok', 42, 2, 0));
+        return { text: 'fine', promptTokens: 1, completionTokens: 1 };
+      },
+    );
     try {
       const result = await episode.run('print(llm("q"))');
       expect(result).toMatchObject({ error: null, stdout: 'fine\n' });

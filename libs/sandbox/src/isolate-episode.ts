@@ -16,6 +16,11 @@ const WATCHDOG_TICK_MS = 2;
 export class WarmIsolate {
   /** The episode whose `llm()` calls the bridge currently serves; set when the isolate is taken. */
   owner: IsolateEpisode | null = null;
+  /**
+   * Set when V8 lost this isolate to an out-of-memory it could not recover from (see `create`). Its thread never
+   * returns: nothing may touch the isolate again, disposing it included.
+   */
+  lost = false;
 
   private constructor(
     readonly isolate: ivm.Isolate,
@@ -32,12 +37,28 @@ export class WarmIsolate {
     readonly drain: ivm.Reference<() => [string, number, string, string | null]>,
   ) {}
 
-  static create(memoryMb: number): WarmIsolate {
-    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  /**
+   * Some allocations fail past the isolate's memory limit in a way V8 cannot recover from (a `Map`, `Set` or
+   * `WeakMap` grown without bound, an object given millions of keys: laverdet/isolated-vm#107 and #527). Without
+   * `onCatastrophicError` V8 then aborts the whole worker process, and every episode it hosts is lost. With it, only
+   * the isolate's thread stops for good: `onLost` is called (on the process's main thread) with the isolate, whose episode ends
+   * with `memory_limit`, while the process and its other isolates go on.
+   */
+  static create(memoryMb: number, onLost: (warm: WarmIsolate) => void): WarmIsolate {
+    // The isolate and the bridge are created before the WarmIsolate they serve, so they find it through this holder.
+    const holder: { warm?: WarmIsolate } = {};
+    const isolate = new ivm.Isolate({
+      memoryLimit: memoryMb,
+      onCatastrophicError: () => {
+        const warm = holder.warm;
+        if (!warm || warm.lost) return;
+        warm.lost = true;
+        warm.owner?.isolateLost();
+        onLost(warm);
+      },
+    });
     const context = isolate.createContextSync();
     const setup = isolate.compileScriptSync(GUEST_PRELUDE).runSync(context, { reference: true });
-    // The bridge is created before the WarmIsolate it serves, so it finds its owner through this holder.
-    const holder: { warm?: WarmIsolate } = {};
     const bridge = new ivm.Reference(
       async (prompt: unknown, chunk: unknown, promptChars: unknown, chunkChars: unknown) => {
         const owner = holder.warm?.owner;
@@ -64,6 +85,8 @@ interface ActiveStep {
   /** Last CPU reading of the watchdog, kept because a disposed isolate no longer reports its time. */
   cpuMs: number;
   calls: LlmCallRecord[];
+  /** Ends the step at once when V8 loses the isolate mid-step (its own call into the isolate never returns). */
+  lose: () => void;
 }
 
 /** Watches every running step of this worker; one timer for all of them. */
@@ -134,11 +157,19 @@ export class IsolateEpisode {
 
   /** CPU ms the isolate spent since the step began. */
   cpuSince(step: ActiveStep): number {
-    return this.warm.isolate.isDisposed ? step.cpuMs : Number(this.warm.isolate.cpuTime - step.cpuStart) / 1e6;
+    const { isolate, lost } = this.warm;
+    return isolate.isDisposed || lost ? step.cpuMs : Number(isolate.cpuTime - step.cpuStart) / 1e6;
   }
 
   disposeIsolate(): void {
-    if (!this.warm.isolate.isDisposed) this.warm.isolate.dispose();
+    if (!this.warm.isolate.isDisposed && !this.warm.lost) this.warm.isolate.dispose();
+  }
+
+  /** V8 lost this episode's isolate (see `WarmIsolate.create`): the running step, if any, ends now, and the episode. */
+  isolateLost(): void {
+    watchdog.remove(this);
+    if (this.current) this.current.lose();
+    else this.ended ??= this.outOfMemory();
   }
 
   close(): void {
@@ -171,6 +202,12 @@ export class IsolateEpisode {
 
     const isolate = this.warm.isolate;
     const byEpisode = remainingCpu < this.limits.stepCpuMs;
+    let lose = () => {};
+    const lost = new Promise<never>((_, reject) => {
+      lose = () => reject(new Error('the isolate was lost'));
+    });
+    // Observed here as well, so that a loss between the two calls below is never an unhandled rejection.
+    lost.catch(() => undefined);
     const step: ActiveStep = {
       cpuStart: isolate.cpuTime,
       cpuLimitMs: byEpisode ? remainingCpu : this.limits.stepCpuMs,
@@ -182,17 +219,24 @@ export class IsolateEpisode {
       breach: null,
       cpuMs: 0,
       calls: [],
+      lose: () => lose(),
     };
     this.current = step;
     watchdog.add(this, step);
     try {
       const { maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars } = this.limits;
-      const [kind, message] = await this.warm.step.apply(
-        undefined,
-        [rewritten.code, maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars],
-        { result: { copy: true } },
-      );
-      const [stdout, cut, vars, answer] = await this.warm.drain.apply(undefined, [], { result: { copy: true } });
+      const [kind, message] = await Promise.race([
+        this.warm.step.apply(
+          undefined,
+          [rewritten.code, maxOutputChars, maxAnswerChars, maxLlmPromptChars, maxLlmChunkChars],
+          { result: { copy: true } },
+        ),
+        lost,
+      ]);
+      const [stdout, cut, vars, answer] = await Promise.race([
+        this.warm.drain.apply(undefined, [], { result: { copy: true } }),
+        lost,
+      ]);
       const cpuMs = this.cpuSince(step);
       this.cpuUsedMs += cpuMs;
       if (step.breach) return this.breach(step);
@@ -230,16 +274,12 @@ export class IsolateEpisode {
         answer: answerFits ? answer : null,
       });
     } catch (error) {
+      if (this.warm.lost) return { ...this.end(this.outOfMemory(), step), brokeWorker: true };
       if (step.breach) return this.breach(step);
       if (isolate.isDisposed) {
         const reason = error instanceof Error ? error.message : String(error);
         if (this.ended) return this.result({ error: this.ended, step });
-        if (/memory limit/i.test(reason)) {
-          return this.end(
-            { code: 'memory_limit', message: describeBreach('memory_limit', this.limits.memoryMb) },
-            step,
-          );
-        }
+        if (/memory limit/i.test(reason)) return this.end(this.outOfMemory(), step);
         return this.end({ code: 'runtime', message: `the REPL stopped: ${reason}` }, step);
       }
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -320,6 +360,10 @@ export class IsolateEpisode {
     const limit =
       code === 'timeout' ? step.wallLimitMs : code === 'cpu_limit' ? this.limits.stepCpuMs : this.limits.episodeCpuMs;
     return this.end({ code, message: describeBreach(code, limit) }, step);
+  }
+
+  private outOfMemory(): StepError {
+    return { code: 'memory_limit', message: describeBreach('memory_limit', this.limits.memoryMb) };
   }
 
   private end(error: StepError, step?: ActiveStep): StepResult {

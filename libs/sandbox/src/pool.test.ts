@@ -380,21 +380,60 @@ describe('pool', () => {
     }
   });
 
-  it("a guest that aborts V8 ends only its own worker's episodes, and its step is marked as the one running", async () => {
-    const crashPool = await SandboxPool.start({ workers: 2, warmIsolatesPerWorker: 1 });
+  // Each grows a hash table past the isolate's heap in a way V8 cannot recover from (laverdet/isolated-vm#107, #527):
+  // without `onCatastrophicError` it aborted the worker process, and every episode on it was lost.
+  it.each([
+    ['a Map', 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);'],
+    ['an object given millions of keys', 'const o = {}; for (let i = 0; ; i++) o["k" + i] = i;'],
+    ['a WeakMap', 'const m = new WeakMap(), keep = []; while (true) { const k = {}; keep.push(k); m.set(k, 1); }'],
+  ])(
+    '%s grown without bound ends only its own episode: one beside it on the same worker keeps its REPL',
+    async (_, bomb) => {
+      const pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1 });
+      try {
+        const firstPid = pool.stats().workers[0]!.pid;
+        const bystander = await pool.openEpisode({ ctx: 'bystander' });
+        expect((await bystander.run('const kept = 41;')).error).toBeNull();
+        const limits = { memoryMb: 32, stepCpuMs: 30_000, stepWallMs: 30_000 };
+        const bomber = await pool.openEpisode({ ctx: '', limits });
+        const result = await bomber.run(bomb);
+        expect(result).toMatchObject({ error: { code: 'memory_limit' }, alive: false, brokeWorker: true });
+        expect(result.error?.message).toMatch(/memory limit of 32 MiB/);
+        expect((await bystander.run('print(kept + 1, ctx)')).stdout).toBe('42 bystander\n');
+        expect(pool.stats()).toMatchObject({
+          restarts: 0,
+          totals: { lostIsolates: 1, memoryLimits: 1, crashedEpisodes: 0 },
+        });
+        // The worker drains: it serves while it is the only one, and is replaced once its episodes are gone.
+        expect(pool.stats().workers[0]).toMatchObject({ pid: firstPid, draining: true });
+        const late = await pool.openEpisode({ ctx: 'late' });
+        expect((await late.run('print(ctx)')).stdout).toBe('late\n');
+        await Promise.all([bystander.close(), late.close()]);
+        await expect.poll(() => pool.stats().workers[0]!.ready && pool.stats().workers[0]!.pid !== firstPid).toBe(true);
+        expect(pool.stats()).toMatchObject({ restarts: 1, totals: { crashedEpisodes: 0, recycled: 0 } });
+        expect(pool.stats().workers[0]!.draining).toBe(false);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
+  it('kills a worker at once when it has lost three isolates, ending the episodes beside them', async () => {
+    const pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 1 });
     try {
+      const bystander = await pool.openEpisode({ ctx: 'bystander' });
       const limits = { memoryMb: 32, stepCpuMs: 30_000, stepWallMs: 30_000 };
-      const bomb = await crashPool.openEpisode({ ctx: '', limits });
-      const other = await crashPool.openEpisode({ ctx: 'other' });
-      // A Map grown without bound aborts V8 instead of reaching the isolate's memory limit (laverdet/isolated-vm#527).
-      const result = await bomb.run('const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);');
-      expect(['worker_crashed', 'memory_limit']).toContain(result.error?.code);
-      expect(result.brokeWorker === true).toBe(result.error?.code === 'worker_crashed');
-      expect((await other.run('print(ctx)')).stdout).toBe('other\n');
-      await expect.poll(() => crashPool.stats().workers.every((w) => w.ready)).toBe(true);
-      expect((await (await crashPool.openEpisode({ ctx: 'fresh' })).run('print(ctx)')).stdout).toBe('fresh\n');
+      const bomb = 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);';
+      for (let lost = 1; lost <= 3; lost++) {
+        const result = await (await pool.openEpisode({ ctx: '', limits })).run(bomb);
+        expect(result).toMatchObject({ error: { code: 'memory_limit' }, brokeWorker: true });
+        expect(pool.stats().totals.lostIsolates).toBe(lost);
+      }
+      expect((await bystander.run('print(1)')).error?.code).toBe('worker_crashed');
+      await expect.poll(() => pool.stats().workers[0]!.ready).toBe(true);
+      expect(pool.stats()).toMatchObject({ restarts: 1, totals: { crashedEpisodes: 1 } });
     } finally {
-      await crashPool.close();
+      await pool.close();
     }
   });
 

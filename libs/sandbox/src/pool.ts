@@ -54,6 +54,12 @@ function stuckDeadlineMs(wallLimitMs: number): number {
  * stall is not counted against the step, whose reply may be waiting unread behind it.
  */
 const DEADLINE_CHECK_MS = 100;
+/**
+ * How many isolates a worker may lose to an out-of-memory V8 cannot recover from (`StepResult.brokeWorker` on a
+ * `memory_limit`) before it is killed at once, its other episodes with it. Each lost isolate keeps its heap and a
+ * thread until the process ends; after the first, the worker drains and is replaced once its episodes are gone.
+ */
+const MAX_LOST_ISOLATES = 3;
 /** The nice value of a low-priority worker's threads: the lowest scheduling priority Linux has. */
 const LOW_PRIORITY_NICE = 19;
 type Pending = (msg: FromWorker | null) => void;
@@ -78,6 +84,8 @@ class WorkerProcess {
    */
   stuckSteps = 0;
   drainTimer: NodeJS.Timeout | undefined;
+  /** Isolates V8 lost in this process (see `MAX_LOST_ISOLATES`); while any is, the worker drains. */
+  lostIsolates = 0;
   /** Episodes opened on this process since it was spawned (for `recycleAfterEpisodes`). */
   episodesSinceSpawn = 0;
   /** Past `recycleAfterEpisodes`: drains, and is replaced once empty (see `SandboxPool.forget`). */
@@ -95,13 +103,14 @@ class WorkerProcess {
   ) {}
 
   get draining(): boolean {
-    return this.stuckSteps > 0 || this.retiring;
+    return this.stuckSteps > 0 || this.lostIsolates > 0 || this.retiring;
   }
 
   spawn(): void {
     this.ready = false;
     this.docs.clear();
     this.stuckSteps = 0;
+    this.lostIsolates = 0;
     this.episodesSinceSpawn = 0;
     this.retiring = false;
     clearTimeout(this.drainTimer);
@@ -285,6 +294,7 @@ class PooledEpisode implements SandboxEpisode {
       this.steps++;
       const result = reply.result;
       this.pool.countStep(result);
+      if (result.brokeWorker) this.pool.lostIsolate(this.worker);
       if (!result.alive) this.terminate(result.error ?? { code: 'closed', message: 'episode has ended' });
       return result;
     } finally {
@@ -347,9 +357,9 @@ class PooledEpisode implements SandboxEpisode {
 /**
  * A supervised pool of worker processes running one isolated-vm isolate per episode.
  *
- * Guarantees: an episode's steps run in call order; a guest can affect only its own isolate; a worker that
- * dies (V8 may abort the process on an out-of-memory) ends only the episodes it hosted, with a
- * `worker_crashed` error, and is restarted; `llm()` calls are forwarded to the episode's `LlmHandler` on this
+ * Guarantees: an episode's steps run in call order; a guest can affect only its own isolate; an isolate that V8
+ * loses to an out-of-memory ends only its own episode (`memory_limit`) and drains its worker; a worker that dies
+ * ends only the episodes it hosted, with a `worker_crashed` error, and is restarted; `llm()` calls are forwarded to the episode's `LlmHandler` on this
  * (the supervisor's) process. Call `close()` when done: live workers keep the process running.
  */
 export class SandboxPool {
@@ -363,6 +373,7 @@ export class SandboxPool {
   private reaper: NodeJS.Timeout | undefined;
   private readonly totals: Totals = {
     stuckSteps: 0,
+    lostIsolates: 0,
     episodesOpened: 0,
     ctxCacheHits: 0,
     steps: 0,
@@ -520,7 +531,7 @@ export class SandboxPool {
     for (const worker of this.workers) {
       worker.episodes.delete(episode.id);
       if (!worker.draining || worker.episodes.size > 0 || worker.opening > 0) continue;
-      if (worker.stuckSteps === 0) {
+      if (worker.stuckSteps === 0 && worker.lostIsolates === 0) {
         // Retired: replaced by a fresh process (its exit respawns it); no episode is lost.
         worker.retiring = false;
         worker.ready = false;
@@ -547,6 +558,16 @@ export class SandboxPool {
       clearTimeout(worker.drainTimer);
       worker.drainTimer = undefined;
     });
+  }
+
+  /**
+   * @internal A step of this worker ran its isolate out of memory in a way V8 could not recover from: the process
+   * goes on, but the isolate's heap and thread stay taken. The worker drains, and is replaced once its other
+   * episodes are gone (see `forget`), or at once when it has lost `MAX_LOST_ISOLATES`.
+   */
+  lostIsolate(worker: WorkerProcess): void {
+    this.totals.lostIsolates++;
+    if (++worker.lostIsolates >= MAX_LOST_ISOLATES) worker.abort();
   }
 
   /** @internal Updates the cumulative counters from a finished step. */

@@ -62,9 +62,10 @@ export interface StepResult {
   answer: string | null;
   /**
    * Set when this step may have broken its worker process: the process died while the step ran (`worker_crashed`;
-   * this step, or another running beside it, may be what killed it: some allocations abort V8 outright instead of
-   * hitting the isolate's memory limit, such as a `Map` grown without bound), or the step overran its wall limit in
-   * code V8 cannot interrupt (`timeout`; the worker then drains and is replaced, as `Array(1e9).fill(0)` makes it).
+   * this step, or another running beside it, may be what killed it), the step ran its isolate out of memory in a way
+   * V8 could not recover from (`memory_limit`: a `Map` grown without bound, say; the process goes on, but drains and
+   * is replaced), or the step overran its wall limit in code V8 cannot interrupt (`timeout`; the worker then drains
+   * and is replaced, as `Array(1e9).fill(0)` makes it).
    */
   brokeWorker?: true;
   /** The reward the environment gave for this step (OpenEnv's `reward`), where it gives one; FATHOM's pool never does. */
@@ -141,7 +142,7 @@ export interface WorkerStats {
   activeEpisodes: number;
   warmIsolates: number;
   ready: boolean;
-  /** Whether the worker has a stuck step and takes no new episodes while it drains. */
+  /** Whether the worker takes no new episodes while it drains (a stuck step, a lost isolate, or recycling). */
   draining: boolean;
   /** Which episodes it hosts: `low` only those opened with `priority: 'low'`, at nice 19. */
   priority: EpisodePriority;
@@ -158,6 +159,8 @@ export interface SandboxPoolStats {
   totals: {
     /** Steps answered as a timeout by the pool because their worker did not answer within twice the wall limit. */
     stuckSteps: number;
+    /** Isolates V8 lost to an out-of-memory it could not recover from; each ended one episode and drained a worker. */
+    lostIsolates: number;
     episodesOpened: number;
     /** Opens that found their `ctxKey` document already in the worker. */
     ctxCacheHits: number;

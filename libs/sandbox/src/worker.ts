@@ -16,6 +16,12 @@ const warmTarget = Number(process.argv[2] ?? 0);
 const warmMemoryMb = Number(process.argv[3] ?? 128);
 const nice = Number(process.argv[4] ?? 0);
 const warm: WarmIsolate[] = [];
+/**
+ * Isolates V8 lost to an out-of-memory (see `WarmIsolate.create`), kept until this process ends so that nothing
+ * releases their handles: their threads never return. The supervisor drains this worker after the first.
+ */
+const lost: WarmIsolate[] = [];
+const keepLost = (isolate: WarmIsolate) => void lost.push(isolate);
 const episodes = new Map<string, IsolateEpisode>();
 const docs = new DocCache(DOC_CACHE_CAPACITY);
 const llmWaiters = new Map<number, { resolve: (r: LlmResponse) => void; reject: (e: Error) => void }>();
@@ -37,7 +43,7 @@ function refill(): void {
   setImmediate(() => {
     refilling = false;
     try {
-      warm.push(WarmIsolate.create(warmMemoryMb));
+      warm.push(WarmIsolate.create(warmMemoryMb, keepLost));
     } catch {
       // Out of memory for a new isolate right now: stay short; the next open retries (or creates cold).
       return;
@@ -60,7 +66,9 @@ function open(msg: Extract<ToWorker, { type: 'open' }>): void {
     const ctx = msg.ctx ?? (msg.ctxKey === undefined ? undefined : docs.get(msg.ctxKey));
     if (ctx === undefined) throw new Error(`document "${msg.ctxKey}" is not cached in this worker`);
     const isolate =
-      msg.limits.memoryMb === warmMemoryMb && warm.length > 0 ? warm.shift()! : WarmIsolate.create(msg.limits.memoryMb);
+      msg.limits.memoryMb === warmMemoryMb && warm.length > 0
+        ? warm.shift()!
+        : WarmIsolate.create(msg.limits.memoryMb, keepLost);
     episodes.set(
       msg.episodeId,
       new IsolateEpisode(msg.episodeId, msg.depth, msg.limits, isolate, ctx, msg.question, forwardLlm),
@@ -134,5 +142,5 @@ function lowerPriority(value: number): void {
 process.on('disconnect', () => process.exit(0));
 
 if (nice !== 0) lowerPriority(nice);
-for (let i = 0; i < warmTarget; i++) warm.push(WarmIsolate.create(warmMemoryMb));
+for (let i = 0; i < warmTarget; i++) warm.push(WarmIsolate.create(warmMemoryMb, keepLost));
 send({ type: 'ready', warm: warm.length });

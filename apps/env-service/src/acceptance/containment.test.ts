@@ -58,6 +58,11 @@ describe('service-level containment', () => {
       'const a = []; while (true) a.push(new Array(1e6).fill(1.5));',
       ['memory_limit', 'worker_crashed'],
     ],
+    [
+      'a Map grown without bound',
+      'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);',
+      ['memory_limit'],
+    ],
   ])('%s ends only its own episode; health and a parallel session are unaffected', async (_name, code, codes) => {
     const ws = await WsClient.connect(h.wsUrl);
     await ws.request({ type: 'reset', data: TASK });
@@ -154,16 +159,19 @@ describe('sessions that use up their CPU time', () => {
     await ws.close();
   });
 
-  it('open their next episode on the low-priority worker after a step that killed its worker', async () => {
+  it('open their next episode on the low-priority worker after a step that V8 lost its isolate to', async () => {
     const ws = await WsClient.connect(penal.wsUrl);
     const before = await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total');
+    const lostBefore = await metricSum(penal.baseUrl, 'env_sandbox_lost_isolates_total');
     await ws.request({ type: 'reset', data: TASK });
-    // A Map grown without bound aborts V8 (the whole worker process) rather than hitting the isolate's memory limit.
+    // A Map grown without bound fails past the isolate's memory limit in a way V8 cannot recover from: the isolate is
+    // lost (its worker drains) instead of the whole worker process.
     const reply = await ws.request({
       type: 'step',
       data: { action: { code: 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);' } },
     });
-    expect(['worker_crashed', 'memory_limit']).toContain(reply.data.observation.error.code);
+    expect(reply.data.observation.error.code).toBe('memory_limit');
+    expect(await metricSum(penal.baseUrl, 'env_sandbox_lost_isolates_total')).toBe(lostBefore + 1);
     await ws.request({ type: 'reset', data: TASK });
     expect(await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total')).toBe(before + 1);
     expect(
