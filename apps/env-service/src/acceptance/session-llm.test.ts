@@ -27,7 +27,7 @@ const READ =
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ INFERENCE_TIMEOUT_MS: '1500' });
+  h = await startHarness({ INFERENCE_TIMEOUT_MS: '1500', MAX_STEPS: '64' });
 });
 
 afterAll(async () => {
@@ -148,6 +148,41 @@ describe('llm() served by the session client (serve_llm)', () => {
       await session.status;
     } finally {
       client.close();
+    }
+  });
+
+  it('a client that sends 40 large steps while it owes an llm_reply still gets its reply read', async () => {
+    const ws = await WsClient.connect(h.wsUrl);
+    try {
+      await ws.request({ type: 'reset', data: { ...TASK, serve_llm: true } });
+      // Each 60 KB: past 32 unanswered requests the session stops reading, and the rest wait in the socket's buffers,
+      // with the client's llm_reply behind them.
+      const padding = `// ${'x'.repeat(60_000)}`;
+      ws.socket.send(JSON.stringify({ type: 'step', data: { code: READ } }));
+      for (let i = 0; i < 40; i++)
+        ws.socket.send(JSON.stringify({ type: 'step', data: { code: `print(${i}) ${padding}` } }));
+      const request = await ws.next();
+      expect(request.type).toBe('llm_request');
+      const reply = { text: 'crimson' };
+      ws.socket.send(JSON.stringify({ type: 'llm_reply', data: { request_id: request.data.request_id, reply } }));
+      const replies = await Promise.all(Array.from({ length: 41 }, () => ws.next()));
+      expect(replies[0]!.data.observation.stdout.trim()).toBe('crimson');
+      // Answered in order: the steps the session held, then those it read only to reach the llm_reply, refused.
+      const answered = replies.slice(1).filter((r) => r.type === 'observation');
+      const refused = replies.slice(1).filter((r) => r.type === 'error');
+      expect(answered.map((r) => r.data.observation.stdout)).toEqual(answered.map((_, i) => `${i}\n`));
+      expect(replies.slice(1)).toEqual([...answered, ...refused]);
+      for (const error of refused) {
+        expect(error.data).toMatchObject({ reason: 'CAPACITY_REACHED' });
+        expect(error.data.message).toMatch(/waits for its llm_reply/);
+      }
+      // The session holds 32 (the llm() step and 31 more) and refuses what it reads after them, the llm_reply last.
+      expect([answered.length, refused.length]).toEqual([31, 9]);
+      expect((await ws.request({ type: 'step', data: { code: 'print("after")' } })).data.observation.stdout).toBe(
+        'after\n',
+      );
+    } finally {
+      await ws.close();
     }
   });
 

@@ -129,10 +129,13 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
         void this.answer(stream, request);
         return;
       }
-      stream.session.enqueue(async () => {
-        await this.answer(stream, request);
-        this.armIdle(stream);
-      });
+      stream.session.enqueue(
+        async () => {
+          await this.answer(stream, request);
+          this.armIdle(stream);
+        },
+        async (error) => this.answer(stream, error),
+      );
     });
     // The client half-closed: it can answer no llm request now, and the requests it sent before are answered first.
     call.on('end', () => {
@@ -143,11 +146,15 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
     call.on('error', (error) => this.logger.warn('gRPC session stream error', { err: error }));
   }
 
-  /** Answers one request of a session: its reply, or a SessionError; a "close" ends the session instead. */
-  private async answer(stream: StreamSession, request: Message | UndecodableRequest): Promise<void> {
+  /**
+   * Answers one request of a session: its reply, or a SessionError (the request's own, or the error it was refused
+   * with); a "close" ends the session instead.
+   */
+  private async answer(stream: StreamSession, request: Message | UndecodableRequest | EnvError): Promise<void> {
     if (stream.session.ended) return;
     let reply: Message;
     try {
+      if (request instanceof EnvError) throw request;
       const answered = await this.sessionReply(stream.session, request);
       if (answered === undefined) return;
       if (answered === null) {

@@ -35,6 +35,8 @@ export class EnvSession {
   episodeId: string | null = null;
   /** Requests received and not yet answered. */
   pending = 0;
+  /** Whether the transport is paused (see `open`). */
+  private paused = false;
   lastActivityMs = Date.now();
   /** Answers llm() of episodes reset with serve_llm; null where the client cannot answer (WebSocket /mcp). */
   private readonly llm: SessionLlm | null;
@@ -48,13 +50,22 @@ export class EnvSession {
     llm: SessionLlmChannel | null,
     private readonly flow: SessionFlow,
   ) {
-    this.llm = llm === null ? null : new SessionLlm((r) => llm.send(r), llm.timeoutMs);
+    this.llm =
+      llm === null
+        ? null
+        : new SessionLlm(
+            (r) => llm.send(r),
+            llm.timeoutMs,
+            () => this.updateFlow(),
+          );
   }
 
   /**
    * Opens a session on a capacity slot of its own; CAPACITY_REACHED when none is free. `flow` pauses the transport's
    * reading while MAX_QUEUED_REQUESTS requests are unanswered: a client that sends more without waiting is then read
-   * only as fast as they are answered, and what it sends waits in its own socket buffers.
+   * only as fast as they are answered, and what it sends waits in its own socket buffers. Except while an llm() call
+   * waits for the client's llm_reply, which may be among what it sent: the session then reads on, and refuses in turn
+   * (CAPACITY_REACHED) what it reads past MAX_QUEUED_REQUESTS, up to as many again.
    */
   static open(
     episodes: EpisodeService,
@@ -69,18 +80,45 @@ export class EnvSession {
     return this.ending !== null;
   }
 
-  /** Runs `handle` after the session's earlier requests; `handle` answers its request itself (errors included). */
-  enqueue(handle: () => Promise<void>): void {
-    if (++this.pending === MAX_QUEUED_REQUESTS) this.flow.pause();
+  /**
+   * Runs `handle` after the session's earlier requests; `handle` answers its request itself (errors included). A
+   * request read past MAX_QUEUED_REQUESTS unanswered while an llm() call waits (see `open`) is answered in its turn
+   * by `refuse` instead; one without `refuse` (the end of the client's stream) is always handled.
+   */
+  enqueue(handle: () => Promise<void>, refuse?: (error: EnvError) => Promise<void>): void {
+    const run =
+      refuse !== undefined && this.pending >= MAX_QUEUED_REQUESTS && (this.llm?.waitingCalls ?? 0) > 0
+        ? () =>
+            refuse(
+              new EnvError(
+                'CAPACITY_REACHED',
+                `this session has ${MAX_QUEUED_REQUESTS} requests unanswered while an llm() call waits for its ` +
+                  'llm_reply; send the llm_reply, and wait for answers before sending more',
+              ),
+            )
+        : handle;
+    this.pending++;
+    this.updateFlow();
     this.lastActivityMs = Date.now();
     // A handler answers its own errors; the catch only keeps the queue going should one escape.
     this.tail = this.tail
-      .then(handle)
+      .then(run)
       .catch(() => undefined)
       .finally(() => {
-        if (this.pending-- === MAX_QUEUED_REQUESTS) this.flow.resume();
+        this.pending--;
+        this.updateFlow();
         this.lastActivityMs = Date.now();
       });
+  }
+
+  /** Pauses or resumes the transport for the requests unanswered and the llm() calls waiting (see `open`). */
+  private updateFlow(): void {
+    const limit = (this.llm?.waitingCalls ?? 0) > 0 ? 2 * MAX_QUEUED_REQUESTS : MAX_QUEUED_REQUESTS;
+    const pause = this.pending >= limit;
+    if (pause === this.paused) return;
+    this.paused = pause;
+    if (pause) this.flow.pause();
+    else this.flow.resume();
   }
 
   /** No request in flight and none received for more than `idleMs`. */

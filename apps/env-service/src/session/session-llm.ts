@@ -23,7 +23,14 @@ export class SessionLlm {
   constructor(
     private readonly send: (request: SessionLlmRequest) => void,
     private readonly timeoutMs: number,
+    /** Called whenever a call starts or stops waiting for the client (see `waiting`). */
+    private readonly onWaitingChange: () => void = () => {},
   ) {}
+
+  /** Calls sent to the client and not yet answered, failed or timed out. */
+  get waitingCalls(): number {
+    return this.waiting.size;
+  }
 
   /** The LlmHandler of the session's episode. */
   readonly call = (request: LlmRequest): Promise<LlmResponse> => {
@@ -32,9 +39,11 @@ export class SessionLlm {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
+        this.onWaitingChange();
         reject(new Error(`the session's client did not answer llm_request ${id} within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       this.waiting.set(id, { resolve, reject, timer });
+      this.onWaitingChange();
       this.send({
         request_id: id,
         episode_id: request.episodeId,
@@ -56,6 +65,7 @@ export class SessionLlm {
       );
     }
     this.waiting.delete(reply.request_id);
+    this.onWaitingChange();
     clearTimeout(waiting.timer);
     if (reply.reply === undefined) {
       waiting.reject(new Error(`the session's client could not answer: ${reply.error ?? 'no reason given'}`));
@@ -76,5 +86,6 @@ export class SessionLlm {
       waiting.reject(new Error(`the session ended before its client answered llm_request ${id}`));
     }
     this.waiting.clear();
+    this.onWaitingChange();
   }
 }

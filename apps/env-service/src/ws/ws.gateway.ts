@@ -130,7 +130,10 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
         void this.onMessage(connection, decoded);
         return;
       }
-      connection.session.enqueue(() => this.onMessage(connection, decoded));
+      connection.session.enqueue(
+        () => this.onMessage(connection, decoded),
+        (error) => this.onMessage(connection, { error }),
+      );
     });
     socket.on('close', () => {
       this.connections.delete(connection);
