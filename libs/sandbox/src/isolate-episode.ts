@@ -41,8 +41,8 @@ export class WarmIsolate {
    * Some allocations fail past the isolate's memory limit in a way V8 cannot recover from (a `Map`, `Set` or
    * `WeakMap` grown without bound, an object given millions of keys: laverdet/isolated-vm#107 and #527). Without
    * `onCatastrophicError` V8 then aborts the whole worker process, and every episode it hosts is lost. With it, only
-   * the isolate's thread stops for good: `onLost` is called (on the process's main thread) with the isolate, whose episode ends
-   * with `memory_limit`, while the process and its other isolates go on.
+   * the isolate's thread stops for good: `onLost` is called (on the process's main thread) with the isolate, whose
+   * episode ends with `memory_limit`, while the process and its other isolates go on.
    */
   static create(memoryMb: number, onLost: (warm: WarmIsolate) => void): WarmIsolate {
     // The isolate and the bridge are created before the WarmIsolate they serve, so they find it through this holder.
@@ -202,10 +202,8 @@ export class IsolateEpisode {
 
     const isolate = this.warm.isolate;
     const byEpisode = remainingCpu < this.limits.stepCpuMs;
-    let lose = () => {};
-    const lost = new Promise<never>((_, reject) => {
-      lose = () => reject(new Error('the isolate was lost'));
-    });
+    let lose!: () => void;
+    const lost = new Promise<never>((_, reject) => (lose = () => reject(new Error('the isolate was lost'))));
     // Observed here as well, so that a loss between the two calls below is never an unhandled rejection.
     lost.catch(() => undefined);
     const step: ActiveStep = {
@@ -219,7 +217,7 @@ export class IsolateEpisode {
       breach: null,
       cpuMs: 0,
       calls: [],
-      lose: () => lose(),
+      lose,
     };
     this.current = step;
     watchdog.add(this, step);
