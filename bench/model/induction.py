@@ -8,14 +8,18 @@
   the second half.
 - `pairs`: 3 to `facts` pairs "k:CODE" (one letter, four of A–Z0–9), then " Again: " and the same pairs in another
   order: the code after a key is found by matching the key, which is two tokens before it.
+- `drills`: the reader's recall drills (`recallDrill`, libs/tasks/src/reader-examples.ts) as one text: 2 to `facts`
+  sentences "The code of the <key> is <code>." about two-word nonsense keys, most sharing their first word with
+  another, then " Q: What is the code of the <key>? A: <code>" about one of them: only the asked key's code scores.
 
 `train` trains FATHOM's model in PyTorch (`torch_model.py`) on such a file as the SFT trainer does with a plain
 shuffle (`bucketWindow` 0): FATHOM's initialisation (normal 0.02, output projections scaled by 1/sqrt(2 layers),
 unit norms, zero biases), bytes only, every position after the first trained and the loss their mean, AdamW with
 decay on matrices and embeddings only, a global gradient-norm clip, linear warm-up then cosine decay. Every
 `--eval-every` steps it prints a JSON line: the loss over the last 1% of the file (`eval_loss`; the SFT trainer holds
-out its own 1%), and over the characters that can be copied (`copied_loss`: the second half, or the codes after
-"Again:").
+out its own 1%), and over the characters that can be copied (`copied_loss`: the second half, the codes after
+"Again:", or a drill's answer), and the share of held-out texts whose copied characters are all the model's likeliest
+(`copied_exact`: for drills, the greedy answer's accuracy).
 
     /usr/bin/python3 bench/model/induction.py write --kind repeat --n 60000 --length 32 --seed 4 --out F
     /usr/bin/python3 bench/model/induction.py train --texts F --config C --steps 1000 --batch 32 --lr 1e-3 \
@@ -33,7 +37,37 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 CODE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
+CONSONANTS = "bdfgklmnprstvz"
+VOWELS = "aeiou"
+
+
+def syllable_word(rng):
+    return "".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(rng.randint(2, 3))) + rng.choice(
+        ["", "n", "r", "l", "s"]
+    )
+
+
+def recall_code(rng):
+    head = "".join(rng.choice(CODE_CHARS[:26]) for _ in range(rng.randint(1, 2)))
+    return f"{head}{rng.randint(1, 9)}-{''.join(rng.choice(CODE_CHARS) for _ in range(3))}"
+
+
+def drill(rng, facts):
+    firsts = [syllable_word(rng) for _ in range(max(1, facts // 2))]
+    keys = []
+    while len(keys) < facts:
+        key = f"{rng.choice(firsts)} {syllable_word(rng)}"
+        if key not in keys:
+            keys.append(key)
+    codes = [recall_code(rng) for _ in keys]
+    asked = rng.randrange(facts)
+    sentences = " ".join(f"The code of the {k} is {c}." for k, c in zip(keys, codes))
+    return f"{sentences} Q: What is the code of the {keys[asked]}? A: {codes[asked]}"
+
+
 def text(rng, kind, length, facts):
+    if kind == "drills":
+        return drill(rng, facts)
     if kind == "repeat":
         s = "".join(rng.choice(LETTERS) for _ in range(rng.randint(length // 2, length)))
         return f"{s} {s}"
@@ -47,12 +81,16 @@ def write(args):
     rng = random.Random(args.seed)
     with open(args.out, "w") as f:
         for i in range(args.n):
-            line = {"id": f"induction-{i}", "text": text(rng, args.kind, args.length, rng.randint(3, args.facts))}
+            fewest = 2 if args.kind == "drills" else 3
+            line = {"id": f"induction-{i}", "text": text(rng, args.kind, args.length, rng.randint(fewest, args.facts))}
             f.write(json.dumps(line) + "\n")
 
 
 def copied_spans(t):
-    """Character spans the model can copy from earlier in the text: the second half, or the codes after "Again:"."""
+    """Character spans the model can copy from earlier in the text: the second half, the codes after "Again:", or a
+    drill's answer."""
+    if " A: " in t:
+        return [(t.rindex(" A: ") + 4, len(t))]
     if " Again: " not in t:
         return [((len(t) + 1) // 2, len(t))]
     start = t.index(" Again: ")
@@ -123,6 +161,8 @@ def train(args):
         real = eval_targets != -100
         line = {"step": step, "eval_loss": round(nll[real].mean().item(), 4)}
         line["copied_loss"] = round(nll[copied].mean().item(), 4)
+        right = (logits.argmax(-1) == eval_targets) | ~copied
+        line["copied_exact"] = round(right.all(-1).float().mean().item(), 4)
         print(json.dumps(line), flush=True)
 
     order = []
@@ -153,7 +193,7 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     w = sub.add_parser("write")
     w.add_argument("--n", type=int, default=60000)
-    w.add_argument("--kind", choices=["repeat", "pairs"], default="repeat")
+    w.add_argument("--kind", choices=["repeat", "pairs", "drills"], default="repeat")
     w.add_argument("--length", type=int, default=32)
     w.add_argument("--facts", type=int, default=7)
     w.add_argument("--seed", type=int, default=1)

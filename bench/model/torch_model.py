@@ -56,6 +56,21 @@ class Mlp(torch.nn.Module):
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
 
 
+class Canon(torch.nn.Module):
+    """A causal depthwise convolution over the last `kernel` positions, added to its input (Allen-Zhu's Canon layer):
+    each position sees its neighbours' features before attention or the MLP does."""
+
+    def __init__(self, d, kernel):
+        super().__init__()
+        self.kernel = kernel
+        self.weight = torch.nn.Parameter(torch.zeros(d, 1, kernel))
+
+    def forward(self, x):
+        t = x.shape[1]
+        y = F.conv1d(F.pad(x.transpose(1, 2), (self.kernel - 1, 0)), self.weight, groups=x.shape[-1])
+        return x + y[:, :, :t].transpose(1, 2)
+
+
 class Layer(torch.nn.Module):
     def __init__(self, c):
         super().__init__()
@@ -63,10 +78,13 @@ class Layer(torch.nn.Module):
         self.self_attn = Attention(c)
         self.post_attention_layernorm = RMSNorm(c["hidden"], c["eps"])
         self.mlp = Mlp(c)
+        k = c.get("canon", 0)
+        self.canon_a = Canon(c["hidden"], k) if k else torch.nn.Identity()
+        self.canon_c = Canon(c["hidden"], k) if k else torch.nn.Identity()
 
     def forward(self, x, cos, sin, mask):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask)
-        return x + self.mlp(self.post_attention_layernorm(x))
+        x = x + self.self_attn(self.canon_a(self.input_layernorm(x)), cos, sin, mask)
+        return x + self.mlp(self.canon_c(self.post_attention_layernorm(x)))
 
 
 class Decoder(torch.nn.Module):
@@ -95,6 +113,7 @@ class CausalLm(torch.nn.Module):
             "theta": hf_config["rope_theta"],
             "layers": hf_config["num_hidden_layers"],
             "qkv_bias": hf_config["model_type"] == "qwen2" or hf_config.get("attention_bias", False),
+            "canon": hf_config.get("canon_kernel", 0),
         }
         self.model = Decoder(self.c)
         self.tied = hf_config.get("tie_word_embeddings", False)
