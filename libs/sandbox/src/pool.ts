@@ -359,8 +359,8 @@ class PooledEpisode implements SandboxEpisode {
  *
  * Guarantees: an episode's steps run in call order; a guest can affect only its own isolate; an isolate that V8
  * loses to an out-of-memory ends only its own episode (`memory_limit`) and drains its worker; a worker that dies
- * ends only the episodes it hosted, with a `worker_crashed` error, and is restarted; `llm()` calls are forwarded to the episode's `LlmHandler` on this
- * (the supervisor's) process. Call `close()` when done: live workers keep the process running.
+ * ends only the episodes it hosted, with a `worker_crashed` error, and is restarted; `llm()` calls are forwarded to
+ * the episode's `LlmHandler` on this (the supervisor's) process. Call `close()` when done: live workers keep the process running.
  */
 export class SandboxPool {
   private readonly workers: WorkerProcess[] = [];

@@ -87,7 +87,7 @@ export class EnvSession {
    */
   enqueue(handle: () => Promise<void>, refuse?: (error: EnvError) => Promise<void>): void {
     const run =
-      refuse !== undefined && this.pending >= MAX_QUEUED_REQUESTS && (this.llm?.waitingCalls ?? 0) > 0
+      refuse !== undefined && this.pending >= MAX_QUEUED_REQUESTS && this.awaitingLlmReply
         ? () =>
             refuse(
               new EnvError(
@@ -111,9 +111,14 @@ export class EnvSession {
       });
   }
 
+  /** Whether an llm() call of this session waits for its client's llm_reply. */
+  private get awaitingLlmReply(): boolean {
+    return (this.llm?.waitingCalls ?? 0) > 0;
+  }
+
   /** Pauses or resumes the transport for the requests unanswered and the llm() calls waiting (see `open`). */
   private updateFlow(): void {
-    const limit = (this.llm?.waitingCalls ?? 0) > 0 ? 2 * MAX_QUEUED_REQUESTS : MAX_QUEUED_REQUESTS;
+    const limit = this.awaitingLlmReply ? 2 * MAX_QUEUED_REQUESTS : MAX_QUEUED_REQUESTS;
     const pause = this.pending >= limit;
     if (pause === this.paused) return;
     this.paused = pause;
