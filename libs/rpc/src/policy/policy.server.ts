@@ -1,11 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from '@fathom/observability';
-import { serverError, statusName, StatusError } from '../errors';
-import type { PolicyHandlers } from '../generated/fathom/policy/v1/Policy';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
+import { Logger } from '@fathom/observability';
+import { StatusError } from '../errors';
+import type { GetWeightsRequest__Output } from '../generated/fathom/policy/v1/GetWeightsRequest';
+import type { LatestRequest__Output } from '../generated/fathom/policy/v1/LatestRequest';
 import type { PolicyVersionInfo } from '../generated/fathom/policy/v1/PolicyVersionInfo';
 import type { WeightsChunk } from '../generated/fathom/policy/v1/WeightsChunk';
-import { loadService } from '../protos';
-import { bindServer, createServer, shutdownServer } from '../server';
+import { startGrpcService, type GrpcServiceHandle } from '../nest/grpc.service';
+import { StatusErrorFilter } from '../nest/status.filter';
 import { dataChunks, snapshotLayout, type PolicySnapshot, type PolicySource } from './snapshot';
 
 /** Data chunk size when the client asks for the server's default (max_chunk_bytes = 0). */
@@ -25,120 +28,96 @@ export interface PolicyServerOptions {
   maxChunkBytes?: number;
 }
 
-export interface PolicyHandlerOptions extends Pick<PolicyServerOptions, 'source' | 'logger' | 'maxChunkBytes'> {
-  /** True once the server is shutting down: new calls are answered UNAVAILABLE. */
-  isClosing: () => boolean;
-}
+export type PolicyServerHandle = GrpcServiceHandle;
 
-export interface PolicyServerHandle {
-  port: number;
-  /** Answers new calls UNAVAILABLE, lets streams in flight finish (up to a grace period), then stops. */
-  close(): Promise<void>;
-}
-
-/**
- * Serves proto/policy.proto from a PolicySource on host:port; see `createPolicyHandlers` for the protocol and
- * statuses. `close()` makes new calls UNAVAILABLE at once, then shuts the server down.
- */
-export async function startPolicyServer(options: PolicyServerOptions): Promise<PolicyServerHandle> {
-  let closing = false;
-  const handlers = createPolicyHandlers({ ...options, isClosing: () => closing });
-  const server = createServer();
-  server.addService(loadService('policy.proto', 'fathom.policy.v1.Policy').service, handlers);
-  const port = await bindServer(server, options.host, options.port);
-  options.logger.info('gRPC Policy listening', { port });
-  return {
-    port,
-    async close() {
-      closing = true;
-      await shutdownServer(server);
-    },
-  };
-}
-
-/**
- * Serves proto/policy.proto from a PolicySource: GetLatest, and GetWeights as one header chunk (config and
- * tensor manifest) followed by data chunks of the concatenated F32 tensor bytes in manifest order. Statuses:
- * INVALID_ARGUMENT (empty run_id, max_chunk_bytes outside [1 KiB, cap]), NOT_FOUND, FAILED_PRECONDITION (evicted
- * version), UNAVAILABLE (closing), INTERNAL (the source threw or holds a malformed snapshot; logged).
- */
-export function createPolicyHandlers(options: PolicyHandlerOptions): PolicyHandlers {
-  const maxChunkBytes = options.maxChunkBytes ?? DEFAULT_MAX_CHUNK_BYTES;
-  if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < MIN_CHUNK_BYTES) {
-    throw new Error(`maxChunkBytes must be an integer >= ${MIN_CHUNK_BYTES}, got ${maxChunkBytes}`);
-  }
-  const { source, logger, isClosing } = options;
-
-  const failure = (error: unknown, call: string): Partial<grpc.ServiceError> => {
-    if (error instanceof StatusError) {
-      logger.debug('Policy call refused', { call, code: statusName(error.code), reason: error.message });
-      return serverError(error.code, error.message);
+/** What the Policy controller serves: the learner's snapshots, and the cap on the data chunk size a client may ask for. */
+export class PolicyServing {
+  constructor(
+    readonly source: PolicySource,
+    readonly maxChunkBytes = DEFAULT_MAX_CHUNK_BYTES,
+  ) {
+    if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < MIN_CHUNK_BYTES) {
+      throw new Error(`maxChunkBytes must be an integer >= ${MIN_CHUNK_BYTES}, got ${maxChunkBytes}`);
     }
-    logger.error('Policy call failed', { call, err: error });
-    return serverError(grpc.status.INTERNAL, `${call}: ${error instanceof Error ? error.message : String(error)}`);
-  };
+  }
+}
 
-  return {
-    GetLatest(call, callback) {
-      const runId = call.request.run_id ?? '';
-      const context = `GetLatest run "${runId}"`;
-      (async () => {
-        if (isClosing()) throw new StatusError(grpc.status.UNAVAILABLE, 'the Policy server is shutting down');
-        if (runId === '') throw new StatusError(grpc.status.INVALID_ARGUMENT, 'run_id is empty');
-        const snapshot = await source.latest(runId);
-        if (snapshot === undefined) throw new StatusError(grpc.status.NOT_FOUND, `unknown run "${runId}"`);
-        return versionInfo(snapshot);
-      })().then(
-        (info) => callback(null, info),
-        (error: unknown) => callback(failure(error, context)),
+/**
+ * proto/policy.proto over a PolicySource: GetLatest, and GetWeights as one header chunk (config and tensor manifest)
+ * followed by data chunks of the concatenated F32 tensor bytes in manifest order. Statuses: INVALID_ARGUMENT (empty
+ * run_id, max_chunk_bytes outside [1 KiB, cap]), NOT_FOUND, FAILED_PRECONDITION (evicted version), UNAVAILABLE (the
+ * server is closing), INTERNAL (the source threw or holds a malformed snapshot; logged).
+ */
+@Controller()
+@UseFilters(StatusErrorFilter)
+export class PolicyController {
+  constructor(
+    @Inject(PolicyServing) private readonly serving: PolicyServing,
+    @Inject(Logger) private readonly logger: Logger,
+  ) {}
+
+  @GrpcMethod('Policy', 'GetLatest')
+  async getLatest(request: LatestRequest__Output): Promise<PolicyVersionInfo> {
+    const runId = requireRunId(request.run_id);
+    const snapshot = await this.serving.source.latest(runId);
+    if (snapshot === undefined) throw new StatusError(grpc.status.NOT_FOUND, `unknown run "${runId}"`);
+    return versionInfo(snapshot);
+  }
+
+  /** Streams the weights itself, waiting for the stream to drain, so that a slow client never buffers a whole model. */
+  @GrpcStreamCall('Policy', 'GetWeights')
+  async getWeights(call: grpc.ServerWritableStream<GetWeightsRequest__Output, WeightsChunk>): Promise<void> {
+    const runId = requireRunId(call.request.run_id);
+    const version = call.request.version ?? 0;
+    const chunkBytes = chunkSize(call.request.max_chunk_bytes ?? 0, this.serving.maxChunkBytes);
+    const snapshot = await this.serving.source.get(runId, version);
+    if (snapshot === undefined) {
+      throw new StatusError(grpc.status.NOT_FOUND, `run "${runId}" has no version ${version}`);
+    }
+    if (snapshot === 'evicted') {
+      throw new StatusError(
+        grpc.status.FAILED_PRECONDITION,
+        `run "${runId}" version ${version} is no longer kept by the learner; ask GetLatest for a newer one`,
       );
-    },
+    }
+    const layout = snapshotLayout(snapshot);
+    await send(call, {
+      part: 'header',
+      header: {
+        version: versionInfo(snapshot),
+        config_json: snapshot.configJson,
+        tensors: layout.tensors.map((t) => ({
+          name: t.name,
+          dtype: 'F32',
+          shape: t.shape,
+          byte_offset: t.byteOffset,
+          byte_length: t.byteLength,
+        })),
+        adapters_only: false,
+      },
+    });
+    for (const chunk of dataChunks(snapshot, chunkBytes)) {
+      if (call.cancelled) return;
+      await send(call, { part: 'data', data: chunk.data, offset: chunk.offset });
+    }
+    call.end();
+    this.logger.debug('Policy weights sent', { runId, version, bytes: layout.totalBytes, chunkBytes });
+  }
+}
 
-    GetWeights(call) {
-      const runId = call.request.run_id ?? '';
-      const version = call.request.version ?? 0;
-      const context = `GetWeights run "${runId}" version ${version}`;
-      (async () => {
-        if (isClosing()) throw new StatusError(grpc.status.UNAVAILABLE, 'the Policy server is shutting down');
-        if (runId === '') throw new StatusError(grpc.status.INVALID_ARGUMENT, 'run_id is empty');
-        const chunkBytes = chunkSize(call.request.max_chunk_bytes ?? 0, maxChunkBytes);
-        const snapshot = await source.get(runId, version);
-        if (snapshot === undefined) {
-          throw new StatusError(grpc.status.NOT_FOUND, `run "${runId}" has no version ${version}`);
-        }
-        if (snapshot === 'evicted') {
-          throw new StatusError(
-            grpc.status.FAILED_PRECONDITION,
-            `run "${runId}" version ${version} is no longer kept by the learner; ask GetLatest for a newer one`,
-          );
-        }
-        const layout = snapshotLayout(snapshot);
-        await send(call, {
-          part: 'header',
-          header: {
-            version: versionInfo(snapshot),
-            config_json: snapshot.configJson,
-            tensors: layout.tensors.map((t) => ({
-              name: t.name,
-              dtype: 'F32',
-              shape: t.shape,
-              byte_offset: t.byteOffset,
-              byte_length: t.byteLength,
-            })),
-            adapters_only: false,
-          },
-        });
-        for (const chunk of dataChunks(snapshot, chunkBytes)) {
-          if (call.cancelled) return;
-          await send(call, { part: 'data', data: chunk.data, offset: chunk.offset });
-        }
-        call.end();
-        logger.debug('Policy weights sent', { runId, version, bytes: layout.totalBytes, chunkBytes });
-      })().catch((error: unknown) => {
-        if (!call.cancelled) call.emit('error', failure(error, context));
-      });
-    },
-  };
+/** Serves the Policy service from a PolicySource on host:port. */
+export function startPolicyServer(options: PolicyServerOptions): Promise<PolicyServerHandle> {
+  return startGrpcService({
+    ...options,
+    services: [{ proto: 'policy.proto', name: 'fathom.policy.v1.Policy' }],
+    controllers: [PolicyController],
+    providers: [{ provide: PolicyServing, useValue: new PolicyServing(options.source, options.maxChunkBytes) }],
+  });
+}
+
+function requireRunId(runId: string | undefined): string {
+  if (runId === undefined || runId === '') throw new StatusError(grpc.status.INVALID_ARGUMENT, 'run_id is empty');
+  return runId;
 }
 
 /** The data chunk size for a request's max_chunk_bytes (0 = the server's default), or INVALID_ARGUMENT. */

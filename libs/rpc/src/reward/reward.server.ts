@@ -1,10 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
+import { Controller, UseFilters } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
 import type { Logger } from '@fathom/observability';
 import { RewardError, scoreGroup } from '@fathom/rewards';
-import { serverError, statusName, StatusError } from '../errors';
-import type { RewardHandlers } from '../generated/fathom/reward/v1/Reward';
-import { loadService } from '../protos';
-import { bindServer, createServer, shutdownServer } from '../server';
+import { StatusError } from '../errors';
+import type { ScoreGroupReply } from '../generated/fathom/reward/v1/ScoreGroupReply';
+import type { ScoreGroupRequest__Output } from '../generated/fathom/reward/v1/ScoreGroupRequest';
+import { startGrpcService, type GrpcServiceHandle } from '../nest/grpc.service';
+import { StatusErrorFilter } from '../nest/status.filter';
 import { fromScoreGroupRequest, toScoreGroupReply } from './reward.mapping';
 
 export interface RewardServerOptions {
@@ -14,40 +17,33 @@ export interface RewardServerOptions {
   logger: Logger;
 }
 
-export interface RewardServerHandle {
-  port: number;
-  close(): Promise<void>;
-}
+export type RewardServerHandle = GrpcServiceHandle;
 
 /**
- * Serves proto/reward.proto: ScoreGroup scores a group with libs/rewards' pure `scoreGroup`. A malformed request
- * (missing task, bad trajectory, reward_config_json that is not JSON or not a RewardConfig) is INVALID_ARGUMENT
- * naming the field; an unexpected failure is INTERNAL and logged. Either way the server keeps serving.
+ * proto/reward.proto: ScoreGroup scores a group with libs/rewards' pure `scoreGroup`. A malformed request (missing
+ * task, bad trajectory, reward_config_json that is not JSON or not a RewardConfig) is INVALID_ARGUMENT naming the
+ * field; an unexpected failure is INTERNAL and logged. Either way the server keeps serving.
  */
-export async function startRewardServer(options: RewardServerOptions): Promise<RewardServerHandle> {
-  const { logger } = options;
-  const handlers: RewardHandlers = {
-    ScoreGroup(call, callback) {
-      try {
-        const { trajectories, task, config } = fromScoreGroupRequest(call.request);
-        callback(null, toScoreGroupReply(scoreGroup(trajectories, task, config)));
-      } catch (error) {
-        if (error instanceof StatusError || error instanceof RewardError) {
-          const code = error instanceof StatusError ? error.code : grpc.status.INVALID_ARGUMENT;
-          logger.debug('ScoreGroup refused', { code: statusName(code), reason: error.message });
-          callback(serverError(code, error.message));
-        } else {
-          logger.error('ScoreGroup failed', { err: error });
-          callback(
-            serverError(grpc.status.INTERNAL, `ScoreGroup: ${error instanceof Error ? error.message : String(error)}`),
-          );
-        }
-      }
-    },
-  };
-  const server = createServer();
-  server.addService(loadService('reward.proto', 'fathom.reward.v1.Reward').service, handlers);
-  const port = await bindServer(server, options.host, options.port);
-  logger.info('gRPC Reward listening', { port });
-  return { port, close: () => shutdownServer(server) };
+@Controller()
+@UseFilters(StatusErrorFilter)
+export class RewardController {
+  @GrpcMethod('Reward', 'ScoreGroup')
+  scoreGroup(request: ScoreGroupRequest__Output): ScoreGroupReply {
+    try {
+      const { trajectories, task, config } = fromScoreGroupRequest(request);
+      return toScoreGroupReply(scoreGroup(trajectories, task, config));
+    } catch (error) {
+      if (error instanceof RewardError) throw new StatusError(grpc.status.INVALID_ARGUMENT, error.message);
+      throw error;
+    }
+  }
+}
+
+/** Serves the Reward service on host:port. */
+export function startRewardServer(options: RewardServerOptions): Promise<RewardServerHandle> {
+  return startGrpcService({
+    ...options,
+    services: [{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }],
+    controllers: [RewardController],
+  });
 }
