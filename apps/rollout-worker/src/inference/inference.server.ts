@@ -1,14 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from '@fathom/observability';
-import { bindServer, createServer, loadService, shutdownServer } from '@fathom/rpc';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { Logger } from '@fathom/observability';
+import { GrpcCall, startGrpcService, StatusError, StatusErrorFilter } from '@fathom/rpc';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import type { InferenceModelLoader } from './inference.model';
 import { InferenceService, type GenerateParams } from './inference.service';
+import type { loadService } from '@fathom/rpc';
 
-function inferenceDefinition() {
-  return loadService('inference.proto', 'fathom.inference.v1.Inference').service;
-}
-type GenerateDefinition = ReturnType<typeof inferenceDefinition>['Generate'];
+type InferenceConstructor = ReturnType<typeof loadService<'inference.proto', 'fathom.inference.v1.Inference'>>;
+type GenerateDefinition = InferenceConstructor['service']['Generate'];
 /** GenerateRequest as the server receives it (generated types, libs/rpc/src/generated/fathom/inference/v1). */
 type GenerateRequestMessage = ReturnType<GenerateDefinition['requestDeserialize']>;
 type GenerateReplyMessage = Parameters<GenerateDefinition['responseSerialize']>[0];
@@ -52,59 +53,67 @@ function toParams(request: GenerateRequestMessage): GenerateParams {
 }
 
 /**
- * Serves proto/inference.proto for the env-service's llm() sub-calls: Generate samples one completion of the
- * rendered prompt with the model `load` gives (see InferenceService: one request at a time, model loaded once).
- * A bad request is INVALID_ARGUMENT naming the field, a model that cannot be loaded is FAILED_PRECONDITION naming
- * the folder, an unexpected failure is INTERNAL and logged; the server keeps serving either way.
+ * proto/inference.proto for the env-service's llm() sub-calls: Generate samples one completion of the rendered prompt
+ * with the model `load` gives (see InferenceService: one request at a time, model loaded once). A bad request is
+ * INVALID_ARGUMENT naming the field, a model that cannot be loaded is FAILED_PRECONDITION naming the folder, an
+ * unexpected failure is INTERNAL and logged; the server keeps serving either way.
  */
-export async function startInferenceServer(options: InferenceServerOptions): Promise<InferenceServerHandle> {
-  const { logger } = options;
-  const service = new InferenceService(options.load);
-  const generate: grpc.handleUnaryCall<GenerateRequestMessage, GenerateReplyMessage> = (call, callback) => {
-    const { request } = call;
+@Controller()
+@UseFilters(StatusErrorFilter)
+export class InferenceController {
+  constructor(
+    @Inject(InferenceService) private readonly service: InferenceService,
+    @Inject(Logger) private readonly logger: Logger,
+  ) {}
+
+  @GrpcMethod('Inference', 'Generate')
+  async generate(
+    @Payload() request: GenerateRequestMessage,
+    @GrpcCall() call: grpc.ServerUnaryCall<GenerateRequestMessage, GenerateReplyMessage>,
+  ): Promise<GenerateReplyMessage> {
     const fields = { request_id: request.request_id, episode_id: request.episode_id, depth: request.depth };
     const cancelled = new AbortController();
     call.on('cancelled', () => cancelled.abort());
     const started = performance.now();
-    service.generate(toParams(request), cancelled.signal).then(
-      (result) => {
-        logger.debug('Generate answered', {
-          ...fields,
-          prompt_tokens: result.promptTokens,
-          completion_tokens: result.completionTokens,
-          finish_reason: result.finishReason,
-          ms: Math.round(performance.now() - started),
-        });
-        callback(null, {
-          text: result.text,
-          prompt_tokens: result.promptTokens,
-          completion_tokens: result.completionTokens,
-          finish_reason: result.finishReason,
-        });
-      },
-      (error: unknown) => {
-        if (error instanceof InferenceError) {
-          const refusal = { ...fields, code: error.code, reason: error.message };
-          // A missing model is the operator's to fix; a bad request is the caller's and already in its reply.
-          if (error.code === InferenceErrorCode.ModelUnavailable) logger.warn('Generate refused', refusal);
-          else logger.debug('Generate refused', refusal);
-          callback({ code: inferenceStatus(error.code), details: error.message });
-        } else {
-          logger.error('Generate failed', { ...fields, err: error });
-          const message = error instanceof Error ? error.message : String(error);
-          callback({ code: grpc.status.INTERNAL, details: `Generate: ${message}` });
-        }
-      },
-    );
-  };
-  const server = createServer();
-  server.addService(inferenceDefinition(), { Generate: generate });
-  const port = await bindServer(server, options.host, options.port);
-  logger.info('gRPC Inference listening', { port });
+    try {
+      const result = await this.service.generate(toParams(request), cancelled.signal);
+      this.logger.debug('Generate answered', {
+        ...fields,
+        prompt_tokens: result.promptTokens,
+        completion_tokens: result.completionTokens,
+        finish_reason: result.finishReason,
+        ms: Math.round(performance.now() - started),
+      });
+      return {
+        text: result.text,
+        prompt_tokens: result.promptTokens,
+        completion_tokens: result.completionTokens,
+        finish_reason: result.finishReason,
+      };
+    } catch (error) {
+      if (!(error instanceof InferenceError)) throw error;
+      // A missing model is the operator's to fix; a bad request is the caller's and already in its reply.
+      if (error.code === InferenceErrorCode.ModelUnavailable) {
+        this.logger.warn('Generate refused', { ...fields, code: error.code, reason: error.message });
+      }
+      throw new StatusError(inferenceStatus(error.code), error.message);
+    }
+  }
+}
+
+/** Serves the Inference service on host:port; `close` also releases the model. */
+export async function startInferenceServer(options: InferenceServerOptions): Promise<InferenceServerHandle> {
+  const service = new InferenceService(options.load);
+  const server = await startGrpcService({
+    ...options,
+    services: [{ proto: 'inference.proto', name: 'fathom.inference.v1.Inference' }],
+    controllers: [InferenceController],
+    providers: [{ provide: InferenceService, useValue: service }],
+  });
   return {
-    port,
+    port: server.port,
     close: async () => {
-      await shutdownServer(server);
+      await server.close();
       await service.close();
     },
   };
