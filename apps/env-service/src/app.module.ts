@@ -5,7 +5,7 @@ import { OpsModule } from '@fathom/runtime';
 import { EnvServiceConfig } from './config';
 import { EpisodeService } from './episode/episode.service';
 import { GrpcPort } from './grpc/grpc-port';
-import { EnvGrpcServer } from './grpc/env.grpc';
+import { EnvGrpcController } from './grpc/env.grpc';
 import { EnvController } from './http/env.controller';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { McpController } from './mcp/mcp.controller';
@@ -27,7 +27,7 @@ export interface EnvRuntime {
 /** The env-service's own HTTP controllers; with `OpsModule`'s, its documented operations are `ENV_OPERATIONS`. */
 export const ENV_CONTROLLERS = [EnvController, McpController, OpenAiController];
 
-/** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC server. */
+/** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC Env controller. */
 @Module({})
 export class EnvServiceModule {
   static create(runtime: EnvRuntime): DynamicModule {
@@ -35,7 +35,7 @@ export class EnvServiceModule {
       module: EnvServiceModule,
       // Liveness only (OpenEnv's `{status: "healthy"}`): no Postgres or Redis, and the pool replaces a lost sandbox worker.
       imports: [OpsModule.create({ registry: runtime.metrics.registry, checks: [] })],
-      controllers: ENV_CONTROLLERS,
+      controllers: [...ENV_CONTROLLERS, EnvGrpcController],
       providers: [
         { provide: EnvServiceConfig, useValue: runtime.config },
         { provide: Logger, useValue: runtime.logger },
@@ -45,7 +45,6 @@ export class EnvServiceModule {
         { provide: GrpcPort, useValue: runtime.grpcPort },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         WsGateway,
-        EnvGrpcServer,
       ],
     };
   }

@@ -7,7 +7,7 @@
 export { PROTO_DIR, PROTO_LOADER_OPTIONS, loadProto, loadService, type ProtoFile, type ProtoTypes } from './protos';
 export { RpcError, StatusError, statusName, toRpcError } from './errors';
 export { withRetries, type RetryOptions } from './retry';
-export { bindServer, createServer, shutdownServer, SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
+export { SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
 export { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './nest/grpc.transport';
 export { startGrpcService, type GrpcServiceHandle, type GrpcServiceOptions } from './nest/grpc.service';
 export { methodOf, StatusErrorFilter } from './nest/status.filter';

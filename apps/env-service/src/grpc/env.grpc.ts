@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod, GrpcStreamCall } from '@nestjs/microservices';
 import {
   EnvResetRequestSchema,
   EnvStepRequestSchema,
@@ -17,8 +18,8 @@ import { EpisodeService } from '../episode/episode.service';
 import { EnvMetrics } from '../metrics';
 import { EnvSession } from '../session/env-session';
 import { parseInput } from '../validate';
-import { GrpcPort } from './grpc-port';
-import { createServer, loadService, UndecodableRequest } from '@fathom/rpc';
+import { UndecodableRequest } from '@fathom/rpc';
+import { EnvGrpcErrorFilter } from './env-grpc-error.filter';
 
 type Message = Record<string, unknown>;
 const EpisodeRefSchema = z.object({ episode_id: EpisodeIdSchema });
@@ -33,71 +34,52 @@ interface StreamSession {
 }
 
 /**
- * The gRPC Env service (proto/env.proto) for FATHOM's own services: same semantics and validation as the HTTP
- * API; every EnvError becomes a gRPC status with its message (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
- * RESOURCE_EXHAUSTED, …). `Session` is the WebSocket session (/ws) on one bidirectional stream: a failed request
- * is answered with a SessionError carrying that status, and the stream goes on. An episode reset with serve_llm
- * has its llm() calls written to the stream as llm_request replies, answered by the client's llm_reply
- * requests, which are handled at once (the step they serve holds the session's queue).
+ * The gRPC Env service (proto/env.proto) for FATHOM's own services, served on `GrpcTransport` beside the HTTP
+ * application: same semantics and validation as the HTTP API; every EnvError becomes a gRPC status with its message
+ * (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, RESOURCE_EXHAUSTED, …; `EnvGrpcErrorFilter`). `Session` is the
+ * WebSocket session (/ws) on one bidirectional stream: a failed request is answered with a SessionError carrying that
+ * status, and the stream goes on. An episode reset with serve_llm has its llm() calls written to the stream as
+ * llm_request replies, answered by the client's llm_reply requests, which are handled at once (the step they serve
+ * holds the session's queue).
  */
-@Injectable()
-export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly server: grpc.Server;
-
+@Controller()
+@UseFilters(EnvGrpcErrorFilter)
+export class EnvGrpcController {
   constructor(
     @Inject(EpisodeService) private readonly episodes: EpisodeService,
     @Inject(EnvServiceConfig) private readonly config: EnvServiceConfig,
     @Inject(EnvMetrics) private readonly metrics: EnvMetrics,
     @Inject(Logger) private readonly logger: Logger,
-    @Inject(GrpcPort) private readonly portRef: GrpcPort,
-  ) {
-    this.server = createServer({
-      'grpc.max_receive_message_length': config.MAX_BODY_BYTES,
-      'grpc.max_send_message_length': config.MAX_BODY_BYTES,
-    });
-    this.server.addService(loadService('env.proto', 'fathom.env.v1.Env').service, {
-      Reset: this.unary((req) =>
-        this.episodes
-          .reset(parseInput(EnvResetRequestSchema, resetFromProto(req), 'request'), 'grpc')
-          .then((r) => replyToProto(r.reply)),
-      ),
-      Step: this.unary(async (req) => {
-        const { episode_id, ...data } = parseInput(GrpcStepRequestSchema, stepFromProto(req), 'request');
-        return replyToProto(await this.episodes.step(episode_id, data, 'grpc'));
-      }),
-      State: this.unary(async (req) =>
-        stateToProto(this.episodes.state(parseInput(EpisodeRefSchema, req, 'request').episode_id)),
-      ),
-      Close: this.unary(async (req) => {
-        const { episode_id } = parseInput(EpisodeRefSchema, req, 'request');
-        await this.episodes.close(episode_id);
-        return { episode_id, closed: true };
-      }),
-      Session: (call: grpc.ServerDuplexStream<Message, Message>) => this.openSession(call),
-    });
+  ) {}
+
+  @GrpcMethod('Env', 'Reset')
+  async reset(request: Message): Promise<Message> {
+    const parsed = parseInput(EnvResetRequestSchema, resetFromProto(withoutSyntheticOneofs(request)), 'request');
+    return replyToProto((await this.episodes.reset(parsed, 'grpc')).reply);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const address = `${this.config.HOST.includes(':') ? `[${this.config.HOST}]` : this.config.HOST}:${this.config.GRPC_PORT}`;
-    this.portRef.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) =>
-        err ? reject(err) : resolve(port),
-      ),
-    );
-    this.logger.info('gRPC Env listening', { port: this.portRef.port });
+  @GrpcMethod('Env', 'Step')
+  async step(request: Message): Promise<Message> {
+    const step = stepFromProto(withoutSyntheticOneofs(request));
+    const { episode_id, ...data } = parseInput(GrpcStepRequestSchema, step, 'request');
+    return replyToProto(await this.episodes.step(episode_id, data, 'grpc'));
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2_000);
-      this.server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  @GrpcMethod('Env', 'State')
+  state(request: Message): Message {
+    return stateToProto(this.episodes.state(parseInput(EpisodeRefSchema, request, 'request').episode_id));
+  }
+
+  @GrpcMethod('Env', 'Close')
+  async close(request: Message): Promise<Message> {
+    const { episode_id } = parseInput(EpisodeRefSchema, request, 'request');
+    await this.episodes.close(episode_id);
+    return { episode_id, closed: true };
+  }
+
+  @GrpcStreamCall('Env', 'Session')
+  session(call: grpc.ServerDuplexStream<Message, Message>): void {
+    this.openSession(call);
   }
 
   /**
@@ -235,22 +217,6 @@ export class EnvGrpcServer implements OnApplicationBootstrap, OnApplicationShutd
     void stream.session.end();
     if (how === 'end') stream.call.end();
     else if (how !== 'cancelled') stream.call.emit('error', how);
-  }
-
-  private unary(fn: (request: Message) => Promise<Message>): grpc.handleUnaryCall<Message, Message> {
-    return (call, callback) => {
-      Promise.resolve(withoutSyntheticOneofs(call.request))
-        .then(fn)
-        .then(
-          (reply) => callback(null, reply),
-          (error: unknown) => {
-            const envError = toEnvError(error);
-            if (envError.code === 'INTERNAL') this.logger.error('unhandled error in a gRPC handler', { err: error });
-            this.metrics.errors.inc({ code: envError.code });
-            callback({ code: grpcStatusOf(envError.code), details: envError.message });
-          },
-        );
-    };
   }
 }
 
