@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createLogger, type Logger } from '@fathom/observability';
 import { PolicyVersionRepository, RunRepository, StepRepository } from '@fathom/persistence';
 import { handlerFor, JobProducer } from '@fathom/queue';
-import { startPolicyServer } from '@fathom/rpc';
+import { policyServing } from '@fathom/rpc';
 import { runtimeConfigOf, startWorkerService, type WorkerService } from '@fathom/runtime';
 import type { LearnerServiceConfig } from './config';
 import { GroupInbox } from './group.inbox';
@@ -54,7 +54,7 @@ export function startLearnerService(
           }),
         ],
         concurrency: { learn: 16 },
-        grpc: await startPolicyServer({ host: config.HOST, port: config.GRPC_PORT, source: policies, logger }),
+        grpc: { port: config.GRPC_PORT, ...policyServing(policies) },
         start: () => {
           pollLoop = (async () => {
             while (polling) {

@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from '@fathom/observability';
 import { EpisodeRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobProducer } from '@fathom/queue';
-import { startRewardServer } from '@fathom/rpc';
+import { REWARD_SERVING } from '@fathom/rpc';
 import { EndedRuns, startWorkerService, type WorkerService } from '@fathom/runtime';
 import { RunContextCache } from '@fathom/training';
 import type { RewardServiceConfig } from './config';
@@ -38,7 +38,7 @@ export function startRewardService(
         concurrency: { reward: config.CONCURRENCY },
         drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
         metricsQueues: ['reward'],
-        grpc: await startRewardServer({ host: config.HOST, port: config.GRPC_PORT, logger }),
+        grpc: { port: config.GRPC_PORT, ...REWARD_SERVING },
         close: () => endedRuns.close(),
       };
     },

@@ -7,7 +7,8 @@ import { OpenEnvSandbox, SandboxPool } from '@fathom/sandbox';
 import { RunContextCache } from '@fathom/training';
 import type { RolloutWorkerConfig } from './config';
 import { checkpointModelLoader } from './inference/inference.model';
-import { startInferenceServer } from './inference/inference.server';
+import { inferenceServing } from './inference/inference.server';
+import { InferenceService } from './inference/inference.service';
 import { EvalService } from './eval/eval.service';
 import { RolloutMetrics } from './metrics';
 import { PolicyCache } from './policy.cache';
@@ -60,6 +61,7 @@ export function startRolloutWorker(
         batching: { maxGroups: config.CONCURRENCY, windowMs: BATCH_WINDOW_MS },
       });
       const evals = new EvalService({ sandbox, results: new EvalRepository(prisma), runtime });
+      const inference = new InferenceService(checkpointModelLoader(config.INFERENCE_CHECKPOINT, runtime));
       const unsubscribe = await subscribeEvent(
         transport,
         'policy.updated',
@@ -77,12 +79,7 @@ export function startRolloutWorker(
         concurrency: { rollout: config.CONCURRENCY, eval: 1 },
         drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
         metricsQueues: ['rollout', 'eval'],
-        grpc: await startInferenceServer({
-          host: config.HOST,
-          port: config.INFERENCE_PORT,
-          load: checkpointModelLoader(config.INFERENCE_CHECKPOINT, runtime),
-          logger,
-        }),
+        grpc: { port: config.INFERENCE_PORT, ...inferenceServing(inference) },
         ready: {
           inference_checkpoint: config.INFERENCE_CHECKPOINT,
           policy_address: config.POLICY_ADDRESS,
@@ -95,6 +92,7 @@ export function startRolloutWorker(
           await frozen.close();
           policyClient.close();
           await sandbox.close();
+          await inference.close();
         },
       };
     },

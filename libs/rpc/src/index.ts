@@ -9,7 +9,12 @@ export { RpcError, StatusError, statusName, toRpcError } from './errors';
 export { withRetries, type RetryOptions } from './retry';
 export { SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
 export { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './nest/grpc.transport';
-export { startGrpcService, type GrpcServiceHandle, type GrpcServiceOptions } from './nest/grpc.service';
+export {
+  startGrpcService,
+  type GrpcServiceHandle,
+  type GrpcServiceOptions,
+  type GrpcServing,
+} from './nest/grpc.service';
 export { methodOf, StatusErrorFilter } from './nest/status.filter';
 export { GrpcCall } from './nest/grpc-call.decorator';
 export {
@@ -26,6 +31,7 @@ export {
   MIN_CHUNK_BYTES,
   PolicyController,
   PolicyServing,
+  policyServing,
   startPolicyServer,
   type PolicyServerHandle,
   type PolicyServerOptions,
@@ -33,6 +39,7 @@ export {
 export { PolicyClient, type PolicyClientOptions } from './policy/policy.client';
 export { type PolicyVersion, type PolicyWeights } from './policy/weights-assembly';
 export {
+  REWARD_SERVING,
   RewardController,
   startRewardServer,
   type RewardServerHandle,

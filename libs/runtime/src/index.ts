@@ -30,7 +30,6 @@ export {
   startWorkerService,
   WorkerLifecycle,
   WorkerServiceModule,
-  type GrpcServerHandle,
   type WorkerParts,
   type WorkerService,
   type WorkerServiceConfig,

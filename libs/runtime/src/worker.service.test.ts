@@ -6,6 +6,7 @@ import type { LearnGroupJob } from '@fathom/contracts';
 import { createLogger } from '@fathom/observability';
 import { BullMqTransport, handlerFor, JobProducer } from '@fathom/queue';
 import { deleteQueuePrefix, samplePayloads, waitFor } from '@fathom/queue/testing';
+import { REWARD_SERVING, RewardClient } from '@fathom/rpc';
 import { startWorkerService, type WorkerParts, type WorkerService } from './worker.service';
 
 const redisUrl = process.env.FATHOM_TEST_REDIS ?? 'redis://127.0.0.1:6379';
@@ -22,13 +23,13 @@ afterEach(async () => {
   await deleteQueuePrefix(prefix, redisUrl);
 });
 
-/** The parts of a learn-queue consumer that record what happens to them; its gRPC server is a TEST DOUBLE. */
+/** The parts of a learn-queue consumer that record what happens to them, serving the Reward service over gRPC. */
 function recordingParts(events: string[], handled: LearnGroupJob[]): WorkerParts {
   return {
     queues: ['learn'],
     handlers: [handlerFor('learn.group', async (job) => void handled.push(job))],
     concurrency: { learn: 1 },
-    grpc: { port: 4242, close: async () => void events.push('grpc closed') },
+    grpc: { port: 0, ...REWARD_SERVING },
     start: () => events.push('started'),
     stop: async () => void events.push('stopped'),
     close: async () => void events.push('parts closed'),
@@ -59,8 +60,14 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
       infra: { healthQueue: 'learn' },
       build: async () => recordingParts(events, handled),
     });
-    expect(service.grpcPort).toBe(4242);
     expect(events).toEqual(['started']);
+    const reward = new RewardClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
+    cleanups.push(async () => reward.close());
+    const scored = await reward.scoreGroup(
+      [{ turns: [{ completion: '<answer>red</answer>' }], llmCalls: [], tokens: { completion: 5, subcall: 0 } }],
+      { question: 'What colour is the van?', answer: 'red', aliases: [], context_tokens: 100 },
+    );
+    expect(scored.results[0]?.components.correctness).toBe(1);
 
     const transport = new BullMqTransport({ redisUrl, prefix });
     cleanups.push(() => transport.close());
@@ -79,8 +86,11 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
 
     await service.close();
     service = undefined;
-    expect(events).toEqual(['started', 'stopped', 'grpc closed', 'parts closed']);
+    expect(events).toEqual(['started', 'stopped', 'parts closed']);
     await expect(fetch(`${base}/health`)).rejects.toThrow();
+    await expect(reward.scoreGroup([], { question: 'q', answer: 'a', aliases: [], context_tokens: 1 })).rejects.toThrow(
+      /UNAVAILABLE/,
+    );
   });
 
   it('closes what it had opened when its HTTP port is taken', async () => {
@@ -97,6 +107,6 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
         build: async () => recordingParts(events, []),
       }),
     ).rejects.toThrow(/EADDRINUSE/);
-    expect(events).toEqual(['stopped', 'grpc closed', 'parts closed']);
+    expect(events).toEqual(['stopped', 'parts closed']);
   });
 });

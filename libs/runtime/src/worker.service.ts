@@ -3,7 +3,8 @@ import { Module, type BeforeApplicationShutdown, type DynamicModule, type OnAppl
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { QueueName } from '@fathom/contracts';
-import { NestJsonLogger, type LogFields, type Logger } from '@fathom/observability';
+import { Logger, NestJsonLogger, type LogFields } from '@fathom/observability';
+import { GrpcTransport, type GrpcServing } from '@fathom/rpc';
 import { JobConsumer, QueueMetrics, type HandlerRegistration } from '@fathom/queue';
 import type { AddressInfo } from 'node:net';
 import { OpsModule } from './ops.module';
@@ -19,12 +20,6 @@ export interface WorkerServiceConfig {
   INFRA_RETRY_S: number;
 }
 
-/** A gRPC server a worker service runs beside its consumer. */
-export interface GrpcServerHandle {
-  port: number;
-  close(): Promise<void>;
-}
-
 /** What a worker service builds on its connections: the jobs it consumes, its gRPC server, its own start and stop. */
 export interface WorkerParts {
   queues: readonly QueueName[];
@@ -34,14 +29,15 @@ export interface WorkerParts {
   drainTimeoutMs?: number;
   /** The queues whose counts `/metrics` reports (default: every queue). */
   metricsQueues?: readonly QueueName[];
-  grpc: GrpcServerHandle;
+  /** What its gRPC server serves, on `port` (0: any free port), beside /health and /metrics. */
+  grpc: GrpcServing & { port: number };
   /** Fields of the "started" log line besides the ports. */
   ready?: LogFields;
   /** Runs once the consumer has started (the learner's run scheduler). */
   start?(): void;
   /** Runs before the consumer closes (the learner stops taking up runs and ends its step). */
   stop?(): Promise<void>;
-  /** Closes what the parts hold, after the consumer and the gRPC server and before the connections. */
+  /** Closes what the parts hold, after the consumer and the servers and before the connections. */
   close?(): Promise<void>;
 }
 
@@ -58,13 +54,13 @@ export interface WorkerService {
   /** The port of /health and /metrics. */
   httpPort: number;
   grpcPort: number;
-  /** Stops the service in its order: `stop`, the consumer (drained), gRPC, `close`, /health and /metrics, connections. */
+  /** Stops the service in its order: `stop`, the consumer (drained), gRPC and /health, `close`, the connections. */
   close(): Promise<void>;
 }
 
 /**
- * A worker service's start and stop as Nest lifecycle hooks: before the HTTP server closes, the parts' `stop`, the
- * consumer (drained), the gRPC server and the parts; after it, the connections.
+ * A worker service's start and stop as Nest lifecycle hooks: before the application's servers (HTTP and gRPC) close,
+ * the parts' `stop` and the consumer (drained); after them, the parts and the connections.
  */
 export class WorkerLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
@@ -82,25 +78,36 @@ export class WorkerLifecycle implements BeforeApplicationShutdown, OnApplication
   async beforeApplicationShutdown(): Promise<void> {
     await this.parts.stop?.();
     await this.consumer.close();
-    await this.parts.grpc.close();
-    await this.parts.close?.();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.parts.close?.();
     await this.infra.close();
   }
 }
 
-/** A worker service as a Nest module: its typed consumer and lifecycle as providers, `OpsModule` its HTTP surface. */
+/**
+ * A worker service as a Nest module: its typed consumer and lifecycle as providers, `OpsModule` its HTTP surface, its
+ * gRPC controllers (served on `GrpcTransport`) and what they inject.
+ */
 @Module({})
 export class WorkerServiceModule {
-  static create(infra: ServiceInfra, consumer: JobConsumer, lifecycle: WorkerLifecycle): DynamicModule {
+  static create(
+    infra: ServiceInfra,
+    consumer: JobConsumer,
+    lifecycle: WorkerLifecycle,
+    grpc: GrpcServing,
+    logger: Logger,
+  ): DynamicModule {
     return {
       module: WorkerServiceModule,
       imports: [OpsModule.create({ registry: infra.registry, checks: infra.checks })],
+      controllers: grpc.controllers,
       providers: [
         { provide: JobConsumer, useValue: consumer },
         { provide: WorkerLifecycle, useValue: lifecycle },
+        { provide: Logger, useValue: logger },
+        ...(grpc.providers ?? []),
       ],
     };
   }
@@ -109,8 +116,9 @@ export class WorkerServiceModule {
 /**
  * The one skeleton of the learner, the rollout workers and the reward-service: the metrics registry and the Redis
  * and Postgres connections (`createServiceInfra`), the service's parts built on them, and a Nest application
- * (`WorkerServiceModule`) holding the typed queue consumer of the parts' jobs and serving /health and /metrics. The
- * consumer starts once the endpoints listen; `close` is the application's close, whose shutdown hooks stop
+ * (`WorkerServiceModule`) holding the typed queue consumer of the parts' jobs, serving /health and /metrics, and
+ * serving the parts' gRPC controllers on `GrpcTransport` (a hybrid application). The consumer starts once the
+ * endpoints listen; `close` is the application's close, whose shutdown hooks stop
  * everything in reverse (`WorkerLifecycle`). A start that fails closes what it had opened.
  */
 export async function startWorkerService<C extends WorkerServiceConfig>(
@@ -123,6 +131,7 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
     await infra.close().catch(() => undefined);
     throw error;
   });
+  const grpc = new GrpcTransport({ host: config.HOST, port: parts.grpc.port, services: parts.grpc.services, logger });
   let app: NestExpressApplication | undefined;
   let lifecycle: WorkerLifecycle;
   try {
@@ -137,15 +146,16 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
       metrics: new QueueMetrics(registry, transport, { queues: parts.metricsQueues }),
     });
     lifecycle = new WorkerLifecycle(consumer, parts, infra);
-    app = await NestFactory.create<NestExpressApplication>(WorkerServiceModule.create(infra, consumer, lifecycle), {
-      bodyParser: false,
-      logger: new NestJsonLogger(logger),
-    });
+    app = await NestFactory.create<NestExpressApplication>(
+      WorkerServiceModule.create(infra, consumer, lifecycle, parts.grpc, logger),
+      { bodyParser: false, logger: new NestJsonLogger(logger) },
+    );
+    app.connectMicroservice({ strategy: grpc });
+    await app.startAllMicroservices();
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
     if (app !== undefined) await app.close().catch(() => undefined);
     else {
-      await parts.grpc.close().catch(() => undefined);
       await parts.close?.().catch(() => undefined);
       await infra.close().catch(() => undefined);
     }
@@ -153,7 +163,7 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
   }
   lifecycle.start();
   const port = (app.getHttpServer().address() as AddressInfo).port;
-  logger.info(`${spec.name} started`, { http_port: port, grpc_port: parts.grpc.port, ...parts.ready });
+  logger.info(`${spec.name} started`, { http_port: port, grpc_port: grpc.port, ...parts.ready });
   let closed: Promise<void> | undefined;
-  return { httpPort: port, grpcPort: parts.grpc.port, close: () => (closed ??= app.close()) };
+  return { httpPort: port, grpcPort: grpc.port, close: () => (closed ??= app.close()) };
 }

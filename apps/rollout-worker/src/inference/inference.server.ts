@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Logger } from '@fathom/observability';
-import { GrpcCall, startGrpcService, StatusError, StatusErrorFilter } from '@fathom/rpc';
+import { GrpcCall, startGrpcService, StatusError, StatusErrorFilter, type GrpcServing } from '@fathom/rpc';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import type { InferenceModelLoader } from './inference.model';
 import { InferenceService, type GenerateParams } from './inference.service';
@@ -101,15 +101,19 @@ export class InferenceController {
   }
 }
 
-/** Serves the Inference service on host:port; `close` also releases the model. */
-export async function startInferenceServer(options: InferenceServerOptions): Promise<InferenceServerHandle> {
-  const service = new InferenceService(options.load);
-  const server = await startGrpcService({
-    ...options,
+/** The Inference service answered by `service`, as the rollout workers serve it. */
+export function inferenceServing(service: InferenceService): GrpcServing {
+  return {
     services: [{ proto: 'inference.proto', name: 'fathom.inference.v1.Inference' }],
     controllers: [InferenceController],
     providers: [{ provide: InferenceService, useValue: service }],
-  });
+  };
+}
+
+/** Serves the Inference service alone on host:port (tests); `close` also releases the model. */
+export async function startInferenceServer(options: InferenceServerOptions): Promise<InferenceServerHandle> {
+  const service = new InferenceService(options.load);
+  const server = await startGrpcService({ ...options, ...inferenceServing(service) });
   return {
     port: server.port,
     close: async () => {

@@ -2,14 +2,18 @@ import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/co
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import { Logger, NestJsonLogger } from '@fathom/observability';
-import { GrpcTransport, type GrpcTransportOptions } from './grpc.transport';
+import { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './grpc.transport';
 
-export interface GrpcServiceOptions extends GrpcTransportOptions {
+/** What a gRPC server serves: its services, the controllers that answer them, and what those inject. */
+export interface GrpcServing {
+  services: readonly GrpcServiceSpec[];
   /** Controllers whose `@GrpcMethod`/`@GrpcStreamCall` methods answer the services' calls. */
   controllers: Type[];
-  /** What the controllers inject besides the `Logger`, which is provided. */
+  /** What the controllers inject besides the `Logger`, which the application provides. */
   providers?: Provider[];
 }
+
+export type GrpcServiceOptions = GrpcTransportOptions & GrpcServing;
 
 /** A running gRPC service: its bound port and its Nest microservice. */
 export interface GrpcServiceHandle {
@@ -31,8 +35,9 @@ class GrpcServiceModule {
 }
 
 /**
- * Starts a gRPC server as a Nest microservice on `GrpcTransport`: the worker services' Policy, Reward and Inference
- * servers (the env-service serves its Env controller on the same transport beside its HTTP application).
+ * Serves controllers alone, as a Nest microservice on `GrpcTransport` (the tests and benches of a gRPC service). The
+ * services themselves connect the same transport to their one Nest application: the env-service's, and
+ * `startWorkerService`'s for the learner (Policy), the reward-service (Reward) and the rollout workers (Inference).
  */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<GrpcServiceHandle> {
   const transport = new GrpcTransport(options);

@@ -7,7 +7,7 @@ import type { GetWeightsRequest__Output } from '../generated/fathom/policy/v1/Ge
 import type { LatestRequest__Output } from '../generated/fathom/policy/v1/LatestRequest';
 import type { PolicyVersionInfo } from '../generated/fathom/policy/v1/PolicyVersionInfo';
 import type { WeightsChunk } from '../generated/fathom/policy/v1/WeightsChunk';
-import { startGrpcService, type GrpcServiceHandle } from '../nest/grpc.service';
+import { startGrpcService, type GrpcServiceHandle, type GrpcServing } from '../nest/grpc.service';
 import { StatusErrorFilter } from '../nest/status.filter';
 import { dataChunks, snapshotLayout, type PolicySnapshot, type PolicySource } from './snapshot';
 
@@ -105,14 +105,18 @@ export class PolicyController {
   }
 }
 
-/** Serves the Policy service from a PolicySource on host:port. */
-export function startPolicyServer(options: PolicyServerOptions): Promise<PolicyServerHandle> {
-  return startGrpcService({
-    ...options,
+/** The Policy service over a PolicySource, as the learner serves it. */
+export function policyServing(source: PolicySource, maxChunkBytes?: number): GrpcServing {
+  return {
     services: [{ proto: 'policy.proto', name: 'fathom.policy.v1.Policy' }],
     controllers: [PolicyController],
-    providers: [{ provide: PolicyServing, useValue: new PolicyServing(options.source, options.maxChunkBytes) }],
-  });
+    providers: [{ provide: PolicyServing, useValue: new PolicyServing(source, maxChunkBytes) }],
+  };
+}
+
+/** Serves the Policy service alone from a PolicySource on host:port (tests, benches). */
+export function startPolicyServer(options: PolicyServerOptions): Promise<PolicyServerHandle> {
+  return startGrpcService({ ...options, ...policyServing(options.source, options.maxChunkBytes) });
 }
 
 function requireRunId(runId: string | undefined): string {

@@ -6,7 +6,7 @@ import { RewardError, scoreGroup } from '@fathom/rewards';
 import { StatusError } from '../errors';
 import type { ScoreGroupReply } from '../generated/fathom/reward/v1/ScoreGroupReply';
 import type { ScoreGroupRequest__Output } from '../generated/fathom/reward/v1/ScoreGroupRequest';
-import { startGrpcService, type GrpcServiceHandle } from '../nest/grpc.service';
+import { startGrpcService, type GrpcServiceHandle, type GrpcServing } from '../nest/grpc.service';
 import { StatusErrorFilter } from '../nest/status.filter';
 import { fromScoreGroupRequest, toScoreGroupReply } from './reward.mapping';
 
@@ -39,11 +39,13 @@ export class RewardController {
   }
 }
 
-/** Serves the Reward service on host:port. */
+/** The Reward service, as the reward-service serves it. */
+export const REWARD_SERVING: GrpcServing = {
+  services: [{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }],
+  controllers: [RewardController],
+};
+
+/** Serves the Reward service alone on host:port (tests, tools). */
 export function startRewardServer(options: RewardServerOptions): Promise<RewardServerHandle> {
-  return startGrpcService({
-    ...options,
-    services: [{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }],
-    controllers: [RewardController],
-  });
+  return startGrpcService({ ...options, ...REWARD_SERVING });
 }
