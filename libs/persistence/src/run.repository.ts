@@ -87,7 +87,7 @@ export class RunRepository {
           status,
           error: error ?? null,
           startedAt: status === 'running' && !run.startedAt ? now : undefined,
-          finishedAt: ['stopped', 'completed', 'failed'].includes(status) ? now : null,
+          finishedAt: ENDED_STATUSES.includes(status) ? now : null,
         },
       });
       if (count === 1) return this.prisma.run.findUniqueOrThrow({ where: { id } });
