@@ -33,9 +33,9 @@ class Client {
     const Inference = inferenceCtor();
     this.client = new Inference(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   }
-  generate(request: Request): Promise<Reply> {
+  generate(request: Request, deadlineMs = 60_000): Promise<Reply> {
     return new Promise((resolve, reject) =>
-      this.client.Generate(request, { deadline: Date.now() + 60_000 }, (error, reply) =>
+      this.client.Generate(request, { deadline: Date.now() + deadlineMs }, (error, reply) =>
         error ? reject(error) : resolve(reply ?? {}),
       ),
     );
@@ -153,6 +153,37 @@ describe('gRPC Inference served by the rollout worker', () => {
     const error = await missingClient.refusal({ prompt, max_tokens: 8 });
     expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(error.details).toContain(`inference checkpoint folder ${missingDir} does not exist`);
+  });
+
+  it('skips a request whose caller gave up while it waited its turn, and answers the next', async () => {
+    const lines: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = await startInferenceServer({
+      host: '127.0.0.1',
+      port: 0,
+      load: () => gate.then(checkpointModelLoader(checkpointDir)),
+      logger: createLogger({ service: 'inference-test', level: 'debug', write: (line) => lines.push(line) }),
+    });
+    const gatedClient = new Client(gated.port);
+    try {
+      const request = { prompt, max_tokens: 4, temperature: 0, seed: 1 };
+      // The first waits for the model, the second waits behind it; both callers give up before the model loads.
+      const first = gatedClient.generate(request, 300).catch((error: grpc.ServiceError) => error);
+      const second = gatedClient.generate(request, 300).catch((error: grpc.ServiceError) => error);
+      expect((await first) as grpc.ServiceError).toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+      expect((await second) as grpc.ServiceError).toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+      open();
+      expect((await gatedClient.generate(request)).completion_tokens).toBeGreaterThan(0);
+      const refusals = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((r) => r.code === 'CANCELLED');
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toMatchObject({ method: '/fathom.inference.v1.Inference/Generate' });
+    } finally {
+      gatedClient.close();
+      await gated.close();
+    }
   });
 
   describe("the env-service's llm() with INFERENCE_ADDRESS at this server", () => {
