@@ -27,7 +27,10 @@ export interface EnvRuntime {
 /** The env-service's own HTTP controllers; with `OpsModule`'s, its documented operations are `ENV_OPERATIONS`. */
 export const ENV_CONTROLLERS = [EnvController, McpController, OpenAiController];
 
-/** The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC Env controller. */
+/**
+ * The env-service's Nest module: HTTP, MCP and OpenAI-compatible controllers, the WebSocket gateway and the gRPC Env
+ * controller.
+ */
 @Module({})
 export class EnvServiceModule {
   static create(runtime: EnvRuntime): DynamicModule {

@@ -5,7 +5,7 @@ import { throwError, type Observable } from 'rxjs';
 import { grpcStatusOf, toEnvError } from '../errors';
 import { EnvMetrics } from '../metrics';
 
-/** Answers a failed Env call with its EnvError's gRPC status and message, counted by code; an INTERNAL one is logged. */
+/** Answers a failed Env call with its EnvError's gRPC status and message, counted by code; INTERNAL ones are logged. */
 @Catch()
 export class EnvGrpcErrorFilter implements RpcExceptionFilter {
   constructor(

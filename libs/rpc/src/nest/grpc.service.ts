@@ -19,7 +19,7 @@ export type GrpcServiceOptions = GrpcTransportOptions & GrpcServing;
 export interface GrpcServiceHandle {
   port: number;
   app: INestMicroservice;
-  /** Answers new calls UNAVAILABLE, lets calls in flight finish (SHUTDOWN_GRACE_MS at most), runs the shutdown hooks. */
+  /** Answers new calls UNAVAILABLE, lets calls in flight finish (SHUTDOWN_GRACE_MS at most), runs shutdown hooks. */
   close(): Promise<void>;
 }
 

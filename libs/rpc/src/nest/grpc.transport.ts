@@ -5,7 +5,7 @@ import { lastValueFrom } from 'rxjs';
 import { loadService, type ProtoFile } from '../protos';
 import { bindServer, createServer, shutdownServer } from '../server';
 
-/** A service of a proto file that a transport serves, e.g. `{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }`. */
+/** A service of a proto file that a transport serves: `{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }`. */
 export interface GrpcServiceSpec {
   proto: ProtoFile;
   /** The fully qualified service name; handlers name it without its package (`@GrpcMethod('Reward', 'ScoreGroup')`). */
@@ -29,10 +29,11 @@ type NestHandler = (...args: unknown[]) => Promise<unknown>;
  * FATHOM's gRPC server as a Nest transport (`strategy` of a microservice): the handlers are controller methods,
  * `@GrpcMethod(service, rpc)` for a unary call (given the request, or `@Payload()` and `@GrpcCall()`; what it returns,
  * resolves to or emits last is the reply) and `@GrpcStreamCall(service, rpc)` for a streaming one, server or
- * bidirectional (given the call, which it reads and writes itself, so that it can wait for the stream to drain). What a handler throws reaches the
- * controller's exception filters; a filter answers with a gRPC status (`{ code, details }`) and anything else is
- * INTERNAL. The server is `createServer`'s (undecodable bytes are INVALID_ARGUMENT, never INTERNAL); a method of a
- * served service without a handler is a start-up error; once `close` has begun, new calls are UNAVAILABLE.
+ * bidirectional (given the call, which it reads and writes itself, so that it can wait for the stream to drain). What
+ * a handler throws reaches the controller's exception filters; a filter answers with a gRPC status
+ * (`{ code, details }`) and anything else is INTERNAL. The server is `createServer`'s (undecodable bytes are
+ * INVALID_ARGUMENT, never INTERNAL); a method of a served service without a handler is a start-up error; once `close`
+ * has begun, new calls are UNAVAILABLE.
  */
 export class GrpcTransport extends Server implements CustomTransportStrategy {
   private server: grpc.Server | undefined;

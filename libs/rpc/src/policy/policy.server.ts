@@ -30,7 +30,7 @@ export interface PolicyServerOptions {
 
 export type PolicyServerHandle = GrpcServiceHandle;
 
-/** What the Policy controller serves: the learner's snapshots, and the cap on the data chunk size a client may ask for. */
+/** What the Policy controller serves: the learner's snapshots, and the cap on the data chunk a client may ask for. */
 export class PolicyServing {
   constructor(
     readonly source: PolicySource,
