@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
 import { DocCache, SandboxPool } from '@fathom/sandbox';
-import { GrpcTransport } from '@fathom/rpc';
+import { serveGrpc } from '@fathom/rpc';
 import { onBodyParserError } from '@fathom/runtime';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
@@ -99,20 +99,17 @@ export async function startEnvService(
       refuse(new EnvError(code, failure.message), req, res);
     }),
   );
-  const grpc = new GrpcTransport({
-    host: config.HOST,
-    port: config.GRPC_PORT,
-    services: [{ proto: 'env.proto', name: 'fathom.env.v1.Env' }],
-    logger,
-    serverOptions: {
-      'grpc.max_receive_message_length': config.MAX_BODY_BYTES,
-      'grpc.max_send_message_length': config.MAX_BODY_BYTES,
-    },
-  });
-  app.connectMicroservice({ strategy: grpc });
   try {
-    await app.startAllMicroservices();
-    grpcPort.port = grpc.port;
+    grpcPort.port = await serveGrpc(app, {
+      host: config.HOST,
+      port: config.GRPC_PORT,
+      services: [{ proto: 'env.proto', name: 'fathom.env.v1.Env' }],
+      logger,
+      serverOptions: {
+        'grpc.max_receive_message_length': config.MAX_BODY_BYTES,
+        'grpc.max_send_message_length': config.MAX_BODY_BYTES,
+      },
+    });
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
     episodes.shutdown();

@@ -10,6 +10,7 @@ export { withRetries, type RetryOptions } from './retry';
 export { SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
 export { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './nest/grpc.transport';
 export {
+  serveGrpc,
   startGrpcService,
   type GrpcServiceHandle,
   type GrpcServiceOptions,

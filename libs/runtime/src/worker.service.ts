@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { QueueName } from '@fathom/contracts';
 import { Logger, NestJsonLogger, type LogFields } from '@fathom/observability';
-import { GrpcTransport, type GrpcServing } from '@fathom/rpc';
+import { serveGrpc, type GrpcServing } from '@fathom/rpc';
 import { JobConsumer, QueueMetrics, type HandlerRegistration } from '@fathom/queue';
 import type { AddressInfo } from 'node:net';
 import { OpsModule } from './ops.module';
@@ -131,9 +131,9 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
     await infra.close().catch(() => undefined);
     throw error;
   });
-  const grpc = new GrpcTransport({ host: config.HOST, port: parts.grpc.port, services: parts.grpc.services, logger });
   let app: NestExpressApplication | undefined;
   let lifecycle: WorkerLifecycle;
+  let grpcPort: number;
   try {
     const consumer = new JobConsumer({
       transport,
@@ -150,8 +150,12 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
       WorkerServiceModule.create(infra, consumer, lifecycle, parts.grpc, logger),
       { bodyParser: false, logger: new NestJsonLogger(logger) },
     );
-    app.connectMicroservice({ strategy: grpc });
-    await app.startAllMicroservices();
+    grpcPort = await serveGrpc(app, {
+      host: config.HOST,
+      port: parts.grpc.port,
+      services: parts.grpc.services,
+      logger,
+    });
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
     if (app !== undefined) await app.close().catch(() => undefined);
@@ -163,7 +167,7 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
   }
   lifecycle.start();
   const port = (app.getHttpServer().address() as AddressInfo).port;
-  logger.info(`${spec.name} started`, { http_port: port, grpc_port: grpc.port, ...parts.ready });
+  logger.info(`${spec.name} started`, { http_port: port, grpc_port: grpcPort, ...parts.ready });
   let closed: Promise<void> | undefined;
-  return { httpPort: port, grpcPort: grpc.port, close: () => (closed ??= app.close()) };
+  return { httpPort: port, grpcPort, close: () => (closed ??= app.close()) };
 }

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice } from '@nestjs/common';
+import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import { Logger, NestJsonLogger } from '@fathom/observability';
 import { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './grpc.transport';
 
@@ -35,9 +35,20 @@ class GrpcServiceModule {
 }
 
 /**
+ * Serves gRPC from a service's own Nest application (a hybrid application: its HTTP routes and its gRPC controllers):
+ * connects `GrpcTransport` to it and starts it; resolves with the bound port. `app.close()` closes it.
+ */
+export async function serveGrpc(app: INestApplication, options: GrpcTransportOptions): Promise<number> {
+  const transport = new GrpcTransport(options);
+  app.connectMicroservice({ strategy: transport });
+  await app.startAllMicroservices();
+  return transport.port;
+}
+
+/**
  * Serves controllers alone, as a Nest microservice on `GrpcTransport` (the tests and benches of a gRPC service). The
- * services themselves connect the same transport to their one Nest application: the env-service's, and
- * `startWorkerService`'s for the learner (Policy), the reward-service (Reward) and the rollout workers (Inference).
+ * services themselves serve theirs from their one Nest application (`serveGrpc`): the env-service, and through
+ * `startWorkerService` the learner (Policy), the reward-service (Reward) and the rollout workers (Inference).
  */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<GrpcServiceHandle> {
   const transport = new GrpcTransport(options);
