@@ -8,10 +8,16 @@
  * A source that finds a file next to itself (`new URL('../configs/default.json', import.meta.url)`,
  * `import.meta.dirname`) keeps finding it: the build points `import.meta.url` and `import.meta.dirname` of each source
  * at the source's own location, so a bundle runs from `dist/` inside the repository tree (the images copy that tree).
+ *
+ * Sources with decorators (the Nest modules, controllers, gateways and filters) are compiled by TypeScript itself,
+ * with tsconfig.base.json's `emitDecoratorMetadata`: esbuild emits no `design:paramtypes`, so the compiled services
+ * carry the metadata that Nest reads for constructor injection. Their constructors still name each class they inject
+ * (`@Inject(X)`), because the tests, the demo and the CLI run the sources through tsx and vitest (esbuild).
  */
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import ts from 'typescript';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const DIST = join(ROOT, 'dist');
@@ -44,30 +50,67 @@ const externalPackages: Plugin = {
   },
 };
 
-/** `import.meta.url` and `import.meta.dirname` of each source, as the source's own location seen from `dist/`. */
-const sourceLocations: Plugin = {
-  name: 'fathom-source-locations',
-  setup(b) {
-    b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.')) return undefined;
-      const fromDist = (path: string) => relative(DIST, path).split(sep).join('/');
-      const contents = text
-        .replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist(args.path))}, import.meta.url).href`)
-        .replaceAll(
-          'import.meta.dirname',
-          `(import.meta.dirname + ${JSON.stringify(`/${fromDist(dirname(args.path))}`)})`,
-        );
-      return { contents, loader: 'ts' };
-    });
-  },
-};
+/** A line that starts with a decorator (`@Controller()`, `@Inject(X) private readonly …`). */
+const DECORATOR_LINE = /^\s*@[A-Za-z]/m;
+
+/** tsconfig.base.json's compiler options, emitting JavaScript with an inline source map for esbuild to follow. */
+function decoratorCompilerOptions(): ts.CompilerOptions {
+  const file = join(ROOT, 'tsconfig.base.json');
+  const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
+  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
+  const { options, errors } = ts.convertCompilerOptionsFromJson(config.compilerOptions, ROOT, file);
+  if (errors.length > 0) throw new Error(ts.flattenDiagnosticMessageText(errors[0]!.messageText, '\n'));
+  if (!options.emitDecoratorMetadata) throw new Error(`${file} does not set emitDecoratorMetadata`);
+  return { ...options, noEmit: false, paths: undefined, inlineSourceMap: true, inlineSources: true };
+}
 
 /**
- * Bundles every entry and returns the metafile (inputs, outputs and what each output imports). With `write`, into
- * `dist/`, emptied first; without, in memory only (what the deploy test reads).
+ * Loads each source: `import.meta.url` and `import.meta.dirname` become the source's own location seen from `dist/`,
+ * and a source with decorators is compiled by TypeScript (decorator metadata included).
  */
-export async function bundleAll({ write }: { write: boolean }): Promise<Metafile> {
+function sources(): Plugin {
+  return {
+    name: 'fathom-sources',
+    setup(b) {
+      const options = decoratorCompilerOptions();
+      b.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const decorated = DECORATOR_LINE.test(text);
+        if (!decorated && !text.includes('import.meta.')) return undefined;
+        const fromDist = (path: string) => relative(DIST, path).split(sep).join('/');
+        const located = text
+          .replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist(args.path))}, import.meta.url).href`)
+          .replaceAll(
+            'import.meta.dirname',
+            `(import.meta.dirname + ${JSON.stringify(`/${fromDist(dirname(args.path))}`)})`,
+          );
+        if (!decorated) return { contents: located, loader: 'ts' };
+        const out = ts.transpileModule(located, {
+          fileName: args.path,
+          compilerOptions: options,
+          reportDiagnostics: true,
+        });
+        const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+        if (errors.length > 0)
+          return { errors: errors.map((d) => ({ text: ts.flattenDiagnosticMessageText(d.messageText, '\n') })) };
+        return { contents: out.outputText, loader: 'js' };
+      });
+    },
+  };
+}
+
+/** What a build made: the metafile (inputs, outputs and what each output imports) and each output's text by path. */
+export interface Bundles {
+  metafile: Metafile;
+  /** Output path relative to the repository root (`dist/env-service.mjs`) → its text; empty when written to disk. */
+  texts: Map<string, string>;
+}
+
+/**
+ * Bundles every entry. With `write`, into `dist/`, emptied first; without, in memory only (what the deploy test
+ * reads).
+ */
+export async function bundleAll({ write }: { write: boolean }): Promise<Bundles> {
   if (write) await rm(DIST, { recursive: true, force: true });
   const result = await build({
     write,
@@ -85,9 +128,10 @@ export async function bundleAll({ write }: { write: boolean }): Promise<Metafile
     tsconfig: join(ROOT, 'tsconfig.base.json'),
     // A compiled service forks this bundle for its sandbox workers instead of worker.ts through tsx.
     define: { __FATHOM_SANDBOX_WORKER__: JSON.stringify('dist/sandbox-worker.mjs') },
-    plugins: [externalPackages, sourceLocations],
+    plugins: [externalPackages, sources()],
   });
-  return result.metafile;
+  const texts = new Map((result.outputFiles ?? []).map((f) => [relative(ROOT, f.path).split(sep).join('/'), f.text]));
+  return { metafile: result.metafile, texts };
 }
 
 /** Builds every entry into `dist/`. */
@@ -95,7 +139,7 @@ export const buildAll = () => bundleAll({ write: true });
 
 if (process.argv[1] === import.meta.filename) {
   const started = Date.now();
-  const metafile = await buildAll();
+  const { metafile } = await buildAll();
   for (const [file, out] of Object.entries(metafile.outputs))
     if (file.endsWith('.mjs')) process.stdout.write(`${file}  ${(out.bytes / 1024).toFixed(0)} KiB\n`);
   process.stdout.write(`built ${Object.keys(ENTRIES).length} entries in ${Date.now() - started} ms\n`);

@@ -758,7 +758,7 @@ describe('Dockerfile', () => {
     const targets = [...stages.keys()].filter((t) => appOfTarget(stages, t) !== null);
     expect(targets.flatMap((t) => devDependencyProblems(stages, t))).toEqual([]);
     for (const t of targets) expect(stages.get(t)!.cmd!.join(' '), t).not.toMatch(/tsx|\.ts\b/);
-    const metafile = await bundleAll({ write: false });
+    const { metafile } = await bundles();
     expect(Object.keys(metafile.outputs).filter((f) => f.endsWith('.mjs'))).toHaveLength(Object.keys(ENTRIES).length);
     const pkg = obj(JSON.parse(read('package.json')));
     expect(runtimeDependencyProblems(pkg, metafile)).toEqual([]);
@@ -779,7 +779,42 @@ describe('Dockerfile', () => {
       ]),
     );
   }, 60_000);
+
+  it("compiles the services with decorator metadata: each Nest class's constructor types, as tsc emits them", async () => {
+    const { texts } = await bundles();
+    const services = Object.keys(ENTRIES).filter((name) => name !== 'cli' && name !== 'sandbox-worker');
+    expect(services).toHaveLength(5);
+    for (const name of services) {
+      const text = texts.get(`dist/${name}.mjs`) ?? '';
+      expect(paramTypesOf(text, 'OpsController'), name).toEqual(['HealthChecks', 'Registry']);
+    }
+    const env = texts.get('dist/env-service.mjs') ?? '';
+    expect(paramTypesOf(env, 'EnvGrpcController')).toEqual([
+      'EpisodeService',
+      'EnvServiceConfig',
+      'EnvMetrics',
+      'Logger',
+    ]);
+    expect(paramTypesOf(texts.get('dist/admin-api.mjs') ?? '', 'RunsController')).toEqual(['RunService']);
+  }, 60_000);
 });
+
+/** The services bundled in memory, once for the tests that read them. */
+let bundled: ReturnType<typeof bundleAll> | undefined;
+const bundles = () => (bundled ??= bundleAll({ write: false }));
+
+/**
+ * The classes TypeScript's `design:paramtypes` metadata names for `cls`'s constructor in a bundle, without the digits
+ * esbuild appends to a name it renames.
+ */
+function paramTypesOf(bundle: string, cls: string): string[] {
+  const decorated = new RegExp(`\\n${cls}\\d* = __decorate\\d*\\(\\[([\\s\\S]*?)\\n\\], ${cls}\\d*\\);`).exec(bundle);
+  const metadata = /__metadata\d*\("design:paramtypes", \[(.*)\]\)/.exec(decorated?.[1] ?? '');
+  // An imported class is guarded (`typeof (_a = typeof X !== "undefined" && X) === "function" ? _a : Object`), a class
+  // of the same source is named as it is.
+  const names = (metadata?.[1] ?? '').split(', ').map((t) => /^typeof \(\w+ = typeof (\w+) /.exec(t)?.[1] ?? t);
+  return names.filter((n) => n !== '').map((n) => n.replace(/\d+$/, ''));
+}
 
 describe('docker-compose.yml', () => {
   it('matches the Dockerfile and the services config schemas', () => {
