@@ -2,13 +2,14 @@
  * env-service benchmark: step latency (p50/p99, steps/s) of a regex search over WebSocket and gRPC on 16K- and
  * 200K-token contexts, next to the same step on a SandboxPool driven in-process (no transport) and the program run
  * as a plain function in this process (no sandbox), interleaved so that each layer's cost is a paired difference;
- * a quiet WebSocket session's latency beside misbehaving neighbours; reset latency with the warm pool; throughput at
- * 64 concurrent sessions.
+ * the seed project's design beside them (one Python subprocess per REPL step, `python_baseline`); a quiet WebSocket
+ * session's latency beside misbehaving neighbours; reset latency with the warm pool; throughput at 64 concurrent
+ * sessions.
  * Runs the real service in-process on free ports (sandbox worker processes included); llm() is not called, the
  * scripted inference server only satisfies the required INFERENCE_ADDRESS.
  *
  *   node --no-node-snapshot --import tsx bench/env/service.bench.ts [--steps 300] [--sessions 64] [--workers 2]
- *     [--neighbour-s 20] [--low-priority-workers 1] [--worker-killer]
+ *     [--neighbour-s 20] [--low-priority-workers 1] [--worker-killer] [--python-steps 30]
  *
  * Prints one JSON object per measurement.
  */
@@ -18,11 +19,12 @@ import { escapeRegExp, type Task } from '@fathom/contracts';
 import { loadConfig, ScriptedInferenceServer, startEnvService } from '@fathom/env-service';
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import WebSocket from 'ws';
 
 /** A reply as the benchmark reads it (only a few fields are checked). */
@@ -40,6 +42,7 @@ const { values: args } = parseArgs({
     'neighbour-s': { type: 'string', default: '20' },
     'low-priority-workers': { type: 'string', default: '1' },
     'worker-killer': { type: 'boolean', default: false },
+    'python-steps': { type: 'string', default: '30' },
   },
 });
 const STEPS = Number(args.steps);
@@ -51,6 +54,7 @@ const WORKERS = Number(args.workers);
 const NEIGHBOUR_MS = Number(args['neighbour-s']) * 1000;
 const LOW_PRIORITY_WORKERS = Number(args['low-priority-workers']);
 const WORKER_KILLER = args['worker-killer'];
+const PYTHON_STEPS = Number(args['python-steps']);
 const CONTEXT_SIZES = [16_000, 200_000];
 
 const env = {
@@ -86,10 +90,18 @@ function summary(samplesMs: number[]) {
  * phrasings of issue 14: the search then matched every "the" (about 2.4 ms a step at 200K tokens instead of 0.4).
  */
 function searchProgram(task: Task): string {
+  return `const hits = ctx.match(/${searchPattern(task)}/gi) ?? []; print(hits.length);`;
+}
+
+/** The search's regular expression (case-insensitive, global): the task's key as a word and what follows it. */
+function searchPattern(task: Task): string {
+  return `\\b${escapeRegExp(searchKey(task))}\\b[^.]{0,80}`;
+}
+
+function searchKey(task: Task): string {
   const key = task.meta?.key;
   if (key === undefined) throw new Error(`task ${task.id} has no key in its metadata`);
-  const subject = escapeRegExp(key);
-  return `const hits = ctx.match(/\\b${subject}\\b[^.]{0,80}/gi) ?? []; print(hits.length);`;
+  return key;
 }
 
 class Ws {
@@ -177,7 +189,7 @@ function guestOnHost(code: string): (ctx: string) => void {
  * difference to the in-process step of the same round. Each round also runs the program on the host (`guest_floor`);
  * the in-process line's `over_floor_*` is the paired difference to it: what the sandbox adds.
  */
-async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, pool: SandboxPool): Promise<void> {
+async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, pool: SandboxPool): Promise<number> {
   const ws = await Ws.open(wsUrl);
   await ws.reset(task.id);
   const reset = await rpc.call('Reset', { split: 'eval', task_id: task.id });
@@ -252,6 +264,43 @@ async function stepLatency(task: Task, code: string, wsUrl: string, rpc: Rpc, po
         : { overhead_p50_ms: round(quantile(overhead, 0.5)), overhead_p99_ms: round(quantile(overhead, 0.99)) }),
     });
   }
+  return quantile(samples.ws, 0.5);
+}
+
+/** The same search in Python, as the seed's REPL ran it: the document read from a file, then the code. */
+const PYTHON_SEARCH = `import re, sys
+ctx = open(sys.argv[1], encoding="utf-8").read()
+print(len(re.findall(r"\\b" + re.escape(sys.argv[2]) + r"\\b[^.]{0,80}", ctx, re.I)))`;
+
+/**
+ * The design FATHOM replaced (ORIGIN.md): one Python subprocess per REPL step. Each step starts the interpreter, which
+ * reads the document and runs the same search; `ws_speedup_p50` is its p50 over the WebSocket step's p50 of this run.
+ * The interpreter is `python3`'s `sys.executable`, resolved once: a version manager's shim (pyenv's is a shell script)
+ * would add its own start-up to every step.
+ */
+async function pythonBaseline(task: Task, dir: string, wsP50Ms: number): Promise<void> {
+  const base = { metric: 'python_baseline', transport: 'python_subprocess', context_tokens: task.context_tokens };
+  if (PYTHON_STEPS <= 0) return;
+  const ctxFile = join(dir, `ctx-${task.context_tokens}.txt`);
+  await writeFile(ctxFile, task.context);
+  const expected = String((task.context.match(new RegExp(searchPattern(task), 'gi')) ?? []).length);
+  const run = promisify(execFile);
+  let python: string;
+  try {
+    python = (await run('python3', ['-c', 'import sys; print(sys.executable)'])).stdout.trim();
+  } catch (err) {
+    emit({ ...base, skipped: `python3 did not run: ${(err as Error).message.split('\n')[0]}` });
+    return;
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < PYTHON_STEPS + 2; i++) {
+    const started = performance.now();
+    const { stdout } = await run(python, ['-c', PYTHON_SEARCH, ctxFile, searchKey(task)]);
+    if (stdout.trim() !== expected) throw new Error(`python search printed ${stdout.trim()}, the guest ${expected}`);
+    if (i >= 2) samples.push(performance.now() - started);
+  }
+  const stats = summary(samples);
+  emit({ ...base, program: 'regex_search', python, ...stats, ws_speedup_p50: round(stats.p50_ms / wsP50Ms) });
 }
 
 /** Guest programs of misbehaving neighbours: each runs until the sandbox stops it, and then resets and runs again. */
@@ -369,7 +418,8 @@ async function main() {
   try {
     for (const task of tasks.values()) {
       const code = searchProgram(task);
-      await stepLatency(task, code, wsUrl, rpc, pool);
+      const wsP50Ms = await stepLatency(task, code, wsUrl, rpc, pool);
+      await pythonBaseline(task, dir, wsP50Ms);
       if (task.context_tokens > 100_000) await besideNeighbours(task, code, wsUrl);
 
       const resetSamples: number[] = [];
