@@ -16,7 +16,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type Metafile, type PartialMessage, type Plugin } from 'esbuild';
 import ts from 'typescript';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -91,11 +91,21 @@ function sources(): Plugin {
           reportDiagnostics: true,
         });
         const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
-        if (errors.length > 0)
-          return { errors: errors.map((d) => ({ text: ts.flattenDiagnosticMessageText(d.messageText, '\n') })) };
+        if (errors.length > 0) return { errors: errors.map((d) => buildError(d, args.path)) };
         return { contents: out.outputText, loader: 'js' };
       });
     },
+  };
+}
+
+/** A TypeScript diagnostic as an esbuild error, at its place in the source. */
+function buildError(d: ts.Diagnostic, file: string): PartialMessage {
+  const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+  return {
+    text: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    location: at
+      ? { file: relative(ROOT, file), line: at.line + 1, column: at.character }
+      : { file: relative(ROOT, file) },
   };
 }
 
