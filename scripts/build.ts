@@ -22,6 +22,9 @@ import ts from 'typescript';
 export const ROOT = join(import.meta.dirname, '..');
 export const DIST = join(ROOT, 'dist');
 
+/** `to` seen from the folder `from`, with forward slashes (what a bundle and esbuild's messages name). */
+const posixRelative = (from: string, to: string) => relative(from, to).split(sep).join('/');
+
 /** What the build writes: `dist/<name>.mjs` from each source entry. */
 export const ENTRIES: Record<string, string> = {
   'env-service': 'apps/env-service/src/main.ts',
@@ -77,7 +80,7 @@ function sources(): Plugin {
         const text = await readFile(args.path, 'utf8');
         const decorated = DECORATOR_LINE.test(text);
         if (!decorated && !text.includes('import.meta.')) return undefined;
-        const fromDist = (path: string) => relative(DIST, path).split(sep).join('/');
+        const fromDist = (path: string) => posixRelative(DIST, path);
         const located = text
           .replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist(args.path))}, import.meta.url).href`)
           .replaceAll(
@@ -101,11 +104,10 @@ function sources(): Plugin {
 /** A TypeScript diagnostic as an esbuild error, at its place in the source. */
 function buildError(d: ts.Diagnostic, file: string): PartialMessage {
   const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+  const place = at && { line: at.line + 1, column: at.character };
   return {
     text: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-    location: at
-      ? { file: relative(ROOT, file), line: at.line + 1, column: at.character }
-      : { file: relative(ROOT, file) },
+    location: { file: posixRelative(ROOT, file), ...place },
   };
 }
 
@@ -140,7 +142,7 @@ export async function bundleAll({ write }: { write: boolean }): Promise<Bundles>
     define: { __FATHOM_SANDBOX_WORKER__: JSON.stringify('dist/sandbox-worker.mjs') },
     plugins: [externalPackages, sources()],
   });
-  const texts = new Map((result.outputFiles ?? []).map((f) => [relative(ROOT, f.path).split(sep).join('/'), f.text]));
+  const texts = new Map((result.outputFiles ?? []).map((f) => [posixRelative(ROOT, f.path), f.text]));
   return { metafile: result.metafile, texts };
 }
 
