@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPoolError } from './errors';
-import { SandboxPool } from './pool';
+import { SandboxPool, WorkerProcess } from './pool';
 import { echoLlmDouble } from './test-helpers';
 import type { LlmHandler, SandboxEpisode } from './types';
 
@@ -509,5 +509,26 @@ describe('pool', () => {
     const closed = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 0 });
     await closed.close();
     await expect(closed.openEpisode({ ctx: '' })).rejects.toThrow(/sandbox pool is closed/);
+  });
+});
+
+describe('worker process', () => {
+  it('answers a message sent after its IPC channel closed at once, without an error event, before its exit', async () => {
+    let exited = false;
+    const worker = new WorkerProcess(
+      0,
+      'normal',
+      0,
+      64,
+      () => undefined,
+      () => (exited = true),
+    );
+    worker.spawn();
+    await worker.whenReady(true);
+    worker.child!.disconnect();
+    await expect(worker.request({ type: 'close', episodeId: 'gone' })).resolves.toBeNull();
+    worker.send({ type: 'llm_reply', callId: 1, ok: false, message: 'too late' });
+    expect(exited).toBe(false);
+    await expect.poll(() => exited, { timeout: 5_000 }).toBe(true);
   });
 });

@@ -66,7 +66,7 @@ type Pending = (msg: FromWorker | null) => void;
 type Request = ToWorker extends infer M ? (M extends { rid: number } ? Omit<M, 'rid'> : never) : never;
 
 /** One supervised worker process hosting many isolates. Respawned by the pool when it dies. */
-class WorkerProcess {
+export class WorkerProcess {
   child: ChildProcess | undefined;
   ready = false;
   warm = 0;
@@ -150,19 +150,27 @@ class WorkerProcess {
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject, failFast }));
   }
 
-  /** Sends a request; resolves with the reply, or null if the worker died first. */
+  /**
+   * Sends a request; resolves with the reply, or null if the worker died first. A process that is dying closes its
+   * IPC channel before its exit is seen: a request then resolves with null at once rather than raising an error
+   * event that nothing could catch.
+   */
   request(msg: Request): Promise<FromWorker | null> {
     const child = this.child;
-    if (!child || !this.ready) return Promise.resolve(null);
+    if (!child?.connected || !this.ready) return Promise.resolve(null);
     const rid = this.nextRid++;
     return new Promise((resolve) => {
       this.pending.set(rid, resolve);
-      child.send({ ...msg, rid } as ToWorker);
+      child.send({ ...msg, rid } as ToWorker, (error) => {
+        if (error && this.pending.delete(rid)) resolve(null);
+      });
     });
   }
 
+  /** Sends a message that has no reply; on a closed channel it is dropped, as the process's exit ends its episodes. */
   send(msg: ToWorker): void {
-    this.child?.send(msg);
+    const child = this.child;
+    if (child?.connected) child.send(msg, () => undefined);
   }
 
   /** Kills the process and lets its exit run the usual way: its episodes end with `worker_crashed`, it restarts. */
