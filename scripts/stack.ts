@@ -60,8 +60,9 @@ export interface Stack {
   /** The env-service's HTTP base URL, when it was started. */
   envUrl: string | null;
   /**
-   * Starts a service of the stack again (after it was killed, or stops it first) with the same environment and the
-   * same gRPC port, so the services that call it find it again; it replaces the old one in `services`.
+   * Starts a service of the stack again (after it was killed, or stops it first) with the same environment: the
+   * learner and the reward-service bind the same gRPC port (chosen up front), so the services that call them find
+   * them again. It replaces the old one in `services`.
    */
   restart(name: string): Promise<ServiceProcess>;
   /** Starts one more rollout worker (e.g. after the others, or none, were started); it stops with the stack. */
@@ -135,9 +136,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     if (old === undefined || spec === undefined) throw new Error(`no service ${name} in the stack`);
     await old.stop();
     services.splice(services.indexOf(old), 1);
-    const grpcPort = old.ready.grpc_port;
-    const env = grpcPort === undefined ? spec.env : { ...spec.env, GRPC_PORT: String(grpcPort) };
-    return launch(name, spec.app, env, spec.readyMessage);
+    return launch(name, spec.app, spec.env, spec.readyMessage);
   };
   let workers = 0;
   let policyAddress = '';
@@ -160,14 +159,16 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     );
   };
   try {
+    // The gRPC ports peers are told are chosen up front (freePort: outside the ephemeral range), so a restarted
+    // service binds the same one again and no other socket can have taken it in between.
     const learner = await launch(
       'learner-service',
       'learner-service',
-      { GRPC_PORT: '0', RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '600' },
+      { GRPC_PORT: String(await freePort()), RUNS_DIR: o.runsDir, POLL_INTERVAL_MS: '200', STEP_TIMEOUT_S: '600' },
       'learner-service started',
     );
     policyAddress = `127.0.0.1:${learner.ready.grpc_port}`;
-    await launch('reward-service', 'reward-service', { GRPC_PORT: '0' }, 'reward-service started');
+    await launch('reward-service', 'reward-service', { GRPC_PORT: String(await freePort()) }, 'reward-service started');
     let envUrl: string | null = null;
     if (o.envService) {
       firstInferencePort = String(await freePort());

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 
 export interface LaunchOptions {
   /** Shown in errors and prefixed to forwarded log lines, e.g. "rollout-worker-1". */
@@ -97,14 +98,41 @@ export function launchService(options: LaunchOptions): Promise<ServiceProcess> {
   });
 }
 
-/** A TCP port free on 127.0.0.1 now, for a service that must be told its port before it starts. */
+/** Lowest port `freePort` hands out: above the ports services are usually configured on. */
+const PICKED_PORT_FLOOR = 20_000;
+
+/**
+ * A TCP port free on 127.0.0.1 now, for a service that must be told its port before it starts. It lies outside the
+ * kernel's ephemeral range, so no outgoing connection and no `listen(0)` on this machine can take it in the seconds
+ * before the service binds it (a port from `listen(0)`, freed at once, can be a Redis client's source port by then:
+ * EADDRINUSE in the service).
+ */
 export async function freePort(): Promise<number> {
+  const [first, last] = await ephemeralRange();
+  const below = Math.max(0, first - PICKED_PORT_FLOOR);
+  const above = Math.max(0, 65_535 - last);
+  if (below + above === 0) {
+    throw new Error(`the ephemeral port range ${first}-${last} leaves no port from ${PICKED_PORT_FLOOR} outside it`);
+  }
+  for (let tries = 0; tries < 100; tries++) {
+    const pick = Math.floor(Math.random() * (below + above));
+    const port = pick < below ? PICKED_PORT_FLOOR + pick : last + 1 + pick - below;
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free TCP port on 127.0.0.1 outside the ephemeral range ${first}-${last} after 100 tries`);
+}
+
+/** The kernel's ephemeral port range (Linux: ip_local_port_range; elsewhere IANA's 49152-65535). */
+async function ephemeralRange(): Promise<[number, number]> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '49152 65535');
+  const [first, last] = range.trim().split(/\s+/).map(Number);
+  return [first!, last!];
+}
+
+function bindable(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
