@@ -38,6 +38,7 @@ export class AdminApiModule {
           registry: runtime.metrics.registry,
           checks: runtime.checks,
           checkTimeoutMs: runtime.config.DEPENDENCY_TIMEOUT_MS,
+          logger: runtime.logger,
         }),
       ],
       controllers: ADMIN_CONTROLLERS,

@@ -1,4 +1,5 @@
 import { HealthReportSchema } from '@fathom/contracts';
+import { createLogger } from '@fathom/observability';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
@@ -21,14 +22,19 @@ describe('the ops endpoints', () => {
     const registry = new Registry();
     new Counter({ name: 'fathom_test_total', help: 'test', registers: [registry] }).inc(2);
     let redisUp = true;
+    const logged: unknown[] = [];
     app = await serve({
       registry,
+      logger: createLogger({
+        service: 'test',
+        write: (line) => logged.push((({ check, reason }) => ({ check, reason }))(JSON.parse(line))),
+      }),
       checks: [
         { name: 'postgres', check: async () => undefined },
         {
           name: 'redis',
           check: async () => {
-            if (!redisUp) throw new Error('connection refused');
+            if (!redisUp) throw new Error('connect ECONNREFUSED 10.0.0.7:6379 (user fathom)');
           },
         },
       ],
@@ -47,7 +53,9 @@ describe('the ops endpoints', () => {
     redisUp = false;
     const down = await fetch(`${base}/health`);
     expect(down.status).toBe(503);
-    expect(await down.json()).toEqual({ status: 'unhealthy', checks: { postgres: 'ok', redis: 'connection refused' } });
+    // Public: which dependency is down, never its error text (hosts, users, queries), which only the log gets.
+    expect(await down.json()).toEqual({ status: 'unhealthy', checks: { postgres: 'ok', redis: 'unavailable' } });
+    expect(logged).toEqual([{ check: 'redis', reason: 'connect ECONNREFUSED 10.0.0.7:6379 (user fathom)' }]);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(404);
   });

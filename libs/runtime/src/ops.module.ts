@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Controller, Get, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
 import type { HealthReport, QueueName } from '@fathom/contracts';
+import type { Logger } from '@fathom/observability';
 import type { PrismaClient } from '@fathom/persistence';
 import type { JobTransport } from '@fathom/queue';
 import type { Response } from 'express';
@@ -12,27 +13,37 @@ export interface HealthCheck {
   check(): Promise<void>;
 }
 
-/** The checks behind a service's `/health`, each given `timeoutMs` to answer. */
+/** What `/health` says of a check that failed: its error text (a driver's message, hosts, queries) is for the log. */
+export const CHECK_UNAVAILABLE = 'unavailable';
+
+/**
+ * The checks behind a service's `/health`, each given `timeoutMs` to answer. `/health` is public, so a failed check
+ * is reported as "unavailable" (or as timed out) and its error goes to `logger` only.
+ */
 export class HealthChecks {
   constructor(
     readonly checks: readonly HealthCheck[],
     readonly timeoutMs = 2000,
+    private readonly logger?: Logger,
   ) {}
 
-  /** Every check at once: "healthy" when each answered, "unhealthy" with each failure's reason otherwise. */
+  /** Every check at once: "healthy" when each answered, "unhealthy" naming each check that failed otherwise. */
   async report(): Promise<HealthReport> {
     if (this.checks.length === 0) return { status: 'healthy' };
     const results = await Promise.all(
       this.checks.map(async (c) => {
         let timer: NodeJS.Timeout | undefined;
+        const deadline = new Error(`no answer within ${this.timeoutMs} ms`);
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(() => reject(deadline), this.timeoutMs);
         });
         try {
           await Promise.race([c.check(), timeout]);
           return [c.name, 'ok'] as const;
         } catch (error) {
-          return [c.name, error instanceof Error ? error.message : String(error)] as const;
+          const reason = error instanceof Error ? error.message : String(error);
+          this.logger?.warn('health check failed', { check: c.name, reason });
+          return [c.name, error === deadline ? deadline.message : CHECK_UNAVAILABLE] as const;
         } finally {
           clearTimeout(timer);
         }
@@ -81,6 +92,8 @@ export interface OpsOptions {
   checks: readonly HealthCheck[];
   /** How long one check may take before it counts as failed. Default 2000. */
   checkTimeoutMs?: number;
+  /** Where a failed check's error is logged (it is not in the `/health` reply). */
+  logger?: Logger;
 }
 
 /** The operations endpoints of a service, imported by its Nest module (documented as `OPS_OPERATIONS`). */
@@ -92,7 +105,7 @@ export class OpsModule {
       controllers: [OpsController],
       providers: [
         { provide: Registry, useValue: options.registry },
-        { provide: HealthChecks, useValue: new HealthChecks(options.checks, options.checkTimeoutMs) },
+        { provide: HealthChecks, useValue: new HealthChecks(options.checks, options.checkTimeoutMs, options.logger) },
       ],
     };
   }

@@ -101,7 +101,7 @@ export class WorkerServiceModule {
   ): DynamicModule {
     return {
       module: WorkerServiceModule,
-      imports: [OpsModule.create({ registry: infra.registry, checks: infra.checks })],
+      imports: [OpsModule.create({ registry: infra.registry, checks: infra.checks, logger })],
       controllers: grpc.controllers,
       providers: [
         { provide: JobConsumer, useValue: consumer },
