@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptText } from '@fathom/rlm';
+import { chatMessagesOf, IM_END, renderPrompt, scriptText, segmentsText } from '@fathom/rlm';
 import type { GenerateRequest } from '../inference/inference.client';
 import { checkEnvReply, longDocument, startHarness, WsClient, type Harness, type Json } from '../test-support/harness';
 
@@ -137,6 +137,35 @@ describe('POST /v1/chat/completions', () => {
     expect(data[4].fathom).toMatchObject({ status: 'ok', stop_reason: 'answer', recursion_tree: { kind: 'root' } });
     expect(data[5]).toMatchObject({ choices: [], usage: { total_tokens: expect.any(Number) } });
     expect(data).toHaveLength(6);
+  });
+
+  it('honours stop: a string or up to 4 strings end the answer before the first one it holds', async () => {
+    const one = await call(h, '/v1/chat/completions', { body: chat({ stop: '17' }) });
+    expect(one.status).toBe(200);
+    expect(one.body.choices[0]).toMatchObject({ message: { content: '44' }, finish_reason: 'stop' });
+    const many = await call(h, '/v1/chat/completions', { body: chat({ stop: ['x', '41', '7'] }) });
+    expect(many.body.choices[0].message.content).toBe('4');
+    const five = await call(h, '/v1/chat/completions', { body: chat({ stop: ['a', 'b', 'c', 'd', 'e'] }) });
+    expect(five.status).toBe(400);
+    expect(five.body.error).toMatchObject({ code: 'invalid_request', param: 'stop' });
+  });
+
+  it("writes one turn of a conversation in FATHOM's own prompt, for a client that runs the episode itself", async () => {
+    const prompt = segmentsText(renderPrompt({ question: QUESTION, context: DOCUMENT, contextTokens: 12_500 }));
+    const seen = h.inference.requests.length;
+    const body = { model: 'fathom-test', messages: chatMessagesOf(prompt), max_tokens: 200, stop: [IM_END], seed: 4 };
+    const res = await call(h, '/v1/chat/completions', { body });
+    expect(res.status).toBe(200);
+    expect(res.body.choices[0]).toMatchObject({ message: { content: model({ prompt } as GenerateRequest) } });
+    expect(res.body.fathom).toBeUndefined();
+    expect(res.body.usage.completion_tokens).toBeGreaterThan(0);
+    // One generation of exactly the client's prompt, with its sampling: no episode ran here.
+    expect(h.inference.requests.slice(seen)).toEqual([
+      expect.objectContaining({ prompt, max_tokens: 200, stop: [IM_END], seed: 4, depth: 0 }),
+    ]);
+    const streamed = await call(h, '/v1/chat/completions', { body: { ...body, stream: true } });
+    expect(streamed.status).toBe(400);
+    expect(streamed.body.error).toMatchObject({ code: 'unsupported_parameter', param: 'stream' });
   });
 
   it('answers a document over MAX_DOCUMENT_BYTES with 413 naming the limit, and an over-large body with 413', async () => {

@@ -83,7 +83,11 @@ export const ChatCompletionReplySchema = z.looseObject({
   usage: z.looseObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
   fathom: z
     .looseObject({ status: z.string(), turns: z.array(z.unknown()) })
-    .describe('{status, stop_reason, turns, recursion_tree, tokens}: the episode behind the answer'),
+    .optional()
+    .describe(
+      '{status, stop_reason, turns, recursion_tree, tokens}: the episode behind the answer (absent from a turn of ' +
+        "a conversation in FATHOM's own prompt, which runs no episode here)",
+    ),
 });
 
 const ENV_ERRORS: Record<number, string> = {
@@ -97,7 +101,7 @@ const ENV_ERRORS: Record<number, string> = {
 };
 const envErrors = describedResponses(ENV_ERRORS, ErrorReplySchema);
 const OPENAI_ERRORS: Record<number, string> = {
-  400: 'Bad JSON, no question or document, ambiguous document, unsupported parameter',
+  400: 'Bad JSON, no question or document, ambiguous document, unsupported parameter, more than 4 stop strings',
   401: 'Missing or wrong bearer token (when API_TOKEN is set)',
   404: 'Another model id than FATHOM_MODEL_ID',
   413: 'Document over MAX_DOCUMENT_BYTES, or body over twice that',
@@ -175,7 +179,9 @@ export const ENV_OPERATIONS: readonly ApiOperation[] = [
     path: '/v1/chat/completions',
     summary:
       'OpenAI-compatible chat completion run as one RLM episode: the document (one earlier user message, or a ' +
-      'text or file part before the question) becomes `ctx`, the last user text is the question',
+      'text or file part before the question) becomes `ctx`, the last user text is the question. A conversation ' +
+      "that opens with one of FATHOM's own system prompts (a FATHOM client driving the episode, e.g. `fathom eval " +
+      "--policy openai:…`) gets the model's next turn instead",
     description:
       'Needs `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set. Generation parameters other than those ' +
       'listed with a non-neutral value are 400. Reply: `chat.completion` whose content is the answer, plus the ' +

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { parseChatRequest, QUESTION_MAX_CHARS } from './chat-request';
+import { chatMessagesOf, renderConversation, renderSubcallPrompt, segmentsText } from '@fathom/rlm';
+import { cutAtStop, parseChatRequest, QUESTION_MAX_CHARS } from './chat-request';
 import { OpenAiError } from './openai.errors';
 
 const LIMIT = 1_000;
 const dataUrl = (text: string | Buffer, mime = 'text/plain') =>
   `data:${mime};base64,${Buffer.from(text).toString('base64')}`;
-const parse = (body: object) => parseChatRequest(body, LIMIT);
+/** A body read as an episode request. */
+function parse(body: object) {
+  const request = parseChatRequest(body, LIMIT);
+  if (request.kind !== 'episode') throw new Error(`read as a ${request.kind}`);
+  return request;
+}
 /** The OpenAiError a body is refused with, as [code, param, message]. */
 function refusal(body: unknown): [string, string | null, string] {
   try {
@@ -32,7 +38,7 @@ describe('parseChatRequest: where the document and the question are', () => {
       seed: 9,
       n: 1,
       top_p: 1,
-      stop: [],
+      stop: '###',
       tools: [],
       user: 'u-1',
     });
@@ -45,6 +51,7 @@ describe('parseChatRequest: where the document and the question are', () => {
       maxTokens: 64,
       temperature: 0.5,
       seed: 9,
+      stop: ['###'],
     });
   });
 
@@ -162,7 +169,6 @@ describe('parseChatRequest: where the document and the question are', () => {
       ['n', 3],
       ['logprobs', true],
       ['response_format', { type: 'json_object' }],
-      ['stop', ['\n']],
       ['top_p', 0.9],
       ['tool_choice', 'auto'],
     ] as const) {
@@ -198,5 +204,66 @@ describe('parseChatRequest: where the document and the question are', () => {
       const body: unknown = JSON.parse(`{"messages": [{"role": "user", "content": "Q?"}], "${key}": {"x": 1}}`);
       expect(refusal(body)).toEqual(['unsupported_parameter', key, `unrecognized request argument: ${key}`]);
     }
+  });
+});
+
+describe('parseChatRequest: stop', () => {
+  const base = {
+    messages: [
+      { role: 'user', content: 'DOC' },
+      { role: 'user', content: 'Q?' },
+    ],
+  };
+
+  it('takes a string or up to 4 strings, as OpenAI does', () => {
+    expect(parse({ ...base }).stop).toEqual([]);
+    expect(parse({ ...base, stop: null }).stop).toEqual([]);
+    expect(parse({ ...base, stop: '\n' }).stop).toEqual(['\n']);
+    expect(parse({ ...base, stop: ['a', 'b', 'c', 'd'] }).stop).toEqual(['a', 'b', 'c', 'd']);
+    expect(refusal({ ...base, stop: ['a', 'b', 'c', 'd', 'e'] })).toEqual([
+      'invalid_request',
+      'stop',
+      'stop: must be a non-empty string or an array of at most 4 non-empty strings',
+    ]);
+    expect(refusal({ ...base, stop: '' }).slice(0, 2)).toEqual(['invalid_request', 'stop']);
+  });
+
+  it('cuts a text before the earliest stop string it holds', () => {
+    expect(cutAtStop('4417 and more.\nNext', ['\n', ' and'])).toBe('4417');
+    expect(cutAtStop('4417', ['\n'])).toBe('4417');
+    expect(cutAtStop('4417', [])).toBe('4417');
+  });
+});
+
+describe('parseChatRequest: a turn of a FATHOM conversation', () => {
+  const task = { question: 'What is the vault code?', context: 'The vault code is 4417.', contextTokens: 6 };
+
+  it("renders FATHOM's own prompts back to the ChatML they came from, for either style and a sub-call", () => {
+    const prompts = [
+      segmentsText(renderConversation(task, [], { system: 'full', previewChars: 10 })),
+      segmentsText(
+        renderConversation(task, [{ completion: '```js\nprint(1)\n```', observation: '1' }], {
+          system: 'compact',
+          previewChars: 10,
+        }),
+      ),
+      segmentsText(renderSubcallPrompt('What is the code?', 'The code is 7.')),
+    ];
+    for (const prompt of prompts) {
+      const request = parseChatRequest({ messages: chatMessagesOf(prompt), stop: ['<|im_end|>'], seed: 3 }, LIMIT);
+      expect(request).toMatchObject({ kind: 'turn', prompt, stop: ['<|im_end|>'], seed: 3 });
+    }
+  });
+
+  it('reads any other system prompt as an episode request, and refuses a FATHOM turn that is not text', () => {
+    const [system, user] = chatMessagesOf(segmentsText(renderConversation(task, [])));
+    const episode = { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'DOC' }, user] };
+    expect(parseChatRequest(episode, LIMIT).kind).toBe('episode');
+    expect(refusal({ messages: [system, { role: 'user', content: [{ type: 'text', text: 'Q?' }] }] })).toEqual([
+      'invalid_request',
+      'messages[1].content',
+      'messages[1].content must be a string in a FATHOM turn',
+    ]);
+    expect(refusal({ messages: [system, user, { role: 'assistant', content: 'x' }] })[1]).toBe('messages[2].role');
   });
 });

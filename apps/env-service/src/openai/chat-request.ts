@@ -1,10 +1,20 @@
 import { z } from 'zod';
+import {
+  chatMessagesOf,
+  IM_END,
+  IM_START,
+  renderPrompt,
+  renderSubcallPrompt,
+  segmentsText,
+  type Segment,
+} from '@fathom/rlm';
 import { OpenAiError } from './openai.errors';
 
 /**
- * An OpenAI chat-completions request, read as one RLM episode: a document (`ctx`) and a question.
+ * An OpenAI chat-completions request, read as one RLM episode (a document, `ctx`, and a question), or as one turn of
+ * an episode its client drives.
  *
- * The rule, in full:
+ * The episode rule, in full:
  * - The last message is the user's, and its last text part is the question (a string content is one text part).
  * - Every other text or file part of every user message is a document candidate; there must be exactly one. So the
  *   document is either an earlier user message, or a second part of the question's message (a text part before the
@@ -13,20 +23,39 @@ import { OpenAiError } from './openai.errors';
  *   earlier answers do not enter it. tool and function messages, and parts other than text and file, are refused.
  * - No candidate, more than one, an empty document or question, a question over QUESTION_MAX_CHARS: HTTP 400
  *   naming the problem. A document over MAX_DOCUMENT_BYTES (UTF-8): HTTP 413.
+ *
+ * The turn rule: a request whose first message is a system message holding one of FATHOM's own system prompts (a
+ * root episode's, either style, or an llm() sub-call's) comes from a FATHOM client that runs the episode itself
+ * (`fathom eval --policy openai:…`, whose REPL holds the document): its messages are rendered back to the ChatML
+ * prompt they came from, and the model writes the next assistant turn of it, with no episode run here.
  */
-export interface ChatRequest {
+interface ChatRequestCommon {
   model: string | undefined;
-  document: string;
-  /** Where the document came from, as an OpenAI param path (`messages[0].content`, `messages[1].content[0]`). */
-  documentSource: string;
-  question: string;
   stream: boolean;
   includeUsage: boolean;
-  /** Lowers the tokens one turn of the root episode may generate. */
+  /** Lowers the tokens one turn of the root episode (or the one turn) may generate. */
   maxTokens: number | undefined;
   temperature: number | undefined;
   seed: number | undefined;
+  /** Up to 4 strings; the reply's content ends before the first of them that it holds. */
+  stop: string[];
 }
+
+export type ChatRequest = ChatRequestCommon &
+  (
+    | {
+        kind: 'episode';
+        document: string;
+        /** Where the document came from, as an OpenAI param path (`messages[0].content`, `messages[1].content[0]`). */
+        documentSource: string;
+        question: string;
+      }
+    | {
+        kind: 'turn';
+        /** The ChatML prompt, ending with the open assistant header. */
+        prompt: string;
+      }
+  );
 
 /** A question longer than this is almost surely the document sent last; the prompt shows the question whole. */
 export const QUESTION_MAX_CHARS = 4_000;
@@ -45,7 +74,6 @@ const UNSUPPORTED: Record<string, (value: unknown) => boolean> = {
   logprobs: (v) => v !== false,
   top_logprobs: () => true,
   logit_bias: (v) => typeof v !== 'object' || Object.keys(v as object).length > 0,
-  stop: (v) => !(Array.isArray(v) && v.length === 0),
   top_p: (v) => v !== 1,
   presence_penalty: (v) => v !== 0,
   frequency_penalty: (v) => v !== 0,
@@ -85,6 +113,11 @@ export const ChatRequestSchema = z.object({
   max_completion_tokens: z.number().int().positive().nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   seed: z.number().int().nullish(),
+  stop: z
+    .union([z.string().min(1), z.array(z.string().min(1)).max(4)], {
+      error: 'must be a non-empty string or an array of at most 4 non-empty strings',
+    })
+    .nullish(),
 });
 
 /** `messages.0.content` → `messages[0].content`, as OpenAI names params. */
@@ -120,18 +153,67 @@ export function parseChatRequest(body: unknown, maxDocumentBytes: number): ChatR
   }
   const request = parseWith(ChatRequestSchema, fields, []);
   const messages = request.messages.map((m, i) => parseWith(MessageSchema, m, ['messages', i]));
-  const { document, documentSource, question } = documentAndQuestion(messages, maxDocumentBytes);
-  return {
+  const common: ChatRequestCommon = {
     model: request.model,
-    document,
-    documentSource,
-    question,
     stream: request.stream ?? false,
     includeUsage: request.stream_options?.include_usage ?? false,
     maxTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
     temperature: request.temperature ?? undefined,
     seed: request.seed ?? undefined,
+    stop: typeof request.stop === 'string' ? [request.stop] : (request.stop ?? []),
   };
+  const [first] = messages;
+  if (first.role === 'system' && typeof first.content === 'string' && FATHOM_SYSTEM_PROMPTS.has(first.content))
+    return { ...common, kind: 'turn', prompt: turnPrompt(messages) };
+  return { ...common, kind: 'episode', ...documentAndQuestion(messages, maxDocumentBytes) };
+}
+
+/** `text` cut before the first of `stop` that it holds (OpenAI's `stop`: the stop string is not returned). */
+export function cutAtStop(text: string, stop: readonly string[]): string {
+  const at = Math.min(...stop.map((s) => text.indexOf(s)).filter((i) => i >= 0));
+  return Number.isFinite(at) ? text.slice(0, at) : text;
+}
+
+/** The system prompts FATHOM's own prompts open with: a root episode's, in either style, and an llm() read's. */
+const FATHOM_SYSTEM_PROMPTS: ReadonlySet<string> = (() => {
+  const task = { question: '?', context: '', contextTokens: 0 };
+  const systemOf = (segments: Segment[]) => chatMessagesOf(segmentsText(segments))[0].content;
+  return new Set([
+    systemOf(renderPrompt(task, { system: 'full', previewChars: 0 })),
+    systemOf(renderPrompt(task, { system: 'compact', previewChars: 0 })),
+    systemOf(renderSubcallPrompt('?', undefined)),
+  ]);
+})();
+
+/**
+ * A FATHOM conversation's messages rendered back to its ChatML prompt (the inverse of the client's
+ * `chatMessagesOf`), ending with the header of the assistant turn to write. Every message must be a system, user or
+ * assistant message of text, and the last the user's.
+ */
+function turnPrompt(messages: z.output<typeof MessageSchema>[]): string {
+  const rendered = messages.map((message, i) => {
+    if (message.role !== 'system' && message.role !== 'user' && message.role !== 'assistant')
+      throw new OpenAiError(
+        'invalid_request',
+        `messages[${i}] has role "${message.role}": a FATHOM turn holds system, user and assistant messages`,
+        `messages[${i}].role`,
+      );
+    if (typeof message.content !== 'string')
+      throw new OpenAiError(
+        'invalid_request',
+        `messages[${i}].content must be a string in a FATHOM turn`,
+        `messages[${i}].content`,
+      );
+    return `${IM_START}${message.role}\n${message.content}${IM_END}\n`;
+  });
+  const last = messages.length - 1;
+  if (messages[last].role !== 'user')
+    throw new OpenAiError(
+      'invalid_request',
+      `the last message must be the user's; messages[${last}] has role "${messages[last].role}"`,
+      `messages[${last}].role`,
+    );
+  return `${rendered.join('')}${IM_START}assistant\n`;
 }
 
 interface Candidate {

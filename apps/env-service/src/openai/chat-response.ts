@@ -1,4 +1,6 @@
 import type { EpisodeTrajectory, EpisodeTurn } from '@fathom/contracts';
+import { cutAtStop } from './chat-request';
+import type { ChatTurnReply } from './chat.service';
 
 /** What every reply of one completion shares. */
 export interface CompletionMeta {
@@ -40,8 +42,13 @@ function episodeOutcome(trajectory: EpisodeTrajectory) {
   };
 }
 
+/** The answer as the reply's content: cut before the request's first stop string it holds (`""` when none). */
+export function contentOf(trajectory: EpisodeTrajectory, stop: readonly string[]): string {
+  return cutAtStop(trajectory.answer ?? '', stop);
+}
+
 /** The `chat.completion` object of a finished episode, with the trace under `fathom`. */
-export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajectory) {
+export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajectory, stop: readonly string[]) {
   return {
     id: meta.id,
     object: 'chat.completion',
@@ -50,13 +57,39 @@ export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajecto
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: trajectory.answer ?? '' },
+        message: { role: 'assistant', content: contentOf(trajectory, stop) },
         finish_reason: finishReasonOf(trajectory),
         logprobs: null,
       },
     ],
     usage: usageOf(trajectory),
     fathom: { ...episodeOutcome(trajectory), turns: trajectory.turns },
+  };
+}
+
+/**
+ * The `chat.completion` object of one turn written for a FATHOM client (no episode ran here, so no `fathom` trace):
+ * the turn cut before the first stop string it holds, and the Inference endpoint's token counts.
+ */
+export function turnBody(meta: CompletionMeta, reply: ChatTurnReply, stop: readonly string[]) {
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: cutAtStop(reply.text, stop) },
+        finish_reason: reply.finishReason,
+        logprobs: null,
+      },
+    ],
+    usage: {
+      prompt_tokens: reply.promptTokens,
+      completion_tokens: reply.completionTokens,
+      total_tokens: reply.promptTokens + reply.completionTokens,
+    },
   };
 }
 
@@ -80,8 +113,8 @@ export const chunks = {
   /** One per finished turn of the root episode; the content is unchanged, the turn is in `fathom.turn`. */
   turn: (meta: CompletionMeta, index: number, turn: EpisodeTurn) =>
     chunk(meta, {}, null, { fathom: { turn: { index, ...turn } } }),
-  answer: (meta: CompletionMeta, trajectory: EpisodeTrajectory) =>
-    chunk(meta, { content: trajectory.answer ?? '' }, null),
+  answer: (meta: CompletionMeta, trajectory: EpisodeTrajectory, stop: readonly string[]) =>
+    chunk(meta, { content: contentOf(trajectory, stop) }, null),
   finish: (meta: CompletionMeta, trajectory: EpisodeTrajectory) =>
     chunk(meta, {}, finishReasonOf(trajectory), { fathom: episodeOutcome(trajectory) }),
   /** Only with `stream_options.include_usage`, as OpenAI: no choices, the usage of the whole episode. */

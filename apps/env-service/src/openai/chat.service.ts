@@ -7,6 +7,7 @@ import type { EnvServiceConfig } from '../config';
 import type { SessionSlot } from '../episode/episode';
 import type { ReplPool } from '../episode/episode.service';
 import { inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+import { OpenAiError } from './openai.errors';
 
 /** One chat completion as an episode: its id, the document that becomes `ctx`, the question and sampling. */
 export interface ChatEpisodeRequest {
@@ -18,6 +19,26 @@ export interface ChatEpisodeRequest {
   /** Sampling temperature of every generation of the episode (its turns and its llm() calls); LLM_TEMPERATURE by default. */
   temperature?: number;
   seed?: number;
+}
+
+/** One turn of an episode a FATHOM client drives: its ChatML prompt and sampling. */
+export interface ChatTurnRequest {
+  id: string;
+  prompt: string;
+  /** Lowers CHAT_MAX_TURN_TOKENS for this turn. */
+  maxTokens?: number;
+  /** LLM_TEMPERATURE by default. */
+  temperature?: number;
+  seed?: number;
+  stop: string[];
+}
+
+/** The model's turn, as the Inference endpoint wrote it. */
+export interface ChatTurnReply {
+  text: string;
+  finishReason: 'stop' | 'length';
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** The capacity the chat episodes share with every other session (EpisodeService's MAX_CONCURRENT_ENVS slots). */
@@ -52,6 +73,37 @@ export class ChatCompletionService {
   start(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {
     const slot = this.deps.capacity.acquireSlot();
     return this.run(request, onTurn).finally(() => this.deps.capacity.releaseSlot(slot));
+  }
+
+  /**
+   * Asks the Inference endpoint for one turn of a conversation a client drives (it holds the sandbox). An endpoint
+   * that fails is OpenAiError `episode_failed` (502) naming its error.
+   */
+  async turn(request: ChatTurnRequest): Promise<ChatTurnReply> {
+    const { config, inference } = this.deps;
+    const reply = await inference
+      .generate({
+        prompt: request.prompt,
+        max_tokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
+        temperature: request.temperature ?? config.LLM_TEMPERATURE,
+        stop: request.stop,
+        seed: request.seed,
+        episode_id: request.id,
+        depth: 0,
+        request_id: request.id,
+      })
+      .catch((error: unknown) => {
+        throw new OpenAiError(
+          'episode_failed',
+          `the turn could not be generated: the inference endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+    return {
+      text: reply.text,
+      finishReason: reply.finish_reason === 'length' ? 'length' : 'stop',
+      promptTokens: reply.prompt_tokens,
+      completionTokens: reply.completion_tokens,
+    };
   }
 
   private async run(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {

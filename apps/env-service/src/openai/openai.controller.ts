@@ -5,14 +5,15 @@ import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { EnvServiceConfig } from '../config';
 import { parseChatRequest } from './chat-request';
-import { chunks, completionBody, type CompletionMeta } from './chat-response';
+import { chunks, completionBody, turnBody, type CompletionMeta } from './chat-response';
 import { ChatCompletionService } from './chat.service';
 import { OpenAiErrorFilter } from './openai-error.filter';
 import { openAiErrorBody, OpenAiError, toOpenAiError } from './openai.errors';
 
 /**
  * The OpenAI-compatible API: a chat completion is one RLM episode over the request's document, answered with the
- * episode's answer and its trace under the additive `fathom` field (README, "OpenAI-compatible API").
+ * episode's answer and its trace under the additive `fathom` field; or, for a FATHOM client that runs the episode
+ * itself, one turn of it (README, "OpenAI-compatible API").
  */
 @Controller('v1')
 @UseFilters(OpenAiErrorFilter)
@@ -43,6 +44,18 @@ export class OpenAiController {
         'model',
       );
     const meta: CompletionMeta = { id: `chatcmpl-${randomUUID()}`, model, created: Math.floor(Date.now() / 1000) };
+    if (request.kind === 'turn') {
+      if (request.stream)
+        throw new OpenAiError(
+          'unsupported_parameter',
+          'stream=true is not supported for a turn of a FATHOM conversation; send it without stream',
+          'stream',
+        );
+      const { prompt, maxTokens, temperature, seed, stop } = request;
+      const reply = await this.chat.turn({ id: meta.id, prompt, maxTokens, temperature, seed, stop });
+      res.json(turnBody(meta, reply, stop));
+      return;
+    }
     const episode = {
       id: meta.id,
       document: request.document,
@@ -52,7 +65,7 @@ export class OpenAiController {
       seed: request.seed,
     };
     if (!request.stream) {
-      res.json(completionBody(meta, succeeded(await this.chat.start(episode))));
+      res.json(completionBody(meta, succeeded(await this.chat.start(episode)), request.stop));
       return;
     }
     const events = new EventStream(res);
@@ -61,7 +74,7 @@ export class OpenAiController {
     events.send(chunks.start(meta));
     try {
       const trajectory = succeeded(await finished);
-      events.send(chunks.answer(meta, trajectory));
+      events.send(chunks.answer(meta, trajectory, request.stop));
       events.send(chunks.finish(meta, trajectory));
       if (request.includeUsage) events.send(chunks.usage(meta, trajectory));
     } catch (error) {
