@@ -36,4 +36,12 @@ export {
   type WorkerServiceSpec,
 } from './worker.service';
 export { EndedRuns, type EndedRunsOptions } from './ended-runs';
-export { onBodyParserError, type BodyParserFailure } from './body-parser';
+export { onBodyParserError, useJsonBodyParser, type BodyParserFailure } from './body-parser';
+export {
+  checkBearerToken,
+  checkHost,
+  checkOrigin,
+  HostNameListSchema,
+  isLoopbackHost,
+  OriginListSchema,
+} from './http-guards';
