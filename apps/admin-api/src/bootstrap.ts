@@ -10,7 +10,7 @@ import {
   StepRepository,
 } from '@fathom/persistence';
 import { BullMqTransport, JobProducer, type JobTransport } from '@fathom/queue';
-import { dependencyChecks } from '@fathom/runtime';
+import { dependencyChecks, useJsonBodyParser } from '@fathom/runtime';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AdminApiModule } from './app.module';
@@ -20,7 +20,14 @@ import { mountDashboard } from './dashboard/dashboard.assets';
 import { EvalResultsReader } from './evals/eval-results.reader';
 import { parseDataRoots } from './data-roots';
 import { EvalService } from './evals/eval.service';
-import { bearerAuth, bodyParserErrors, jsonBodiesOnly, requestLog, sameOriginWithoutToken } from './http/middleware';
+import {
+  bearerAuth,
+  bodyParserErrors,
+  jsonBodiesOnly,
+  loopbackHostsWithoutToken,
+  requestLog,
+  sameOriginWithoutToken,
+} from './http/middleware';
 import { AdminMetrics } from './metrics';
 import { QueueService } from './ops/queue.service';
 import { assertSchemaApplied } from './ops/schema-check';
@@ -107,11 +114,12 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
   // BigInt ids (episodes, eval rows) leave as decimal strings; JSON has no 64-bit integers.
   app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
   app.use(requestLog(logger, metrics));
+  app.use(loopbackHostsWithoutToken(token, config.ADMIN_ALLOWED_HOSTS, metrics));
   app.use(bearerAuth(token, metrics));
   app.use(sameOriginWithoutToken(token, metrics));
   mountDashboard(app);
   app.use(jsonBodiesOnly(metrics));
-  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: 'application/json' });
+  useJsonBodyParser(app, { limit: config.MAX_BODY_BYTES, type: 'application/json' });
   app.use(bodyParserErrors(metrics));
 
   const host = listenHost(config);

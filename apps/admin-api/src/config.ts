@@ -1,7 +1,6 @@
 import { DEFAULT_DATABASE_URL } from '@fathom/persistence';
 import { LOG_LEVELS } from '@fathom/observability';
-import { isIP } from 'node:net';
-import { envInt, loadEnvConfig, PortSchema } from '@fathom/runtime';
+import { envInt, HostNameListSchema, isLoopbackHost, loadEnvConfig, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
 export { ConfigError } from '@fathom/runtime';
@@ -12,20 +11,13 @@ const PLACEHOLDER_PREFIX = 'change-me';
 /** Shortest accepted ADMIN_TOKEN: long enough that guessing it is hopeless. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** Whether `host` names the loopback interface only (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost' || bare === '::1') return true;
-  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
-  return isIP(v4) === 4 && v4.startsWith('127.');
-}
-
 /**
  * The admin API's configuration, read once at boot from environment variables. Defaults work on one machine.
  * The token is ADMIN_TOKEN, or the content of ADMIN_TOKEN_FILE (generated there when the file does not exist);
  * with NODE_ENV=production one of them is required. With a token, every route but /health and /metrics needs
  * `Authorization: Bearer <token>`. Without one the API is open, so it listens on loopback only: HOST defaults to
- * 127.0.0.1, and a HOST that is not loopback is refused until a token is set.
+ * 127.0.0.1, a HOST that is not loopback is refused until a token is set, and requests must name a loopback host or
+ * one of ADMIN_ALLOWED_HOSTS in their `Host` header (so a web page rebound to 127.0.0.1 is not answered).
  */
 export const AdminApiConfigSchema = z
   .object({
@@ -61,6 +53,11 @@ export const AdminApiConfigSchema = z
      * not exist a random token is written there (mode 0600) and the log says where; docker-compose.yml uses this.
      */
     ADMIN_TOKEN_FILE: z.string().min(1).optional(),
+    /**
+     * Without a token, host names (comma-separated, no port) that requests may address besides loopback (127.0.0.1,
+     * localhost, [::1]), e.g. the name of an SSH tunnel's end; others are answered 421. Unused with a token.
+     */
+    ADMIN_ALLOWED_HOSTS: HostNameListSchema.default([]),
     /**
      * Directories (comma-separated, relative to the working directory) that a run's `model.checkpoint` and
      * `data.trainFile`, and an eval's `checkpoint`, must lie in; "default" (the shipped model) is always allowed.

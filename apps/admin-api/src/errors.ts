@@ -7,6 +7,8 @@ export const ADMIN_ERROR_CODES = [
   'INVALID_TEXT',
   'UNSUPPORTED_MEDIA_TYPE',
   'CROSS_ORIGIN',
+  /** Without a token, a request addressed (`Host`) to a name that is not loopback nor in ADMIN_ALLOWED_HOSTS. */
+  'MISDIRECTED_REQUEST',
   'VALIDATION_ERROR',
   'PAYLOAD_TOO_LARGE',
   'UNAUTHORIZED',
@@ -65,6 +67,8 @@ export function httpStatusOf(code: AdminErrorCode): number {
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':
       return 415;
+    case 'MISDIRECTED_REQUEST':
+      return 421;
     case 'VALIDATION_ERROR':
       return 422;
     case 'DEPENDENCY_UNAVAILABLE':

@@ -1,6 +1,7 @@
 import { RUN_LIMITS } from '@fathom/contracts';
 import { RunRepository } from '@fathom/persistence';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,6 +194,104 @@ describe('run state transitions', () => {
     const done = await runs.setStatus(run.id, 'completed');
     expect(done.status).toBe('completed');
     expect(done.finishedAt).toBeInstanceOf(Date);
+  });
+});
+
+/** One request to `port` on 127.0.0.1 with a `Host` header of our choosing, which fetch does not let a caller set. */
+function requestWithHost(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: Json }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text === '' ? undefined : JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('without a token, only requests addressed to loopback or ADMIN_ALLOWED_HOSTS are answered (issue 52)', () => {
+  const json = { 'content-type': 'application/json' };
+
+  it('refuses the DNS-rebinding reproduction (Host and Origin evil.example) with 421 naming the host, creating nothing', async () => {
+    const before = (await call('GET', '/runs')).body.length;
+    const evil = { host: 'evil.example:8080', origin: 'http://evil.example:8080' };
+    const created = await requestWithHost(h.api.port, 'POST', '/runs', { ...evil, ...json }, '{"name":"x"}');
+    expect(created.status).toBe(421);
+    expect(created.body).toMatchObject({ code: 'MISDIRECTED_REQUEST', details: { host: 'evil.example:8080' } });
+    expect(created.body.message).toMatch(/Host "evil\.example:8080" is not served.*ADMIN_ALLOWED_HOSTS/);
+    const { body: run } = await call('POST', '/runs', { name: 'rebinding' });
+    expect((await requestWithHost(h.api.port, 'POST', `/runs/${run.id}/stop`, evil)).status).toBe(421);
+    for (const path of ['/runs', `/runs/${run.id}`, '/queues', '/health', '/']) {
+      expect((await requestWithHost(h.api.port, 'GET', path, { host: 'evil.example:8080' })).status, path).toBe(421);
+    }
+    expect((await call('GET', `/runs/${run.id}`)).body.status).toBe('pending');
+    expect((await call('GET', '/runs')).body.length).toBe(before + 1);
+  });
+
+  it.each(['127.0.0.1', 'localhost', '[::1]', '127.0.0.1:8080', 'LOCALHOST:1'])('answers Host %s', async (host) => {
+    expect((await requestWithHost(h.api.port, 'GET', '/runs', { host })).status).toBe(200);
+  });
+
+  it('answers a name listed in ADMIN_ALLOWED_HOSTS, on any port, and no other', async () => {
+    const tunnel = await startHarness(db.url, { LOG_LEVEL: 'silent', ADMIN_ALLOWED_HOSTS: 'admin.internal' });
+    try {
+      expect((await requestWithHost(tunnel.api.port, 'GET', '/runs', { host: 'admin.internal:9' })).status).toBe(200);
+      expect((await requestWithHost(tunnel.api.port, 'GET', '/runs', { host: 'evil.example' })).status).toBe(421);
+    } finally {
+      await tunnel.close();
+    }
+    expect(() => loadConfig({ ADMIN_ALLOWED_HOSTS: 'admin.internal:8080' })).toThrow(/ADMIN_ALLOWED_HOSTS="admin/);
+  });
+
+  it('with a token, leaves Host alone (a page cannot send the Authorization header)', async () => {
+    const token = 'a-token-of-thirty-two-characters';
+    const guarded = await startHarness(db.url, { LOG_LEVEL: 'silent', ADMIN_TOKEN: token });
+    try {
+      const headers = { host: 'admin.example.com', authorization: `Bearer ${token}` };
+      expect((await requestWithHost(guarded.api.port, 'GET', '/runs', headers)).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe('request bodies that are not UTF-8 are refused (issue 52)', () => {
+  it('answers a checkpoint with a 0xff byte 400 INVALID_TEXT and stores nothing, where it stored "data/\ufffd"', async () => {
+    const before = (await call('GET', '/runs')).body.length;
+    const body = Buffer.concat([
+      Buffer.from('{"name":"bytes","model":{"checkpoint":"data/'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}'),
+    ]);
+    const reply = await fetch(`${h.baseUrl}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toEqual({ code: 'INVALID_TEXT', message: 'request body is not valid UTF-8' });
+    for (const bytes of [
+      [0xc3, 0x28],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xc0, 0xaf],
+    ]) {
+      const evals = await fetch(`${h.baseUrl}/evals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat([Buffer.from('{"checkpoint":"'), Buffer.from(bytes), Buffer.from('"}')]),
+      });
+      expect(evals.status, bytes.join(',')).toBe(400);
+    }
+    expect((await call('GET', '/runs')).body.length).toBe(before);
   });
 });
 

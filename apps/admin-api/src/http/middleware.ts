@@ -1,7 +1,6 @@
 import type { Logger } from '@fathom/observability';
-import { onBodyParserError } from '@fathom/runtime';
+import { checkBearerToken, checkHost, onBodyParserError } from '@fathom/runtime';
 import type { NextFunction, Request, Response } from 'express';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isDashboardAssetPath } from '../dashboard/dashboard.assets';
 import { AdminError } from '../errors';
 import type { AdminMetrics } from '../metrics';
@@ -13,26 +12,35 @@ export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/metrics']
 /** Whether a path answers without a token: the public routes, and the dashboard's static files (no run data). */
 export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || isDashboardAssetPath(path);
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
+/**
+ * Without a token, answers only requests addressed (`Host`) to a loopback name or one of ADMIN_ALLOWED_HOSTS, every
+ * route included: a web page whose name was rebound to 127.0.0.1 is same-origin with itself, so its requests pass
+ * the Origin check, but they name its own host. Others get 421 naming the host. With a token this is moot: a page
+ * cannot send the Authorization header without a CORS preflight that the API never grants.
+ */
+export function loopbackHostsWithoutToken(
+  token: string | undefined,
+  allowedHosts: readonly string[],
+  metrics: AdminMetrics,
+) {
+  const refusal = checkHost(allowedHosts, 'ADMIN_ALLOWED_HOSTS');
+  return (req: Request, res: Response, next: NextFunction) => {
+    const message = token === undefined ? refusal(req.headers.host) : null;
+    if (message === null) return next();
+    sendAdminError(res, new AdminError('MISDIRECTED_REQUEST', message, { host: req.headers.host ?? null }), metrics);
+  };
+}
 
 /**
  * Bearer-token auth in front of everything (even the body parser, so an unauthenticated client cannot make the
  * service parse a large body). Without a token configured it lets everything through; the config makes a token
- * mandatory when NODE_ENV=production. Tokens are compared as SHA-256 digests in constant time.
+ * mandatory when NODE_ENV=production.
  */
 export function bearerAuth(token: string | undefined, metrics: AdminMetrics) {
-  const expected = token === undefined ? undefined : digest(token);
+  const refusal = checkBearerToken(token, 'ADMIN_TOKEN');
   return (req: Request, res: Response, next: NextFunction) => {
-    if (expected === undefined || isPublicPath(req.path)) return next();
-    const header = req.headers.authorization;
-    const presented = header === undefined ? undefined : /^Bearer +(\S+)$/i.exec(header)?.[1];
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return next();
-    const message =
-      header === undefined
-        ? 'missing Authorization header; send "Authorization: Bearer <ADMIN_TOKEN>"'
-        : presented === undefined
-          ? 'Authorization header is not of the form "Bearer <token>"'
-          : 'invalid bearer token';
+    const message = isPublicPath(req.path) ? null : refusal(req.headers.authorization);
+    if (message === null) return next();
     sendAdminError(res, new AdminError('UNAUTHORIZED', message), metrics);
   };
 }
@@ -80,14 +88,16 @@ export function sameOriginWithoutToken(token: string | undefined, metrics: Admin
   };
 }
 
-/** body-parser failures (bad JSON, too large, unreadable) as taxonomy errors. */
+/** body-parser failures (too large, not UTF-8, bad JSON, unreadable) as taxonomy errors. */
 export function bodyParserErrors(metrics: AdminMetrics) {
+  const codes = {
+    too_large: 'PAYLOAD_TOO_LARGE',
+    invalid_utf8: 'INVALID_TEXT',
+    invalid_json: 'INVALID_JSON',
+    unreadable: 'INVALID_JSON',
+  } as const;
   return onBodyParserError((failure, _req, res) =>
-    sendAdminError(
-      res,
-      new AdminError(failure.kind === 'too_large' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_JSON', failure.message),
-      metrics,
-    ),
+    sendAdminError(res, new AdminError(codes[failure.kind], failure.message), metrics),
   );
 }
 

@@ -37,19 +37,21 @@ import {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400:
-    'Malformed JSON body (INVALID_JSON), or text that cannot be stored (INVALID_TEXT: a NUL, a lone surrogate, a ' +
-    'path parameter that is not percent-encoded UTF-8); the message names the field',
+    'Malformed JSON body (INVALID_JSON), or text that cannot be stored (INVALID_TEXT: a body that is not UTF-8, a ' +
+    'NUL, a lone surrogate, a path parameter that is not percent-encoded UTF-8); the message names the field',
   401: 'Missing or wrong bearer token',
   403: 'Without a token: a change sent from another origin (CROSS_ORIGIN)',
   404: 'Unknown run, episode, eval or queue',
   409: 'The run is in a status that does not allow this',
   413: 'Body over the size limit',
   415: 'A body or Content-Type other than application/json',
+  421: 'Without a token: a request addressed (Host) to a name that is not loopback nor in ADMIN_ALLOWED_HOSTS',
   422: 'Invalid input; details lists each issue with its path',
   503: 'Postgres or Redis unreachable',
 };
 
-const errors = (...statuses: number[]) => describedResponses(ERROR_DESCRIPTIONS, ErrorReplySchema, statuses);
+/** The error replies of a route: `statuses`, and 421, which any route answers to a misdirected request. */
+const errors = (...statuses: number[]) => describedResponses(ERROR_DESCRIPTIONS, ErrorReplySchema, [...statuses, 421]);
 const html = (description: string): ApiResponse => ({ description, schema: z.string(), contentType: 'text/html' });
 
 /**
