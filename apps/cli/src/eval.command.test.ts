@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ import { evalCommand } from './eval.command';
 const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default-sft', import.meta.url));
 const searchRoot = fileURLToPath(new URL('../../../data/checkpoints/search-root', import.meta.url));
 const reader = fileURLToPath(new URL('../../../data/checkpoints/reader', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/fathom', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-cli-eval-'));
 const tasksFile = join(dir, 'tasks.jsonl');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -148,6 +151,29 @@ describe('fathom eval', () => {
     await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl: no reader examples/);
     writeFileSync(file, '{"question": "Q?"}\n');
     await expect(runEval(...args)).rejects.toThrow(/readers\.jsonl:1/);
+  }, 60_000);
+
+  it('exits non-zero naming the cause when every episode failed for infrastructure reasons (the endpoint is down)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const out = join(dir, 'down.json');
+    const args = ['eval', '--policy', `openai:http://127.0.0.1:${port}/v1#m`, '--n', '2', '--baselines', 'none'];
+    const run = spawnSync(bin, [...args, '--out', out, '--no-progress'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(run.status).toBe(1);
+    const url = `POST http://127.0.0.1:${port}/v1/chat/completions`;
+    // The distinct causes once, not once per episode; the report is still written for a closer look.
+    expect(run.stderr).toBe(
+      'fathom: no episode could be scored for infrastructure reasons\n' +
+        'policy: all 2 episodes ended in infra_error:\n' +
+        `  policy_error: ${url}: network error: connect ECONNREFUSED 127.0.0.1:${port} (gave up after 3 attempts)\n`,
+    );
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport;
+    expect(report.systems[0].runs[0].overall).toMatchObject({ n: 2, scored: 0, excluded: 2 });
   }, 60_000);
 
   it('refuses several seeds when greedy and an unknown baseline', async () => {

@@ -202,6 +202,21 @@ function endpointUsage(root: RootPolicy, reader: EndpointPolicy | null): Endpoin
 }
 
 /**
+ * Why the suite is a failure, or null: some system scored no episode because every one failed for infrastructure
+ * reasons (the endpoint down or refusing, the sandbox crashing), so its accuracy would read 0% over nothing. Names
+ * each such system and its distinct causes.
+ */
+function nothingScored(report: EvalSuiteReport): string | null {
+  const failed = report.systems.flatMap(({ system, runs }) => {
+    const tasks = runs.flatMap((run) => run.tasks);
+    if (tasks.length === 0 || tasks.some((t) => t.infraError === undefined)) return [];
+    const causes = [...new Set(tasks.map((t) => t.infraError))].map((cause) => `  ${cause}`);
+    return [`${system}: all ${tasks.length} episodes ended in infra_error:`, ...causes];
+  });
+  return failed.length === 0 ? null : ['no episode could be scored for infrastructure reasons', ...failed].join('\n');
+}
+
+/**
  * Writes the policy's results as EvalResult rows, one evaluation per seed, the rows a queued eval writes (so the
  * dashboard's eval comparison shows them beside the checkpoints'), under `checkpoint`. Returns the evaluations' ids.
  */
@@ -303,7 +318,9 @@ async function runEval(flags: EvalFlags): Promise<void> {
     const readers = await evaluateReaders(reader?.policy ?? policy, sandbox, flags);
     const endpoints = endpointUsage(root, reader?.endpoint ?? null);
     for (const e of endpoints) console.log(formatUsage(`${e.role} endpoint ${e.label}`, e));
-    const recorded = flags.record && report !== null ? await recordEval(report, root.label, flags) : [];
+    const failure = report === null ? null : nothingScored(report);
+    const recorded =
+      flags.record && report !== null && failure === null ? await recordEval(report, root.label, flags) : [];
     if (flags.out !== undefined) {
       const body = {
         checkpoint: root.label,
@@ -321,6 +338,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
       console.log(`wrote ${flags.out}`);
     }
     if (episodes !== null) console.log(`wrote ${flags.episodes}`);
+    // The reports above are written first, so the failed episodes can be read; nothing is recorded.
+    if (failure !== null) throw new Error(failure);
   } finally {
     if (episodes !== null) await finished(episodes.end());
     await sandbox.close();
