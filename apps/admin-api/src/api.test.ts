@@ -8,6 +8,7 @@ import {
   type EpisodeRecord,
 } from '@fathom/persistence';
 import { BullMqTransport } from '@fathom/queue';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_OPERATIONS } from './http/openapi';
 import {
@@ -183,16 +184,36 @@ describe('POST /runs', () => {
   });
 
   it('accepts a checkpoint and a task file under the data roots (data/, out/), and writes no run for one outside', async () => {
+    const dir = `out/test-admin-api-${process.pid}`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/tasks.jsonl`, '');
     const inside = await call('POST', '/runs', {
       name: 'rooted',
-      model: { checkpoint: 'out/runs/r/final' },
-      data: { trainFile: 'data/tasks.jsonl' },
-    });
+      model: { checkpoint: 'data/checkpoints/default-sft' },
+      data: { trainFile: `${dir}/tasks.jsonl` },
+    }).finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(inside.status).toBe(201);
     const before = (await call('GET', '/runs?limit=200')).body.length;
     const outside = await call('POST', '/runs', { name: 'escape', data: { trainFile: '/etc/passwd' } });
     expect(outside.status).toBe(422);
     expect(outside.body.message).toMatch(/trainFile: "\/etc\/passwd" is outside the data roots .*DATA_ROOTS/);
+    expect((await call('GET', '/runs?limit=200')).body.length).toBe(before);
+  });
+
+  it('refuses a checkpoint folder or a task file that is not on disk with 422 naming it, and writes no run', async () => {
+    const before = (await call('GET', '/runs?limit=200')).body.length;
+    const checkpoint = await call('POST', '/runs', { name: 'x', model: { checkpoint: 'data/checkpoints/nope' } });
+    expect(checkpoint.status).toBe(422);
+    expect(checkpoint.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(checkpoint.body.message).toMatch(
+      /^invalid body: body\.model\.checkpoint: checkpoint folder "data\/checkpoints\/nope" does not exist \(\/.*\/data\/checkpoints\/nope\)$/,
+    );
+    expect(checkpoint.body.details).toEqual([
+      { path: ['body', 'model', 'checkpoint'], message: expect.any(String), code: 'not_found' },
+    ]);
+    const file = await call('POST', '/runs', { name: 'x', data: { trainFile: 'data/nope.jsonl' } });
+    expect(file.status).toBe(422);
+    expect(file.body.message).toMatch(/body\.data\.trainFile: file "data\/nope\.jsonl" does not exist/);
     expect((await call('GET', '/runs?limit=200')).body.length).toBe(before);
   });
 

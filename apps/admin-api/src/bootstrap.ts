@@ -18,7 +18,7 @@ import { resolveAdminToken } from './admin-token';
 import { listenHost, type AdminApiConfig } from './config';
 import { mountDashboard } from './dashboard/dashboard.assets';
 import { EvalResultsReader } from './evals/eval-results.reader';
-import { parseDataRoots } from './data-roots';
+import { fsDataPathProbe, parseDataRoots } from './data-roots';
 import { EvalService } from './evals/eval.service';
 import {
   bearerAuth,
@@ -84,6 +84,7 @@ export async function startAdminApi(config: AdminApiConfig, options: StartOption
     stepSeries: new StepSeriesReader(prisma),
     newRunId: () => `run-${randomUUID()}`,
     dataRoots,
+    paths: fsDataPathProbe,
     events: new JobProducer(transport),
     logger,
   });

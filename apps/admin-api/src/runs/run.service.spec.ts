@@ -1,6 +1,8 @@
 import type { Run, RunStatus } from '@fathom/persistence';
 import { createLogger } from '@fathom/observability';
 import { describe, expect, it } from 'vitest';
+import { RunConfigSchema } from '@fathom/contracts';
+import type { DataPathKind } from '../data-roots';
 import type { AdminError } from '../errors';
 import { RunService, type RunServiceDeps } from './run.service';
 import type { StepSeries } from './step-series.reader';
@@ -9,8 +11,12 @@ import type { StepSeries } from './step-series.reader';
 function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus, startedAt: Date | null = new Date(0)) {
   const run = { id: 'r1', name: 'r', status, startedAt } as Run;
   const asked: RunStatus[] = [];
+  const created: string[] = [];
   const runs: RunServiceDeps['runs'] = {
-    create: async () => run,
+    create: async (input) => {
+      created.push(input.id);
+      return run;
+    },
     list: async () => [run],
     get: async (id) => (id === 'r1' ? { ...run } : null),
     setStatus: async (_id, next) => {
@@ -34,11 +40,15 @@ function fakeRuns(status: RunStatus, movedUnderneathTo?: RunStatus, startedAt: D
     },
     newRunId: () => 'r1',
     dataRoots: ['/data'],
+    // TEST DOUBLE of the filesystem: one checkpoint folder and one task file.
+    paths: { kind: async (path) => FILES[path] ?? 'missing' },
     events: { publish: async () => undefined },
     logger: createLogger({ service: 'test', level: 'silent' }),
   });
-  return { service, asked };
+  return { service, asked, created };
 }
+
+const FILES: Record<string, DataPathKind> = { '/data/ck': 'directory', '/data/tasks.jsonl': 'file' };
 
 const code = async (promise: Promise<unknown>) => {
   try {
@@ -108,4 +118,64 @@ describe('RunService stop/resume', () => {
     expect(await code(service.series('nope', { fromStep: 0, limit: 1 }))).toBe('RUN_NOT_FOUND');
     expect(await code(service.episode(5n))).toBe('EPISODE_NOT_FOUND');
   });
+});
+
+describe('RunService create', () => {
+  const config = (model: object, data: object = {}) => RunConfigSchema.parse({ name: 'r', model, data });
+  const refusal = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+    } catch (error) {
+      const { code, message, details } = error as AdminError;
+      return { code, message, details };
+    }
+    throw new Error('accepted');
+  };
+
+  it('creates a run whose checkpoints and task file are on disk, or that uses the shipped default model', async () => {
+    const { service, created } = fakeRuns('pending');
+    await service.create(config({}));
+    await service.create(
+      config({ checkpoint: '/data/ck', readerCheckpoint: '/data/ck' }, { trainFile: '/data/tasks.jsonl' }),
+    );
+    expect(created).toEqual(['r1', 'r1']);
+  });
+
+  it.each([
+    [
+      'a missing checkpoint folder',
+      config({ checkpoint: '/data/nope' }),
+      'model.checkpoint',
+      'checkpoint folder "/data/nope" does not exist (/data/nope)',
+    ],
+    [
+      'a file as a reader checkpoint',
+      config({ readerCheckpoint: '/data/tasks.jsonl' }),
+      'model.readerCheckpoint',
+      'checkpoint folder "/data/tasks.jsonl" is a file, not a folder (/data/tasks.jsonl)',
+    ],
+    [
+      'a missing task file',
+      config({}, { trainFile: '/data/gone.jsonl' }),
+      'data.trainFile',
+      'file "/data/gone.jsonl" does not exist (/data/gone.jsonl)',
+    ],
+    [
+      'a folder as the task file',
+      config({}, { trainFile: '/data/ck' }),
+      'data.trainFile',
+      'file "/data/ck" is a folder, not a file (/data/ck)',
+    ],
+  ])(
+    'refuses %s with a VALIDATION_ERROR naming the field and the path, and writes nothing',
+    async (_label, run, field, why) => {
+      const { service, created } = fakeRuns('pending');
+      expect(await refusal(service.create(run))).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: `invalid body: body.${field}: ${why}`,
+        details: [{ path: ['body', ...field.split('.')], message: why, code: 'not_found' }],
+      });
+      expect(created).toEqual([]);
+    },
+  );
 });

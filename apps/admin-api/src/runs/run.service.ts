@@ -11,7 +11,7 @@ import type {
 } from '@fathom/persistence';
 import type { Logger } from '@fathom/observability';
 import type { JobProducer } from '@fathom/queue';
-import { checkDataPath } from '../data-roots';
+import { checkDataExists, checkDataPath, type DataPathProbe } from '../data-roots';
 import { AdminError } from '../errors';
 import type { LatestStep, LatestStepReader } from './latest-step.reader';
 import type { StepSeries, StepSeriesReader } from './step-series.reader';
@@ -45,6 +45,8 @@ export interface RunServiceDeps {
   newRunId: () => string;
   /** Where a run's checkpoint and task file may be (`parseDataRoots`). */
   dataRoots: readonly string[];
+  /** Whether they are on disk (`fsDataPathProbe`). */
+  paths: DataPathProbe;
   /** Announces a stop (`run.stopping`) to the learner. */
   events: Pick<JobProducer, 'publish'>;
   logger: Logger;
@@ -56,16 +58,19 @@ export class RunService {
 
   /**
    * Records a run as pending, under a new id, with its parsed config (every default filled in). A checkpoint, frozen
-   * reader or root checkpoint, or task file outside the data roots is a VALIDATION_ERROR, and nothing is written.
+   * reader or root checkpoint, or task file outside the data roots, or not on disk (a folder for a checkpoint, a file
+   * for the task file), is a VALIDATION_ERROR naming it, and nothing is written.
    */
-  create(config: RunConfig): Promise<Run> {
-    checkDataPath(this.deps.dataRoots, ['model', 'checkpoint'], config.model.checkpoint);
-    for (const field of ['readerCheckpoint', 'rootCheckpoint'] as const) {
-      const dir = config.model[field];
-      if (dir !== undefined) checkDataPath(this.deps.dataRoots, ['model', field], dir);
-    }
-    if (config.data.trainFile !== undefined)
-      checkDataPath(this.deps.dataRoots, ['data', 'trainFile'], config.data.trainFile);
+  async create(config: RunConfig): Promise<Run> {
+    const paths: [string[], string | undefined, 'directory' | 'file'][] = [
+      [['model', 'checkpoint'], config.model.checkpoint, 'directory'],
+      [['model', 'readerCheckpoint'], config.model.readerCheckpoint, 'directory'],
+      [['model', 'rootCheckpoint'], config.model.rootCheckpoint, 'directory'],
+      [['data', 'trainFile'], config.data.trainFile, 'file'],
+    ];
+    for (const [field, value] of paths) if (value !== undefined) checkDataPath(this.deps.dataRoots, field, value);
+    for (const [field, value, want] of paths)
+      if (value !== undefined) await checkDataExists(this.deps.paths, field, value, want);
     return this.deps.runs.create({ id: this.deps.newRunId(), name: config.name, config });
   }
 
