@@ -43,15 +43,15 @@ describe('a WebSocket episode belongs to its connection', () => {
     const id: string = opened.data.observation.episode_id;
     await victim.request({ type: 'step', data: { action: { code: 'var secret = "mine"' } } });
 
-    // HTTP: 403 for step, state and close; 409 for a reset naming the id.
+    // HTTP: 403 for step, state and close; a reset naming any id is refused (ids are the server's outside a session).
     const step = await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(secret)' } });
     expect(step.status).toBe(403);
     expect(step.body).toMatchObject({ code: 'EPISODE_FORBIDDEN', message: expect.stringContaining(id) });
     expect((await get(h.baseUrl, `/state?episode_id=${id}`)).status).toBe(403);
     expect((await post(h.baseUrl, '/close', { episode_id: id })).status).toBe(403);
     const reset = await post(h.baseUrl, '/reset', { ...TASK, episode_id: id });
-    expect(reset.status).toBe(409);
-    expect(reset.body.code).toBe('EPISODE_EXISTS');
+    expect(reset.status).toBe(422);
+    expect(reset.body.code).toBe('VALIDATION_ERROR');
 
     // MCP over HTTP and over another WebSocket connection.
     const mcp = await post(h.baseUrl, '/mcp', toolCall(1, id));
@@ -68,13 +68,16 @@ describe('a WebSocket episode belongs to its connection', () => {
     expect(resetViaWs).toMatchObject({ type: 'error', data: { code: 'SESSION_ERROR', reason: 'EPISODE_EXISTS' } });
     await intruder.close();
 
-    // gRPC: PERMISSION_DENIED for step, state and close; ALREADY_EXISTS for a reset naming the id.
+    // gRPC: PERMISSION_DENIED for step, state and close; ALREADY_EXISTS for a Session's reset naming the id.
     const client = new EnvGrpcClient(h.grpcAddress);
     try {
       expect(await grpcCode(client, 'Step', { episode_id: id, code: 'print(secret)' })).toBe(status.PERMISSION_DENIED);
       expect(await grpcCode(client, 'State', { episode_id: id })).toBe(status.PERMISSION_DENIED);
       expect(await grpcCode(client, 'Close', { episode_id: id })).toBe(status.PERMISSION_DENIED);
-      expect(await grpcCode(client, 'Reset', { ...TASK, episode_id: id })).toBe(status.ALREADY_EXISTS);
+      const session = client.session();
+      const viaSession = await session.request({ reset: { ...TASK, episode_id: id } });
+      expect(viaSession.error).toMatchObject({ status: status.ALREADY_EXISTS, reason: 'EPISODE_EXISTS' });
+      session.stream.end();
     } finally {
       client.close();
     }
@@ -88,7 +91,7 @@ describe('a WebSocket episode belongs to its connection', () => {
 });
 
 describe('HTTP and gRPC episodes', () => {
-  it('get a random id from the server; a reset naming an open id is refused and leaves the episode open', async () => {
+  it('get a random id from the server; a reset naming an id is refused and leaves the episode open', async () => {
     const first = await post(h.baseUrl, '/reset', TASK);
     const second = await post(h.baseUrl, '/reset', TASK);
     const id: string = first.body.observation.episode_id;
@@ -97,15 +100,12 @@ describe('HTTP and gRPC episodes', () => {
     await post(h.baseUrl, '/step', { episode_id: id, action: { code: 'print(1)' } });
 
     const again = await post(h.baseUrl, '/reset', { ...TASK, episode_id: id });
-    expect(again.status).toBe(409);
-    expect(again.body.message).toMatch(/already open/);
+    expect(again.status).toBe(422);
+    expect(again.body.message).toMatch(/server assigns episode ids/);
     const client = new EnvGrpcClient(h.grpcAddress);
     try {
-      expect(await grpcCode(client, 'Reset', { ...TASK, episode_id: id })).toBe(status.ALREADY_EXISTS);
-      const chosen = await client.call('Reset', { ...TASK, episode_id: `chosen-${id}` });
-      expect(chosen.observation.episode_id).toBe(`chosen-${id}`);
-      expect(await grpcCode(client, 'Reset', { ...TASK, episode_id: `chosen-${id}` })).toBe(status.ALREADY_EXISTS);
-      await client.call('Close', { episode_id: `chosen-${id}` });
+      expect(await grpcCode(client, 'Reset', { ...TASK, episode_id: id })).toBe(status.INVALID_ARGUMENT);
+      expect(await grpcCode(client, 'Reset', { ...TASK, episode_id: `chosen-${id}` })).toBe(status.INVALID_ARGUMENT);
     } finally {
       client.close();
     }
@@ -115,27 +115,58 @@ describe('HTTP and gRPC episodes', () => {
     }
   });
 
-  it('of 25 concurrent resets of one id, 1 succeeds and 24 are 409', async () => {
-    const episode_id = 'contested';
-    const replies = await Promise.all(
-      Array.from({ length: 25 }, () => post(h.baseUrl, '/reset', { ...TASK, episode_id })),
-    );
-    const statuses = replies.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, ...Array.from({ length: 24 }, () => 409)]);
-    expect(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'EPISODE_EXISTS')).toBe(true);
-    await post(h.baseUrl, '/close', { episode_id });
+  it('a chosen id ("alice") is held by the connection that chose it: no other client closes or resets it', async () => {
+    // Over HTTP (and unary gRPC, MCP over HTTP) a chosen id was anyone's: another client could close "alice" and
+    // reset it, and the first client then stepped into the other's episode (issue 52).
+    const overHttp = await post(h.baseUrl, '/reset', { ...TASK, episode_id: 'alice' });
+    expect(overHttp.status).toBe(422);
+    expect(overHttp.body.message).toMatch(/episode_id "alice" refused: over http the server assigns episode ids/);
+    const mcp = await post(h.baseUrl, '/mcp', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'openenv/session/create',
+      params: { ...TASK, episode_id: 'alice' },
+    });
+    expect(mcp.body.error.data.code).toBe('VALIDATION_ERROR');
+
+    const alice = await WsClient.connect(h.wsUrl);
+    const opened = await alice.request({ type: 'reset', data: { ...TASK, episode_id: 'alice' } });
+    expect(opened.data.observation.episode_id).toBe('alice');
+    await alice.request({ type: 'step', data: { action: { code: 'var secret = "alice\'s"' } } });
+
+    expect((await post(h.baseUrl, '/close', { episode_id: 'alice' })).status).toBe(403);
+    expect((await post(h.baseUrl, '/reset', { ...TASK, episode_id: 'alice' })).status).toBe(422);
+    const mallory = await WsClient.connect(h.wsUrl);
+    const taken = await mallory.request({ type: 'reset', data: { ...TASK, episode_id: 'alice' } });
+    expect(taken).toMatchObject({ type: 'error', data: { reason: 'EPISODE_EXISTS' } });
+    await mallory.close();
+
+    const own = await alice.request({ type: 'step', data: { action: { code: 'print(secret)' } } });
+    expect(own.data.observation).toMatchObject({ episode_id: 'alice', stdout: "alice's\n", step: 2 });
+    await alice.close();
   });
 
-  it('of 25 concurrent gRPC resets of one id, 1 succeeds and 24 are ALREADY_EXISTS', async () => {
-    const episode_id = 'contested-grpc';
+  it('of 25 concurrent WebSocket resets of one id, 1 succeeds and 24 are EPISODE_EXISTS', async () => {
+    const clients = await Promise.all(Array.from({ length: 25 }, () => WsClient.connect(h.wsUrl)));
+    const replies = await Promise.all(
+      clients.map((client) => client.request({ type: 'reset', data: { ...TASK, episode_id: 'contested' } })),
+    );
+    expect(replies.filter((r) => r.type === 'observation')).toHaveLength(1);
+    expect(replies.filter((r) => r.type === 'error' && r.data.reason === 'EPISODE_EXISTS')).toHaveLength(24);
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  it('of 25 concurrent gRPC Session resets of one id, 1 succeeds and 24 are ALREADY_EXISTS', async () => {
     const client = new EnvGrpcClient(h.grpcAddress);
     try {
-      const codes = await Promise.all(
-        Array.from({ length: 25 }, () => grpcCode(client, 'Reset', { ...TASK, episode_id })),
+      const sessions = Array.from({ length: 25 }, () => client.session());
+      const replies = await Promise.all(
+        sessions.map((session) => session.request({ reset: { ...TASK, episode_id: 'contested-grpc' } })),
       );
-      expect(codes.filter((code) => code === null)).toHaveLength(1);
-      expect(codes.filter((code) => code === status.ALREADY_EXISTS)).toHaveLength(24);
-      await client.call('Close', { episode_id });
+      expect(replies.filter((reply) => reply.observation !== undefined && reply.observation !== null)).toHaveLength(1);
+      expect(replies.filter((reply) => reply.error?.status === status.ALREADY_EXISTS)).toHaveLength(24);
+      for (const session of sessions) session.stream.end();
+      await Promise.all(sessions.map((session) => session.status));
     } finally {
       client.close();
     }

@@ -192,7 +192,7 @@ describe('EpisodeService', () => {
       expect(() => svc.state(episode.id, caller)).toThrow(expect.objectContaining({ code: 'EPISODE_FORBIDDEN' }));
       expect(await codeOf(svc.close(episode.id, caller))).toBe('EPISODE_FORBIDDEN');
     }
-    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'http'))).toBe('EPISODE_EXISTS');
+    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'ws', other))).toBe('EPISODE_EXISTS');
     expect((await svc.step(episode.id, { action: { code: 'x' } }, 'ws', owner)).observation.step).toBe(1);
     await svc.close(episode.id, owner);
     svc.shutdown();
@@ -203,20 +203,35 @@ describe('EpisodeService', () => {
     const { episode } = await svc.reset(TASK, 'http');
     expect(episode.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await svc.step(episode.id, { action: { answer: '77' } }, 'http');
-    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'grpc'))).toBe('EPISODE_EXISTS');
+    expect(await codeOf(svc.reset({ ...TASK, episode_id: episode.id }, 'grpc', svc.acquireSlot()))).toBe(
+      'EPISODE_EXISTS',
+    );
     expect(svc.state(episode.id)).toMatchObject({ done: true, step_count: 1 });
     expect(pool.closed).toEqual([episode.id]);
     svc.shutdown();
   });
 
-  it('of 25 concurrent resets of one id exactly one wins; the others are EPISODE_EXISTS', async () => {
+  it('of 25 concurrent resets of one id by 25 sessions exactly one wins; the others are EPISODE_EXISTS', async () => {
     const { svc } = service({}, new FakeReplPool(5));
     const results = await Promise.all(
-      Array.from({ length: 25 }, () => codeOf(svc.reset({ ...TASK, episode_id: 'race' }, 'http'))),
+      Array.from({ length: 25 }, () => codeOf(svc.reset({ ...TASK, episode_id: 'race' }, 'ws', svc.acquireSlot()))),
     );
     expect(results.filter((code) => code === null)).toHaveLength(1);
     expect(results.filter((code) => code === 'EPISODE_EXISTS')).toHaveLength(24);
-    expect(svc.liveCount).toBe(1);
+    svc.shutdown();
+  });
+
+  it('refuses a client-chosen id outside a session, so "alice" cannot be closed and reset by another client', async () => {
+    const { svc, pool } = service();
+    for (const transport of ['http', 'grpc', 'mcp'] as const) {
+      const refused = Promise.resolve().then(() => svc.reset({ ...TASK, episode_id: 'alice' }, transport));
+      await expect(refused).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringMatching(/episode_id "alice" refused: .*server assigns episode ids/),
+      });
+    }
+    expect(pool.priorities).toEqual([]);
+    expect(svc.liveCount).toBe(0);
     svc.shutdown();
   });
 

@@ -43,11 +43,13 @@ export interface EpisodeServiceDeps {
  * maxConcurrentEnvs cap and idle reaping. Transports validate input and map EnvError codes; this class holds the
  * semantics, so all four behave the same.
  *
- * Ownership: an episode reset under a session slot (a WebSocket connection) belongs to that slot; step, state and
- * close name the caller's slot (`caller`), and any other caller gets EPISODE_FORBIDDEN. An episode reset without a
- * slot (HTTP, gRPC, MCP over HTTP) belongs to whoever holds its id: the server issues a random UUID (crypto, 122
- * bits) when the client names none. A reset naming an id that is open or being opened is EPISODE_EXISTS, so an id
- * is never closed and reused behind its holder's back, and of concurrent resets of one id exactly one wins.
+ * Ownership: an episode reset under a session slot (a WebSocket connection, a gRPC Session) belongs to that slot;
+ * step, state and close name the caller's slot (`caller`), and any other caller gets EPISODE_FORBIDDEN. An episode
+ * reset without a slot (HTTP, unary gRPC, MCP over HTTP) belongs to whoever holds its id, so its id is always the
+ * server's: a random UUID (crypto, 122 bits); such a reset naming an id is refused, since a name a client picks
+ * (e.g. "alice") can be guessed, closed and reset by another client, whose episode the first then steps into. A
+ * reset naming an id that is open or being opened is EPISODE_EXISTS, so an id is never closed and reused behind its
+ * holder's back, and of concurrent resets of one id exactly one wins.
  */
 export class EpisodeService {
   private readonly episodes = new Map<string, Episode>();
@@ -111,7 +113,8 @@ export class EpisodeService {
   /**
    * Starts an episode and returns its first observation. Without `episode_id` the server issues a random one; a
    * named id that is open or being opened is EPISODE_EXISTS (close it first). Under a session `slot` the episode
-   * uses that slot's capacity and belongs to it; otherwise it needs a free slot and belongs to whoever holds its id.
+   * uses that slot's capacity and belongs to it; otherwise it needs a free slot, belongs to whoever holds its id, and
+   * may not name one (VALIDATION_ERROR): the id it gets is its only credential.
    * `llmClient` answers llm() for the session's client: a request with `serve_llm` has its llm() calls answered by
    * it instead of the configured endpoint, and is a VALIDATION_ERROR where there is none.
    */
@@ -125,6 +128,15 @@ export class EpisodeService {
       throw new EnvError(
         'VALIDATION_ERROR',
         'serve_llm needs a session whose client answers llm_request messages: WebSocket /ws or gRPC Env.Session',
+      );
+    }
+    if (request.episode_id !== undefined && slot === null) {
+      throw new EnvError(
+        'VALIDATION_ERROR',
+        `episode_id "${request.episode_id}" refused: over ${transport} the server assigns episode ids (reset without ` +
+          'one and send back the id the reply names), so that no other client can guess, close or reset your ' +
+          'episode; a WebSocket /ws or gRPC Session connection may name its own, held by that connection',
+        [{ loc: ['episode_id'], msg: 'assigned by the server outside a session', type: 'server_assigned' }],
       );
     }
     const task = this.deps.tasks.select(request);

@@ -16,7 +16,7 @@ prompt: it sits in a sandboxed JavaScript REPL as the variable <code>ctx</code>.
 finally an answer, which is scored against the gold answer.</p>
 <h2>Endpoints</h2>
 <table>
-<tr><td><code>POST /reset</code></td><td>start an episode: <code>{seed?, episode_id?, split?, task_id?}</code> or an inline task <code>{context, question?, answer?, aliases?}</code> (REPLEnv's <code>task_prompt</code>, <code>expected_answer</code> too)</td></tr>
+<tr><td><code>POST /reset</code></td><td>start an episode (the reply names its <code>episode_id</code>): <code>{seed?, split?, task_id?}</code> or an inline task <code>{context, question?, answer?, aliases?}</code> (REPLEnv's <code>task_prompt</code>, <code>expected_answer</code> too)</td></tr>
 <tr><td><code>POST /step</code></td><td><code>{episode_id?, action: {code} | {answer} | {code, is_final, final_answer}, timeout_s?, request_id?}</code>; without <code>episode_id</code>, a one-off scratch episode</td></tr>
 <tr><td><code>GET /state?episode_id=…</code></td><td>episode state</td></tr>
 <tr><td><code>POST /close</code></td><td><code>{episode_id}</code>: end an episode and free its sandbox</td></tr>

@@ -94,9 +94,9 @@ const ENV_ERRORS: Record<number, string> = {
   400: 'Malformed JSON',
   403: 'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN)',
   404: 'Unknown episode or task',
-  409: 'Episode already done, or reset of an open episode_id (EPISODE_EXISTS)',
+  409: 'Episode already done',
   413: 'Body over the size limit',
-  422: 'Validation error (detail lists each issue)',
+  422: 'Validation error (detail lists each issue), or a reset naming an episode_id (the server assigns them)',
   429: 'MAX_CONCURRENT_ENVS reached, 32 steps of the episode running or waiting, or MAX_BODY_BYTES_IN_FLIGHT held',
 };
 const envErrors = describedResponses(ENV_ERRORS, ErrorReplySchema);
