@@ -4,8 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestJsonLogger, type Logger } from '@fathom/observability';
 import { DocCache, SandboxPool } from '@fathom/sandbox';
 import { serveGrpc } from '@fathom/rpc';
-import { onBodyParserError } from '@fathom/runtime';
-import type { Request, Response } from 'express';
+import { onBodyParserError, useJsonBodyParser } from '@fathom/runtime';
+import type { NextFunction, Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { EnvServiceModule } from './app.module';
 import type { EnvServiceConfig } from './config';
@@ -15,6 +15,7 @@ import { TaskStore } from './episode/task.store';
 import { EnvError, JSONRPC } from './errors';
 import { bodyBudget } from './http/body-budget';
 import { sendEnvError } from './http/http-error.filter';
+import { requestGuard } from './http/request-guard';
 import { GrpcInferenceClient } from './inference/inference.client';
 import { EnvMetrics } from './metrics';
 import { bearerAuth } from './openai/bearer-auth';
@@ -80,21 +81,33 @@ export async function startEnvService(
     EnvServiceModule.create({ config, logger, metrics, episodes, chat, grpcPort }),
     { bodyParser: false, logger: new NestJsonLogger(logger) },
   );
+  const guard = requestGuard(config);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const refusal = guard(req, req.path);
+    if (refusal === null) return next();
+    logger.debug('request refused', { path: req.path, code: refusal.code });
+    sendEnvError(res, refusal, metrics);
+  });
   app.use('/v1', bearerAuth(config.API_TOKEN));
   // A chat completion's body carries its document JSON-escaped or base64-encoded: twice MAX_DOCUMENT_BYTES leaves
   // room for either, so a document over its limit meets the document's 413, which names it, not the parser's.
   const chatBodyBytes = Math.max(config.MAX_BODY_BYTES, 2 * config.MAX_DOCUMENT_BYTES);
   const refuse = refuseBody(metrics, logger);
   app.use(bodyBudget(config.MAX_BODY_BYTES_IN_FLIGHT, chatBodyBytes, refuse));
-  app.useBodyParser('json', {
+  useJsonBodyParser(app, {
     limit: chatBodyBytes,
     type: (req: { url?: string }) => req.url?.split('?')[0] === CHAT_COMPLETIONS_PATH,
   });
-  app.useBodyParser('json', { limit: config.MAX_BODY_BYTES, type: () => true });
+  useJsonBodyParser(app, { limit: config.MAX_BODY_BYTES, type: () => true });
   app.use(
     onBodyParserError((failure, req, res) => {
       const code = (
-        { too_large: 'PAYLOAD_TOO_LARGE', invalid_json: 'INVALID_JSON', unreadable: 'VALIDATION_ERROR' } as const
+        {
+          too_large: 'PAYLOAD_TOO_LARGE',
+          invalid_utf8: 'INVALID_JSON',
+          invalid_json: 'INVALID_JSON',
+          unreadable: 'VALIDATION_ERROR',
+        } as const
       )[failure.kind];
       refuse(new EnvError(code, failure.message), req, res);
     }),

@@ -1,6 +1,6 @@
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
-import { envInt, loadEnvConfig, PortSchema } from '@fathom/runtime';
+import { envInt, HostNameListSchema, loadEnvConfig, OriginListSchema, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
 export { ConfigError } from '@fathom/runtime';
@@ -68,6 +68,23 @@ export const EnvServiceConfigSchema = z.object({
    * Unset: /v1 is open. The OpenEnv routes never need it, as upstream's clients send none.
    */
   API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Bearer token of the OpenEnv routes (HTTP, WebSocket /ws and /mcp; not /health, /metrics, nor /v1, which has
+   * API_TOKEN): requests need `Authorization: Bearer <OPENENV_TOKEN>`. Unset: open, as upstream's clients send none.
+   */
+  OPENENV_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Web page origins (comma-separated `scheme://host[:port]`) whose browser requests and WebSocket upgrades are
+   * served; a request with any other `Origin` is refused (403), except the service's own loopback origin. Requests
+   * without `Origin` (every non-browser client) are not affected.
+   */
+  ENV_ALLOWED_ORIGINS: OriginListSchema.default([]),
+  /**
+   * With HOST on loopback, host names (comma-separated, no port) that requests may address besides loopback
+   * (127.0.0.1, localhost, [::1]); any other `Host` is refused (421), so a web page rebound to 127.0.0.1 is not
+   * answered. Unused when HOST is not loopback.
+   */
+  ENV_ALLOWED_HOSTS: HostNameListSchema.default([]),
   /** The model id /v1/models lists and /v1/chat/completions answers as. */
   FATHOM_MODEL_ID: z.string().min(1).default('fathom-rlm'),
   /**
@@ -103,5 +120,5 @@ export abstract class EnvServiceConfig extends classOf<z.infer<typeof EnvService
 
 /** Parses and validates the environment; throws ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Record<string, string | undefined>): EnvServiceConfig {
-  return loadEnvConfig('env-service', EnvServiceConfigSchema, env);
+  return loadEnvConfig('env-service', EnvServiceConfigSchema, env, ['API_TOKEN', 'OPENENV_TOKEN']);
 }

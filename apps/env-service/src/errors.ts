@@ -57,8 +57,13 @@ export function httpStatusOf(code: EnvErrorCode): number {
     case 'TASK_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
       return 404;
+    case 'UNAUTHORIZED':
+      return 401;
     case 'EPISODE_FORBIDDEN':
+    case 'FORBIDDEN_ORIGIN':
       return 403;
+    case 'MISDIRECTED_REQUEST':
+      return 421;
     case 'NO_ACTIVE_EPISODE':
     case 'EPISODE_DONE':
     case 'EPISODE_EXISTS':
@@ -89,7 +94,11 @@ export function grpcStatusOf(code: EnvErrorCode): GrpcStatus {
     case 'EPISODE_DONE':
       return GrpcStatus.FAILED_PRECONDITION;
     case 'EPISODE_FORBIDDEN':
+    case 'FORBIDDEN_ORIGIN':
+    case 'MISDIRECTED_REQUEST':
       return GrpcStatus.PERMISSION_DENIED;
+    case 'UNAUTHORIZED':
+      return GrpcStatus.UNAUTHENTICATED;
     case 'EPISODE_EXISTS':
       return GrpcStatus.ALREADY_EXISTS;
     case 'EXECUTION_ERROR':
@@ -120,6 +129,9 @@ export function wsCodeOf(code: EnvErrorCode): WsErrorCode {
     case 'EPISODE_DONE':
     case 'EPISODE_FORBIDDEN':
     case 'EPISODE_EXISTS':
+    case 'UNAUTHORIZED':
+    case 'FORBIDDEN_ORIGIN':
+    case 'MISDIRECTED_REQUEST':
       return 'SESSION_ERROR';
     case 'INTERNAL':
       return 'EXECUTION_ERROR';
@@ -153,6 +165,9 @@ export function jsonRpcCodeOf(code: EnvErrorCode): number {
     case 'EPISODE_DONE':
     case 'EPISODE_FORBIDDEN':
     case 'EPISODE_EXISTS':
+    case 'UNAUTHORIZED':
+    case 'FORBIDDEN_ORIGIN':
+    case 'MISDIRECTED_REQUEST':
     case 'INTERNAL':
       return JSONRPC.SERVER_ERROR;
   }

@@ -79,6 +79,12 @@ export const ENV_ERROR_CODES = [
   'EPISODE_FORBIDDEN',
   /** A reset named an episode id that is open (or being opened); ids are never silently closed and reused. */
   'EPISODE_EXISTS',
+  /** OPENENV_TOKEN is set and the request's `Authorization: Bearer` is missing or wrong. */
+  'UNAUTHORIZED',
+  /** A browser request (its `Origin`) from a web page that is not the service's own nor in ENV_ALLOWED_ORIGINS. */
+  'FORBIDDEN_ORIGIN',
+  /** On loopback, a request addressed (`Host`) to a name that is not loopback nor in ENV_ALLOWED_HOSTS. */
+  'MISDIRECTED_REQUEST',
   'INTERNAL',
 ] as const;
 export const EnvErrorCodeSchema = z.enum(ENV_ERROR_CODES);
@@ -199,9 +205,10 @@ export const EpisodeIdSchema = storableText(MAX_EPISODE_ID_LENGTH);
  * Reset body. Task selection, in order: an inline task over `context` (with `question` and the gold `answer`, or
  * OpenEnv REPLEnv's `task_prompt` and `expected_answer`; without a gold answer the episode is ad hoc and unscored);
  * a dataset task by `task_id` (optionally constrained to `split`); otherwise a task sampled from `split` (default
- * "train") by `seed` (random when absent). `episode_id` names the new episode (generated when absent); resetting an
- * existing id restarts that episode. Unknown keys are accepted and ignored, as OpenEnv's ResetRequest allows extras
- * (REPLEnv's `hf_token`, `llm_model`, `rlm_max_depth`… have no meaning here: llm() is served by FATHOM).
+ * "train") by `seed` (random when absent). `episode_id` names the new episode on a session (WebSocket, gRPC
+ * Session), which holds it; elsewhere the server assigns ids and refuses one; an id that is open is refused. Unknown
+ * keys are accepted and ignored, as OpenEnv's ResetRequest allows extras (REPLEnv's `hf_token`, `llm_model`,
+ * `rlm_max_depth`… have no meaning here: llm() is served by FATHOM).
  */
 export const EnvResetRequestSchema = z
   .object({

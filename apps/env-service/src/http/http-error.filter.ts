@@ -16,9 +16,10 @@ export function httpErrorBody(error: EnvError): HttpErrorBody {
   return { code: error.code, message: error.message, detail: error.details ?? error.message };
 }
 
-/** Writes an EnvError as an HTTP response (used by the filter and by the body-parser error middleware). */
+/** Writes an EnvError as an HTTP response (the filter, the request guard and the body-parser middleware use this). */
 export function sendEnvError(res: Response, error: EnvError, metrics: EnvMetrics): void {
   metrics.errors.inc({ code: error.code });
+  if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(httpStatusOf(error.code)).json(httpErrorBody(error));
 }
 

@@ -91,11 +91,15 @@ export const ChatCompletionReplySchema = z.looseObject({
 });
 
 const ENV_ERRORS: Record<number, string> = {
-  400: 'Malformed JSON',
-  403: 'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN)',
+  400: 'Malformed JSON, or a body that is not UTF-8',
+  401: 'OPENENV_TOKEN is set and the bearer token is missing or wrong (UNAUTHORIZED)',
+  403:
+    'Episode belongs to a WebSocket connection (EPISODE_FORBIDDEN), or a web page origin not in ' +
+    'ENV_ALLOWED_ORIGINS (FORBIDDEN_ORIGIN)',
   404: 'Unknown episode or task',
   409: 'Episode already done',
   413: 'Body over the size limit',
+  421: 'On loopback, a Host that is not loopback nor in ENV_ALLOWED_HOSTS (MISDIRECTED_REQUEST)',
   422: 'Validation error (detail lists each issue), or a reset naming an episode_id (the server assigns them)',
   429: 'MAX_CONCURRENT_ENVS reached, 32 steps of the episode running or waiting, or MAX_BODY_BYTES_IN_FLIGHT held',
 };

@@ -11,12 +11,14 @@ import {
   type WsOutgoing,
 } from '@fathom/contracts';
 import { Logger } from '@fathom/observability';
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { EnvServiceConfig } from '../config';
-import { EnvError, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
+import { EnvError, httpStatusOf, jsonRpcCodeOf, toEnvError, wsCodeOf } from '../errors';
 import { EpisodeService } from '../episode/episode.service';
+import { requestGuard } from '../http/request-guard';
+import { httpErrorBody } from '../http/http-error.filter';
 import { McpHandler, type McpSession } from '../mcp/mcp.handler';
 import { EnvSession } from '../session/env-session';
 import { EnvMetrics } from '../metrics';
@@ -63,6 +65,7 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly connections = new Set<Connection>();
   private readonly mcp: McpHandler;
   private readonly reaper: NodeJS.Timeout;
+  private readonly guard: ReturnType<typeof requestGuard>;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -73,6 +76,7 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
   ) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: config.MAX_BODY_BYTES * HARD_LIMIT_FACTOR });
     this.mcp = new McpHandler(episodes);
+    this.guard = requestGuard(config);
     const idleMs = config.IDLE_TIMEOUT_S * 1000;
     this.reaper = setInterval(() => this.closeIdle(idleMs), Math.min(Math.max(idleMs / 4, 250), 30_000));
     this.reaper.unref();
@@ -84,6 +88,11 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path !== '/ws' && path !== '/mcp') {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      const refusal = this.guard(req, path);
+      if (refusal !== null) {
+        this.refuseUpgrade(socket, refusal);
         return;
       }
       this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, path));
@@ -152,6 +161,21 @@ export class WsGateway implements OnApplicationBootstrap, BeforeApplicationShutd
       });
       connection.socket.close(CLOSE_GOING_AWAY, 'idle timeout');
     }
+  }
+
+  /**
+   * An upgrade refused by the request guard (another web page's Origin, a misdirected Host, no OPENENV_TOKEN): the
+   * HTTP status and error body a plain request gets, and no WebSocket.
+   */
+  private refuseUpgrade(socket: Duplex, error: EnvError): void {
+    this.metrics.errors.inc({ code: error.code });
+    const status = httpStatusOf(error.code);
+    const body = JSON.stringify(httpErrorBody(error));
+    const challenge = error.code === 'UNAUTHORIZED' ? 'WWW-Authenticate: Bearer\r\n' : '';
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${challenge}` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
 
   /** A connection refused at connect (capacity): one error message in the endpoint's protocol, then close. */
