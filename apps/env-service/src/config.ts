@@ -72,7 +72,11 @@ export const EnvServiceConfigSchema = z.object({
    * Bearer token of the OpenEnv routes (HTTP, WebSocket /ws and /mcp; not /health, /metrics, nor /v1, which has
    * API_TOKEN): requests need `Authorization: Bearer <OPENENV_TOKEN>`. Unset: open, as upstream's clients send none.
    */
-  OPENENV_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OPENENV_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .refine((token) => !token.startsWith('change-me'), 'is the placeholder of k8s/config.yaml; set a random one')
+    .optional(),
   /**
    * Web page origins (comma-separated `scheme://host[:port]`) whose browser requests and WebSocket upgrades are
    * served; a request with any other `Origin` is refused (403), except the service's own loopback origin. Requests

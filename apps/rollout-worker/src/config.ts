@@ -29,6 +29,8 @@ export const RolloutWorkerConfigSchema = z.object({
    * answered by the policy version the job names; otherwise episodes run in this worker's own sandbox pool.
    */
   ENV_URL: z.url({ protocol: /^wss?$/, error: 'expected a ws:// or wss:// URL of an OpenEnv /ws endpoint' }).optional(),
+  /** Bearer token sent to ENV_URL (the env-service's OPENENV_TOKEN); unset: none. */
+  ENV_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** gRPC Inference (the env-service's llm() sub-calls, its INFERENCE_ADDRESS); 0 picks a free port. */
   INFERENCE_PORT: PortSchema.default(50081),
   /**

@@ -45,7 +45,7 @@ export function startRolloutWorker(
       const sandbox =
         config.ENV_URL === undefined
           ? await SandboxPool.start({ workers: config.SANDBOX_WORKERS })
-          : new OpenEnvSandbox(config.ENV_URL);
+          : new OpenEnvSandbox(config.ENV_URL, { token: config.ENV_TOKEN });
       const runs = new RunRepository(prisma);
       const endedRuns = new EndedRuns({ source: runs, transport, logger });
       await endedRuns.listen();

@@ -40,7 +40,8 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
 
   constructor(
     readonly url: string,
-    private readonly options: { connectTimeoutMs?: number } = {},
+    /** `token`: sent as `Authorization: Bearer <token>` on connect (FATHOM's env-service with OPENENV_TOKEN). */
+    private readonly options: { connectTimeoutMs?: number; token?: string } = {},
   ) {}
 
   /**
@@ -50,7 +51,7 @@ export class OpenEnvSandbox implements Pick<SandboxPool, 'openEpisode' | 'close'
    */
   async openEpisode(options: OpenEpisodeOptions): Promise<SandboxEpisode> {
     const sha256 = documentSha256(options.ctx);
-    const session = await OpenEnvSession.connect(this.url, this.options.connectTimeoutMs ?? 10_000);
+    const session = await OpenEnvSession.connect(this.url, this.options.connectTimeoutMs ?? 10_000, this.options.token);
     this.sessions.add(session);
     session.onClose = () => this.sessions.delete(session);
     const reset = (withDocument: boolean) =>
@@ -139,9 +140,10 @@ class OpenEnvSession {
     socket.on('error', (error) => this.fail(error));
   }
 
-  static connect(url: string, timeoutMs: number): Promise<OpenEnvSession> {
+  static connect(url: string, timeoutMs: number, token?: string): Promise<OpenEnvSession> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { handshakeTimeout: timeoutMs });
+      const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+      const socket = new WebSocket(url, { handshakeTimeout: timeoutMs, headers });
       const session = new OpenEnvSession(socket);
       socket.once('open', () => resolve(session));
       socket.once('error', (error) => reject(new Error(`cannot connect to ${url}: ${error.message}`)));

@@ -1,3 +1,4 @@
+import { OpenEnvSandbox } from '@fathom/sandbox';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -208,5 +209,18 @@ describe('with ENV_ALLOWED_ORIGINS, ENV_ALLOWED_HOSTS and OPENENV_TOKEN', () => 
     expect((await raw(port, 'GET', '/health', {})).status).toBe(200);
     expect((await raw(port, 'GET', '/metrics', {})).status).toBe(200);
     expect((await raw(port, 'GET', '/metadata', {})).status).toBe(401);
+  });
+
+  it("lets a rollout worker's OpenEnvSandbox in with the token (its ENV_TOKEN), and not without", async () => {
+    const withToken = new OpenEnvSandbox(h.wsUrl, { token: TOKEN });
+    const without = new OpenEnvSandbox(h.wsUrl);
+    try {
+      const episode = await withToken.openEpisode({ ctx: 'The vault code is 5521.', question: 'What is the code?' });
+      expect((await episode.run('print(ctx.length)')).stdout.trim()).toBe('23');
+      await episode.close();
+      await expect(without.openEpisode({ ctx: 'x', question: 'q' })).rejects.toThrow(/401/);
+    } finally {
+      await Promise.all([withToken.close(), without.close()]);
+    }
   });
 });
