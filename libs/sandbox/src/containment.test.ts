@@ -182,6 +182,7 @@ describe('containment', () => {
     expect(first.error?.code).toBe('runtime');
     expect(first.variables).toHaveLength(100);
     expect(Math.max(...first.variables.map((v) => v.length))).toBe(81);
+    expect(first.values).toHaveLength(100);
     expect(first.error?.message.length).toBeLessThanOrEqual(2001);
   });
 

@@ -2,8 +2,8 @@
  * Guest-side setup, evaluated once in every fresh context before any guest code. It evaluates to a function
  * that takes the host's llm bridge (a Reference, kept only in this closure so guest code can never reach it)
  * and returns `[step, drain]`, the only two entry points the worker calls. `drain` returns
- * `[stdout, cutChars, variableNames, answer]`, where answer is the text of the cell's first `answer(value)` call or
- * null.
+ * `[stdout, cutChars, variableNames, answer, variableValues]`, where answer is the text of the cell's first
+ * `answer(value)` call or null, and variableValues holds a short form of each variable's value (`snapshot`).
  *
  * Every builtin these entry points use is captured here, before guest code runs, so a guest that replaces
  * `String.prototype.slice` or `Object.getOwnPropertyNames` can garble only its own output — never make a
@@ -51,6 +51,13 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
   const MAX_ERROR_CHARS = 2000;
   const MAX_VARIABLES = 100;
   const MAX_NAME_CHARS = 80;
+  // A variable's value as drain shows it: at most this many characters, and an array by its first few items only.
+  const MAX_VALUE_CHARS = 200;
+  const VALUE_ITEMS = 5;
+  const MAX_VALUE_SOURCE_CHARS = 1000000;
+  const getDescriptor = Object.getOwnPropertyDescriptor;
+  const isArray = Array.isArray;
+  const arraySlice = Array.prototype.slice;
 
   delete g.WebAssembly;
   delete g.SharedArrayBuffer;
@@ -467,19 +474,42 @@ export const GUEST_PRELUDE = String.raw`(function (llmBridge) {
     }
   }
 
+  // A variable's value, short: a string quoted and cut, an array as Array(n) and its first items, else as print
+  // shows it; cut to MAX_VALUE_CHARS. An accessor is not called (its getter would be guest code run here).
+  function snapshot(name) {
+    try {
+      const descriptor = getDescriptor(g, name);
+      if (descriptor === undefined || !('value' in descriptor)) return '[accessor]';
+      const value = descriptor.value;
+      let text;
+      // Slicing a string built by concatenation flattens it whole: past a megabyte only its length is shown.
+      if (typeof value === 'string' && value.length > MAX_VALUE_SOURCE_CHARS)
+        text = '[string of ' + value.length + ' characters]';
+      else if (typeof value === 'string')
+        text = stringify(value.length > MAX_VALUE_CHARS ? apply(slice, value, [0, MAX_VALUE_CHARS]) : value);
+      else if (isArray(value))
+        text = 'Array(' + value.length + ') ' + fmt(apply(arraySlice, value, [0, VALUE_ITEMS]));
+      else text = fmt(value);
+      text = toStr(text);
+      return text.length > MAX_VALUE_CHARS ? apply(slice, text, [0, MAX_VALUE_CHARS]) + '…' : text;
+    } catch (e) {
+      return '[unprintable]';
+    }
+  }
+
   // Called after the step's microtasks have run, so output printed by promise callbacks is included.
   function drain() {
     const names = getNames(g);
     let vars = '';
-    let count = 0;
-    for (let i = 0; i < names.length && count < MAX_VARIABLES; i++) {
+    const values = [];
+    for (let i = 0; i < names.length && values.length < MAX_VARIABLES; i++) {
       const name = names[i];
       if (builtins[name] === true) continue;
       const shown = name.length > MAX_NAME_CHARS ? apply(slice, name, [0, MAX_NAME_CHARS]) + '…' : name;
-      vars += (count === 0 ? '' : '\n') + shown;
-      count++;
+      vars += (values.length === 0 ? '' : '\n') + shown;
+      defineProperty(values, values.length, { value: snapshot(name), writable: true, enumerable: true, configurable: true });
     }
-    const result = [out, cut, vars, final];
+    const result = [out, cut, vars, final, values];
     out = '';
     cut = 0;
     final = null;

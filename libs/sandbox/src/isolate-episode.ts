@@ -34,7 +34,7 @@ export class WarmIsolate {
         maxLlmChunkChars: number,
       ) => [number, string]
     >,
-    readonly drain: ivm.Reference<() => [string, number, string, string | null]>,
+    readonly drain: ivm.Reference<() => [string, number, string, string | null, string[]]>,
   ) {}
 
   /**
@@ -134,8 +134,9 @@ export class IsolateEpisode {
   private subcallTokens = 0;
   private ended: StepError | null = null;
   private current: ActiveStep | null = null;
-  /** Globals as of the last completed step, reported again for a cell that did not parse. */
+  /** Globals as of the last completed step, reported again for a cell that did not parse, and their values. */
   private variables: string[] = [];
+  private values: string[] = [];
 
   constructor(
     readonly id: string,
@@ -197,6 +198,7 @@ export class IsolateEpisode {
       return this.result({
         error: { code: 'syntax', message: `SyntaxError: ${rewritten.message}` },
         variables: this.variables,
+        values: this.values,
       });
     }
 
@@ -231,7 +233,7 @@ export class IsolateEpisode {
         ),
         lost,
       ]);
-      const [stdout, cut, vars, answer] = await Promise.race([
+      const [stdout, cut, vars, answer, values] = await Promise.race([
         this.warm.drain.apply(undefined, [], { result: { copy: true } }),
         lost,
       ]);
@@ -244,7 +246,8 @@ export class IsolateEpisode {
         typeof stdout !== 'string' ||
         typeof cut !== 'number' ||
         typeof vars !== 'string' ||
-        (answer !== null && typeof answer !== 'string')
+        (answer !== null && typeof answer !== 'string') ||
+        !isStringArray(values)
       ) {
         return this.result({
           error: { code: 'runtime', message: 'REPL internals returned a malformed result' },
@@ -262,11 +265,13 @@ export class IsolateEpisode {
         };
       }
       this.variables = vars === '' ? [] : vars.split('\n');
+      this.values = values.length === this.variables.length ? values : [];
       return this.result({
         stdout: cut > 0 ? `${stdout}…[truncated ${cut} chars]` : stdout,
         truncatedChars: cut,
         error,
         variables: this.variables,
+        values: this.values,
         step,
         cpuMs,
         answer: answerFits ? answer : null,
@@ -376,6 +381,7 @@ export class IsolateEpisode {
     truncatedChars?: number;
     error: StepError | null;
     variables?: string[];
+    values?: string[];
     step?: ActiveStep;
     cpuMs?: number;
     answer?: string | null;
@@ -386,6 +392,7 @@ export class IsolateEpisode {
       truncatedChars: parts.truncatedChars ?? 0,
       error: parts.error,
       variables: parts.variables ?? [],
+      values: parts.values ?? [],
       cpuMs: parts.cpuMs ?? (step ? this.cpuSince(step) : 0),
       wallMs: step ? performance.now() - step.wallStart : 0,
       llmCalls: step?.calls ?? [],
@@ -396,6 +403,10 @@ export class IsolateEpisode {
 }
 
 /** A length the guest claims for a string it did not send; anything but a count reads as 0 (a malformed call). */
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
 function charCount(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }

@@ -54,6 +54,27 @@ describe('REPL semantics', () => {
     await episode.close();
   });
 
+  it("shows each variable's value in a short form beside its name, without calling a getter", async () => {
+    const episode = await open();
+    const result = await episode.run(
+      'const s = "a\\"b"; const n = 4.5; const hits = [1, 2, 3, 4, 5, 6, 7]; const o = {k: [1]}; function f() {}; ' +
+        'const long = "x".repeat(300); let big = "y"; for (let i = 0; i < 21; i++) big += big; ' +
+        'Object.defineProperty(globalThis, "g", { get() { throw new Error("called") }, enumerable: true })',
+    );
+    expect(result).toMatchObject({ error: null, variables: ['s', 'n', 'hits', 'o', 'f', 'long', 'big', 'g'] });
+    expect(result.values).toEqual([
+      '"a\\"b"',
+      '4.5',
+      'Array(7) [1,2,3,4,5]',
+      '{"k":[1]}',
+      '[Function f]',
+      `"${'x'.repeat(199)}…`,
+      '[string of 2097152 characters]',
+      '[accessor]',
+    ]);
+    await episode.close();
+  });
+
   it('binds the question as a read-only string that cells can read but never change', async () => {
     const episode = await open('the mirror is teal', { ctx: '', question: 'What colour is the mirror?' });
     const read = await episode.run('const o = question.match(/the (.+)\\?/)[1]; print(typeof question, o)');

@@ -47,6 +47,12 @@ export interface StepResult {
   error: StepError | null;
   /** Names of the globals the guest has defined so far (the first 100, in definition order, each cut to 80 chars). */
   variables: string[];
+  /**
+   * A short form of each of `variables`' values, in the same order: a string quoted, an array as `Array(n)` and its
+   * first 5 items, anything else as `print` shows it; each cut to 200 characters, an accessor shown as `[accessor]`.
+   * Absent where the sandbox does not show values (a remote OpenEnv server's).
+   */
+  values?: string[];
   /** CPU time of the step inside the isolate, in ms. */
   cpuMs: number;
   /** Wall time of the step as seen by the worker, in ms (including `llm()` waits). */
