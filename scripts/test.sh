@@ -26,6 +26,7 @@ if covers apps/admin-api/src/dashboard "$@"; then
 fi
 if covers tests/openenv "$@"; then
   bash scripts/ensure-python.sh || echo "test: python3-websockets/-requests could not be installed; the OpenEnv conformance tests will be skipped" >&2
+  bash scripts/ensure-openenv-python.sh || echo "test: no Python for upstream OpenEnv's client; its REPLEnv test will be skipped" >&2
 fi
 
 mkdir -p test-results

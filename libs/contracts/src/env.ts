@@ -106,7 +106,11 @@ export const ReplCodeBlockResultSchema = z
     stdout: z.string(),
     /** The step's error as "code: message", or "". */
     stderr: z.string(),
-    /** Always empty: the JavaScript REPL does not snapshot values. */
+    /**
+     * The guest's variables after the step (those of `variables`: at most 100) by name, each value in a short form:
+     * a string quoted, an array as `Array(n)` and its first 5 items, anything else as `print` shows it, cut to 200
+     * characters. Empty before the first code step.
+     */
     locals_snapshot: z.record(z.string(), z.string()),
     /** Wall time of the step in seconds. */
     execution_time: z.number().nonnegative(),
@@ -192,9 +196,24 @@ export const EnvStateSchema = z
     llm_calls: z.number().int().nonnegative(),
     /** ISO-8601 time of the reset. */
     started_at: z.string(),
+    /**
+     * OpenEnv REPLEnv's names (its REPLState fields), so its client reads them unchanged (`list_variables()` is
+     * `namespace_keys`): the guest's variable names after the last code step (at most 100), the steps taken and
+     * allowed (`step_count`, `max_steps`), the document's first STATE_CONTEXT_CHARS characters (the whole document is
+     * the REPL's `ctx`; `context_tokens` gives its size), the question, and the answer the episode ended with.
+     */
+    namespace_keys: z.array(z.string()),
+    iteration: z.number().int().nonnegative(),
+    max_iterations: z.number().int().positive(),
+    context: z.string(),
+    task_prompt: z.string(),
+    final_answer: z.string().nullable(),
   })
   .strict();
 export type EnvState = z.infer<typeof EnvStateSchema>;
+
+/** Characters of the document a state carries as `context` (REPLEnv's field); a state is read often, a document is large. */
+export const STATE_CONTEXT_CHARS = 2_000;
 
 /** Largest `episode_id` accepted, as in OpenEnv. */
 export const MAX_EPISODE_ID_LENGTH = 255;

@@ -315,6 +315,7 @@ export class EpisodeService {
     episode.codeSteps.push(code);
     const result = await this.runWithDeadline(episode, code, timeoutS);
     episode.llmCalls.push(...result.llmCalls);
+    episode.variables = result.variables;
     if (result.error?.code === 'timeout' || result.error?.code === 'cpu_limit') this.deps.metrics.sandboxTimeouts.inc();
     if (episode.slot !== null) this.noteBreach(episode, episode.slot, result);
     // The episode engine's rule (episodeEnd): code that called answer() ends the episode with that value, as an
@@ -398,7 +399,7 @@ export class EpisodeService {
       result: {
         stdout: result?.stdout ?? '',
         stderr: error === null ? '' : `${error.code}: ${error.message}`,
-        locals_snapshot: {},
+        locals_snapshot: localsSnapshot(result),
         execution_time: (result?.wallMs ?? 0) / 1000,
         success: error === null,
         exception: error?.message ?? null,
@@ -450,4 +451,12 @@ export class EpisodeService {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** REPLEnv's `locals_snapshot`: each variable of the step by name, with the short form of its value the sandbox gave. */
+function localsSnapshot(result: StepResult | null): Record<string, string> {
+  const values = result?.values ?? [];
+  return Object.fromEntries(
+    result?.variables.flatMap((name, i) => (i < values.length ? [[name, values[i]]] : [])) ?? [],
+  );
 }

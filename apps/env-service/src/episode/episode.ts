@@ -1,4 +1,4 @@
-import type { EnvState } from '@fathom/contracts';
+import { STATE_CONTEXT_CHARS, type EnvState } from '@fathom/contracts';
 import type { LlmCallRecord, SandboxEpisode } from '@fathom/sandbox';
 import { EnvError } from '../errors';
 import type { EpisodeTask } from './task.store';
@@ -35,6 +35,8 @@ export class Episode {
   correct: boolean | null = null;
   /** The answer the episode ended with, or null. */
   answer: string | null = null;
+  /** The guest's variable names after the last code step (the sandbox's `variables`). */
+  variables: string[] = [];
   /** Every llm() call, executed or refused, in order (the recursion tree, flattened). */
   readonly llmCalls: LlmCallRecord[] = [];
   /** Code of each code step, in order; scored with the final answer as the episode's turns. */
@@ -103,6 +105,12 @@ export class Episode {
       context_tokens: this.task.context_tokens,
       llm_calls: this.executedLlmCalls,
       started_at: this.startedAt.toISOString(),
+      namespace_keys: this.variables,
+      iteration: this.stepCount,
+      max_iterations: this.maxSteps,
+      context: this.task.context.slice(0, STATE_CONTEXT_CHARS),
+      task_prompt: this.task.question,
+      final_answer: this.answer,
     };
   }
 }
