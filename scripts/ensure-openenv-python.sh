@@ -15,7 +15,14 @@ PYTHON=${OPENENV_UPSTREAM_PYTHON:-python3}
 echo "ensure-openenv-python: making $VENV with websockets >= 13 over $($PYTHON --version 2>&1)" >&2
 rm -rf "$VENV"
 "$PYTHON" -m venv --system-site-packages "$VENV"
-"$VENV/bin/pip" install -q 'websockets>=13' >/dev/null
+# pip warns while it tries each configured index; its output is shown only when the install fails.
+log=$(mktemp)
+if ! "$VENV/bin/pip" install -q 'websockets>=13' >"$log" 2>&1; then
+  cat "$log" >&2
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
 if ! importable; then
   echo "ensure-openenv-python: $VENV cannot import pydantic 2, requests and websockets >= 13" >&2
   exit 1
