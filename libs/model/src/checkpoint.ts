@@ -5,6 +5,7 @@ import { ModelError, ModelErrorCode } from './errors';
 import { checkParams, paramSpecs, type ParamMap } from './params';
 import { parseSafetensors, serializeSafetensors, type SafetensorsDtype } from './safetensors';
 import { ByteTokenizer } from './tokenizer/byte.tokenizer';
+import { HashedWordTokenizer } from './tokenizer/hashed-word.tokenizer';
 import { HfTokenizer } from './tokenizer/hf.tokenizer';
 import type { Tokenizer } from './tokenizer/tokenizer';
 
@@ -39,7 +40,11 @@ export async function loadTokenizer(dir: string): Promise<Tokenizer | null> {
   const json = JSON.parse(await readFile(path, 'utf8')) as unknown;
   const configPath = join(dir, 'tokenizer_config.json');
   const tokenizerConfig = (await exists(configPath)) ? await readJson(configPath) : {};
-  return ByteTokenizer.fromTokenizerJson(json) ?? new HfTokenizer(json, tokenizerConfig);
+  return (
+    ByteTokenizer.fromTokenizerJson(json) ??
+    HashedWordTokenizer.fromTokenizerJson(json) ??
+    new HfTokenizer(json, tokenizerConfig)
+  );
 }
 
 /**

@@ -15,6 +15,21 @@ export interface Llama3RopeScaling {
   originalMaxPositions: number;
 }
 
+/**
+ * The reading heads of an extractive reader (config.json key `fathom_reader`), after the extractive QA readers that
+ * predate pretraining (DrQA, Chen et al. 2017; BiDAF's span output): an exact-match input (a learned vector added to
+ * each chunk token whose word also occurs in the question) and a span head (start and end logits over the chunk's
+ * positions, the no-answer option at the prompt's last position). The LM head is untouched: root turns use it.
+ */
+export interface ReaderHeads {
+  /** `reader.match_embedding` (hidden) is added to every position whose `match` input is 1. */
+  exactMatch: boolean;
+  /** `reader.span_head.weight` (2, hidden): start and end logits of every position. */
+  spanHead: boolean;
+  /** The longest span, in tokens, a read may answer with. */
+  maxSpanTokens: number;
+}
+
 /** The architecture of one decoder, in this library's names; `parseHfConfig` builds it from a config.json. */
 export interface ModelConfig {
   architecture: Architecture;
@@ -37,6 +52,8 @@ export interface ModelConfig {
   qkvBias: boolean;
   bosTokenId: number | null;
   eosTokenIds: number[];
+  /** The extractive reading heads; absent for a plain decoder (every Hugging Face checkpoint). */
+  reader?: ReaderHeads;
 }
 
 const positiveInt = z.number().int().positive();
@@ -71,6 +88,13 @@ const hfConfigSchema = z.looseObject({
   use_sliding_window: z.literal(false).default(false),
   bos_token_id: tokenId.nullish(),
   eos_token_id: z.union([tokenId, z.array(tokenId)]).nullish(),
+  fathom_reader: z
+    .strictObject({
+      exact_match: z.boolean().default(true),
+      span_head: z.boolean().default(true),
+      max_span_tokens: positiveInt.max(512).default(48),
+    })
+    .nullish(),
 });
 
 function fail(field: string, why: string): never {
@@ -123,6 +147,13 @@ export function parseHfConfig(json: unknown): ModelConfig {
     qkvBias: arch === 'Qwen2ForCausalLM' ? true : c.attention_bias,
     bosTokenId: c.bos_token_id ?? null,
     eosTokenIds: c.eos_token_id == null ? [] : Array.isArray(c.eos_token_id) ? c.eos_token_id : [c.eos_token_id],
+    ...(c.fathom_reader != null && {
+      reader: {
+        exactMatch: c.fathom_reader.exact_match,
+        spanHead: c.fathom_reader.span_head,
+        maxSpanTokens: c.fathom_reader.max_span_tokens,
+      },
+    }),
   };
 }
 
@@ -175,6 +206,13 @@ export function toHfConfig(config: ModelConfig): Record<string, unknown> {
     bos_token_id: config.bosTokenId,
     eos_token_id: config.eosTokenIds.length === 1 ? config.eosTokenIds[0] : config.eosTokenIds,
     torch_dtype: 'float32',
+    ...(config.reader && {
+      fathom_reader: {
+        exact_match: config.reader.exactMatch,
+        span_head: config.reader.spanHead,
+        max_span_tokens: config.reader.maxSpanTokens,
+      },
+    }),
   };
 }
 

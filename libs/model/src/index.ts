@@ -7,6 +7,7 @@ export {
   type Architecture,
   type ModelConfig,
   type Llama3RopeScaling,
+  type ReaderHeads,
 } from './config';
 export {
   LINEAR_MODULES,
@@ -17,6 +18,9 @@ export {
   linearShape,
   numel,
   paramSpecs,
+  readerSpecs,
+  MATCH_EMBEDDING,
+  SPAN_HEAD,
   type LinearModule,
   type ParamMap,
   type ParamSpec,
@@ -33,8 +37,9 @@ export {
 export type { Tokenizer } from './tokenizer/tokenizer';
 export { ByteTokenizer, DEFAULT_SPECIAL_TOKENS, byteToUnicode } from './tokenizer/byte.tokenizer';
 export { HfTokenizer } from './tokenizer/hf.tokenizer';
+export { HashedWordTokenizer } from './tokenizer/hashed-word.tokenizer';
 export { BPE_SPLIT_PATTERN, trainBpe, trainBpeTokenizer, type BpeTrainOptions } from './tokenizer/bpe.trainer';
-export { referenceForward, ReferenceDecodeBackend } from './reference';
+export { referenceForward, referenceSpanLogits, ReferenceDecodeBackend } from './reference';
 export type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 export {
   generate,
@@ -60,7 +65,16 @@ export {
   type LoraConfig,
 } from './lora';
 export { DEFAULT_CONFIG_PATH } from './defaults';
-export { MASKED_LOGIT, ModelGraphs, type TokenBatch, type TrainResult } from './graph/model.graphs';
+export {
+  MASKED_LOGIT,
+  ModelGraphs,
+  type SpanBatch,
+  type SpanTargets,
+  type SpanTrainResult,
+  type TokenBatch,
+  type TrainResult,
+} from './graph/model.graphs';
+export { allowedEnds, chooseSpan, spanBiases, SpanReader, type SpanCandidates, type SpanChoice } from './span-read';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
 export type { WeightMode } from './graph/model.graph';
 export { TokenBatchFileSchema, toTrainBatch, type TokenBatchFile } from './batch';

@@ -67,8 +67,21 @@ export function paramSpecs(config: ModelConfig): ParamSpec[] {
   if (!config.tieWordEmbeddings) {
     specs.push({ name: 'lm_head.weight', shape: [config.vocabSize, config.hiddenSize], init: 'normal' });
   }
+  return [...specs, ...readerSpecs(config)];
+}
+
+/** The reading heads' tensors (`ReaderHeads`): none for a plain decoder. */
+export function readerSpecs(config: ModelConfig): ParamSpec[] {
+  const specs: ParamSpec[] = [];
+  if (config.reader?.exactMatch) specs.push({ name: MATCH_EMBEDDING, shape: [config.hiddenSize], init: 'normal' });
+  if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
   return specs;
 }
+
+/** The exact-match vector added to every position whose word occurs in the question, (hidden). */
+export const MATCH_EMBEDDING = 'reader.match_embedding';
+/** Start (row 0) and end (row 1) logit vectors of the span head, (2, hidden). */
+export const SPAN_HEAD = 'reader.span_head.weight';
 
 export const numel = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
 

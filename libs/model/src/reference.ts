@@ -1,30 +1,61 @@
 import type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 import { ropeInverseFrequencies, type ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
-import type { ParamMap } from './params';
+import { MATCH_EMBEDDING, SPAN_HEAD, type ParamMap } from './params';
 
 /**
  * The decoder written as plainly as possible, in float64, one sequence at a time: the oracle the ONNX graphs
  * are tested against. Far too slow for anything else. Returns logits per position, each (vocab).
  */
 export function referenceForward(config: ModelConfig, params: ParamMap, tokens: readonly number[]): Float64Array[] {
+  const head = config.tieWordEmbeddings ? params.get('model.embed_tokens.weight')! : params.get('lm_head.weight')!;
+  return referenceHidden(config, params, tokens).map((h) => referenceLinear(h, head, config.vocabSize));
+}
+
+/**
+ * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token):
+ * the oracle of the span graphs. Returns [start, end] per position.
+ */
+export function referenceSpanLogits(
+  config: ModelConfig,
+  params: ParamMap,
+  tokens: readonly number[],
+  match: readonly number[],
+): [number, number][] {
+  const head = params.get(SPAN_HEAD);
+  if (!head) throw new ModelError(ModelErrorCode.InvalidTensor, `'${SPAN_HEAD}' is missing`);
+  return referenceHidden(config, params, tokens, match).map((h) => {
+    const y = referenceLinear(h, head, 2);
+    return [y[0], y[1]];
+  });
+}
+
+// y (out) = W (out, in) · x (in) + b
+function referenceLinear(x: Float64Array, weight: Float32Array, out: number, bias?: Float32Array): Float64Array {
+  const n = x.length;
+  const y = new Float64Array(out);
+  for (let o = 0; o < out; o++) {
+    let s = bias ? bias[o] : 0;
+    for (let i = 0; i < n; i++) s += weight[o * n + i] * x[i];
+    y[o] = s;
+  }
+  return y;
+}
+
+/** The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1. */
+function referenceHidden(
+  config: ModelConfig,
+  params: ParamMap,
+  tokens: readonly number[],
+  match?: readonly number[],
+): Float64Array[] {
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {
     const t = params.get(name);
     if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `'${name}' is missing`);
     return t;
   };
-  // y (out) = W (out, in) · x (in) + b
-  const linear = (x: Float64Array, weight: Float32Array, out: number, bias?: Float32Array): Float64Array => {
-    const n = x.length;
-    const y = new Float64Array(out);
-    for (let o = 0; o < out; o++) {
-      let s = bias ? bias[o] : 0;
-      for (let i = 0; i < n; i++) s += weight[o * n + i] * x[i];
-      y[o] = s;
-    }
-    return y;
-  };
+  const linear = referenceLinear;
   const rmsNorm = (x: Float64Array, gain: Float32Array): Float64Array => {
     let ss = 0;
     for (const v of x) ss += v * v;
@@ -47,10 +78,12 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
   };
 
   const embed = w('model.embed_tokens.weight');
-  let xs = tokens.map((t) => {
+  let xs = tokens.map((t, i) => {
     if (!Number.isInteger(t) || t < 0 || t >= vocabSize)
       throw new ModelError(ModelErrorCode.InvalidArgument, `token ${t}`);
-    return Float64Array.from(embed.subarray(t * d, (t + 1) * d));
+    const x = Float64Array.from(embed.subarray(t * d, (t + 1) * d));
+    if (match?.[i]) w(MATCH_EMBEDDING).forEach((v, k) => (x[k] += v));
+    return x;
   });
   const group = numHeads / numKvHeads;
   for (let l = 0; l < numLayers; l++) {
@@ -97,8 +130,7 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
       return x1.map((v, i) => v + down[i]);
     });
   }
-  const head = config.tieWordEmbeddings ? embed : w('lm_head.weight');
-  return xs.map((x) => linear(rmsNorm(x, w('model.norm.weight')), head, vocabSize));
+  return xs.map((x) => rmsNorm(x, w('model.norm.weight')));
 }
 
 /**

@@ -3,20 +3,24 @@ import {
   CompiledGraph,
   Graph,
   grad,
+  matmul,
   mul,
   reduceSum,
   Runtime,
   type RuntimeConfig,
+  reshape,
   slice,
+  squeeze,
   type Tensor,
   tokenEntropy,
   tokenLogProbs,
+  transpose,
   unsqueeze,
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
 import { ModelError, ModelErrorCode } from '../errors';
 import { loraSpecs, mergeLora } from '../lora';
-import { checkParams, type ParamMap, type ParamSpec, paramSpecs } from '../params';
+import { checkParams, type ParamMap, type ParamSpec, paramSpecs, SPAN_HEAD } from '../params';
 import { KvCacheDecoder } from './kv-cache.decoder';
 import {
   declareWeights,
@@ -47,6 +51,36 @@ export interface TokenBatch {
 /** The logit bias of a token a constrained position may not emit: exp() of it is 0, and 0 · it is 0, not NaN. */
 export const MASKED_LOGIT = -1e9;
 
+/** Reader prompts for the span head, row-major (B, T), right-padded like a `TokenBatch`. */
+export interface SpanBatch {
+  batch: number;
+  length: number;
+  /** Prompt tokens (B, T). */
+  ids: ArrayLike<number>;
+  /** The exact-match input (B, T): 1 at chunk positions whose word occurs in the question, else 0. */
+  match: Float32Array;
+}
+
+/** Which span each row read (or was taught), and where it was allowed to start and end. */
+export interface SpanTargets {
+  /** (B, T): 0 where the row's span may start (its chunk's word starts and its no-answer position), else MASKED_LOGIT. */
+  startBias: Float32Array;
+  /** (B, T): 0 where the row's span may end given its start, else MASKED_LOGIT (only the no-answer position after it). */
+  endBias: Float32Array;
+  /** (B): the start position of each row's span. */
+  start: ArrayLike<number>;
+  /** (B): the end position (inclusive). */
+  end: ArrayLike<number>;
+}
+
+export interface SpanTrainResult {
+  /** Σ rowWeights[b] · logprobs[b]. */
+  loss: number;
+  /** log p(start) + log p(end | start) of each row (B) under its biases. */
+  logprobs: Float32Array;
+  grads: Map<string, Float32Array>;
+}
+
 export interface TrainResult {
   /** Σ weights[b, t] · logp[b, t]. */
   loss: number;
@@ -76,6 +110,8 @@ export class ModelGraphs {
   private train?: CompiledGraph<string>;
   private logprobGraph?: CompiledGraph<'logprobs'>;
   private logitsGraph?: CompiledGraph<'logits'>;
+  private spanTrain?: CompiledGraph<string>;
+  private spanLogitsGraph?: CompiledGraph<'start' | 'end'>;
 
   constructor(
     readonly config: ModelConfig,
@@ -138,6 +174,51 @@ export class ModelGraphs {
   }
 
   /**
+   * Gradients of Σ rowWeights · (log p(start) + log p(end | start)) through the span head and the exact-match input
+   * (reader SFT weights are −1 / B; a policy gradient's are −advantage / B). Needs a model with `reader.spanHead`.
+   */
+  async spanTrainStep(
+    weights: ParamMap,
+    batch: SpanBatch & SpanTargets,
+    rowWeights: Float32Array,
+  ): Promise<SpanTrainResult> {
+    this.checkSpanBatch(batch);
+    const n = batch.batch * batch.length;
+    if (batch.startBias.length !== n || batch.endBias.length !== n)
+      throw new ModelError(ModelErrorCode.InvalidArgument, `span biases must have ${n} entries (B×T)`);
+    if (batch.start.length !== batch.batch || batch.end.length !== batch.batch || rowWeights.length !== batch.batch)
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `span targets and row weights must have ${batch.batch} rows`,
+      );
+    for (const at of [...Array.from(batch.start), ...Array.from(batch.end)])
+      if (!Number.isInteger(at) || at < 0 || at >= batch.length)
+        throw new ModelError(ModelErrorCode.InvalidArgument, `span position ${at} is outside 0..${batch.length - 1}`);
+    this.spanTrain ??= this.buildSpanTrain();
+    const rows = [batch.batch, 1];
+    const out = await this.spanTrain.run({
+      ...this.weightFeeds(weights),
+      ...this.spanFeeds(batch),
+      start_bias: { data: batch.startBias, dims: [batch.batch, batch.length] },
+      end_bias: { data: batch.endBias, dims: [batch.batch, batch.length] },
+      span_start: { data: BigInt64Array.from(Array.from(batch.start), BigInt), dims: rows },
+      span_end: { data: BigInt64Array.from(Array.from(batch.end), BigInt), dims: rows },
+      row_weights: { data: rowWeights, dims: rows },
+    });
+    const grads = new Map<string, Float32Array>();
+    for (const spec of this.trainableSpecs) grads.set(spec.name, out[`grad:${spec.name}`].data as Float32Array);
+    return { loss: (out.loss.data as Float32Array)[0], logprobs: out.logprobs.data as Float32Array, grads };
+  }
+
+  /** Start and end logits of every position (B, T) each, from the span head over the exact-match input. */
+  async spanLogits(weights: ParamMap, batch: SpanBatch): Promise<{ start: Float32Array; end: Float32Array }> {
+    this.checkSpanBatch(batch);
+    this.spanLogitsGraph ??= this.buildSpanLogits();
+    const out = await this.spanLogitsGraph.run({ ...this.weightFeeds(weights), ...this.spanFeeds(batch) });
+    return { start: out.start.data as Float32Array, end: out.end.data as Float32Array };
+  }
+
+  /**
    * A KV-cache decoder over a snapshot of these weights (LoRA adapters merged into the base). The weights are
    * baked into its graphs as initializers, which lets onnxruntime pre-transpose and pre-pack them for its GEMMs:
    * decoding runs many small steps, where that matters more than zero-copy feeds. Later in-place updates of
@@ -161,7 +242,8 @@ export class ModelGraphs {
 
   /** Releases the compiled sessions of the training, log-prob and logits graphs (decoders release their own). */
   async release(): Promise<void> {
-    for (const g of [this.train, this.logprobGraph, this.logitsGraph]) await g?.release();
+    for (const g of [this.train, this.logprobGraph, this.logitsGraph, this.spanTrain, this.spanLogitsGraph])
+      await g?.release();
   }
 
   private checkWeights(weights: ParamMap): void {
@@ -212,6 +294,68 @@ export class ModelGraphs {
         }
       }
     }
+  }
+
+  private checkSpanBatch(b: SpanBatch): void {
+    if (!this.config.reader?.spanHead)
+      throw new ModelError(ModelErrorCode.InvalidArgument, 'this model has no span head (config.json fathom_reader)');
+    this.checkBatch({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
+    if (b.match.length !== b.batch * b.length)
+      throw new ModelError(
+        ModelErrorCode.InvalidArgument,
+        `match has ${b.match.length} entries, batch is ${b.batch}×${b.length}`,
+      );
+  }
+
+  private spanFeeds(b: SpanBatch) {
+    const { targets: _, ...feeds } = this.batchFeeds({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
+    return { ...feeds, match: { data: b.match, dims: [b.batch, b.length] } };
+  }
+
+  /** Start and end logits (B, T) each of the span graphs. */
+  private spanBase(name: string) {
+    const g = new Graph(name);
+    const w = declareWeights(g, this.config, this.mode);
+    const d = this.config.headDim;
+    const ids = g.input('input_ids', 'int64', ['B', 'T']);
+    const cos = g.input('rope_cos', 'float32', ['T', d]);
+    const sin = g.input('rope_sin', 'float32', ['T', d]);
+    // A reader without the exact-match input still takes `match` (unused), so every reader is fed alike.
+    const match = g.input('match', 'float32', ['B', 'T']);
+    const { hidden } = forward(
+      this.config,
+      w,
+      ids,
+      cos,
+      sin,
+      undefined,
+      this.config.reader?.exactMatch ? match : undefined,
+    );
+    const both = matmul(hidden, transpose(w.get(SPAN_HEAD), [1, 0])); // (B, T, 2)
+    const start = squeeze(slice(both, [0], [1], [2]), [2]); // (B, T)
+    const end = squeeze(slice(both, [1], [2], [2]), [2]); // (B, T)
+    return { g, w, start, end };
+  }
+
+  private buildSpanTrain(): CompiledGraph<string> {
+    const { g, w, start, end } = this.spanBase('span_train');
+    const [b, t] = start.shape;
+    const pick = (logits: Tensor, bias: string, target: string) =>
+      tokenLogProbs(
+        reshape(add(logits, g.input(bias, 'float32', ['B', 'T'])), [b, 1, t]), // (B, 1, T)
+        g.input(target, 'int64', ['B', 1]),
+      ); // (B, 1)
+    const logprobs = add(pick(start, 'start_bias', 'span_start'), pick(end, 'end_bias', 'span_end')); // (B, 1)
+    const loss = reduceSum(mul(logprobs, g.input('row_weights', 'float32', ['B', 1])), [0, 1]);
+    const grads = grad(loss, w.trainable);
+    const outputs: Record<string, Tensor> = { loss, logprobs: squeeze(logprobs, [1]) };
+    w.trainable.forEach((tensor, i) => (outputs[`grad:${tensor.name}`] = grads[i]));
+    return this.runtime.compile(g, outputs);
+  }
+
+  private buildSpanLogits(): CompiledGraph<'start' | 'end'> {
+    const { g, start, end } = this.spanBase('span_logits');
+    return this.dynamicRuntime.compile(g, { start, end });
   }
 
   private biasFeed(b: TokenBatch) {

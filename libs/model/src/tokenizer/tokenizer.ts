@@ -1,4 +1,7 @@
-/** Text ↔ token ids, as the model and the sampler need it; implemented by `ByteTokenizer` and `HfTokenizer`. */
+/**
+ * Text ↔ token ids, as the model and the sampler need it; implemented by `ByteTokenizer` and `HfTokenizer`, and for
+ * span readers (which never decode) by `HashedWordTokenizer`, whose `decode` is not an inverse.
+ */
 export interface Tokenizer {
   /** One more than the largest id `encode` can return (≤ the model's vocab_size). */
   readonly vocabSize: number;

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { parseHfConfig } from '../config';
+import { initParams, MATCH_EMBEDDING } from '../params';
+import { referenceSpanLogits } from '../reference';
+import { chooseSpan, spanBiases, type SpanCandidates } from '../span-read';
+import { SMALL_HF_CONFIGS } from '../testing/configs';
+import { ModelGraphs } from './model.graphs';
+
+const config = parseHfConfig({
+  ...SMALL_HF_CONFIGS.llamaGqaUntied,
+  fathom_reader: { exact_match: true, span_head: true, max_span_tokens: 3 },
+});
+
+const length = 7;
+const ids = [3, 9, 1, 4, 4, 7, 2, 2, 8, 0, 5, 6, 1, 1];
+const match = Float32Array.from([0, 1, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0]);
+const candidates: SpanCandidates = { starts: [2, 4], ends: [3, 4, 5], none: 6, maxSpanTokens: 3 };
+
+/** −Σ_b w_b (log p(start_b) + log p(end_b | start_b)) under the float64 reference. */
+function referenceObjective(params: Map<string, Float32Array>, starts: number[], ends: number[], weights: number[]) {
+  let total = 0;
+  for (let b = 0; b < 2; b++) {
+    const logits = referenceSpanLogits(
+      config,
+      params,
+      ids.slice(b * length, (b + 1) * length),
+      Array.from(match.slice(b * length, (b + 1) * length)),
+    );
+    const { startBias, endBias } = spanBiases(candidates, length, starts[b]);
+    const lp = (k: 0 | 1, bias: Float32Array, at: number) => {
+      const v = logits.map((l, t) => l[k] + bias[t]);
+      const max = Math.max(...v);
+      return v[at] - (max + Math.log(v.reduce((s, x) => s + Math.exp(x - max), 0)));
+    };
+    total += weights[b] * (lp(0, startBias, starts[b]) + lp(1, endBias, ends[b]));
+  }
+  return total;
+}
+
+describe('span head', () => {
+  it('gives the reference logits, and the exact-match input changes them', async () => {
+    const params = initParams(config, 5, 0.3);
+    const graphs = new ModelGraphs(config);
+    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match });
+    for (let b = 0; b < 2; b++) {
+      const ref = referenceSpanLogits(
+        config,
+        params,
+        ids.slice(b * length, (b + 1) * length),
+        Array.from(match.slice(b * length, (b + 1) * length)),
+      );
+      ref.forEach(([s, e], t) => {
+        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
+        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
+      });
+    }
+    const without = await graphs.spanLogits(params, { batch: 2, length, ids, match: new Float32Array(2 * length) });
+    expect(without.start[1]).not.toBeCloseTo(out.start[1], 3);
+    expect(without.start[0]).toBeCloseTo(out.start[0], 5); // position 0 has no match and sees nothing after it
+    await graphs.release();
+  });
+
+  it('returns the reference objective and gradients that match finite differences', async () => {
+    const params = initParams(config, 7, 0.3);
+    const graphs = new ModelGraphs(config);
+    const starts = [4, 6];
+    const ends = [5, 6];
+    const weights = [-1, -0.5];
+    const rows = [0, 1].map((b) => spanBiases(candidates, length, starts[b]));
+    const batch = {
+      batch: 2,
+      length,
+      ids,
+      match,
+      startBias: Float32Array.from([...rows[0].startBias, ...rows[1].startBias]),
+      endBias: Float32Array.from([...rows[0].endBias, ...rows[1].endBias]),
+      start: starts,
+      end: ends,
+    };
+    const out = await graphs.spanTrainStep(params, batch, Float32Array.from(weights));
+    expect(out.loss).toBeCloseTo(referenceObjective(params, starts, ends, weights), 4);
+    for (const name of [MATCH_EMBEDDING, 'reader.span_head.weight', 'model.layers.1.mlp.up_proj.weight']) {
+      const p = params.get(name)!;
+      for (const i of [0, 5]) {
+        const h = 1e-3;
+        const saved = p[i];
+        p[i] = saved + h;
+        const up = referenceObjective(params, starts, ends, weights);
+        p[i] = saved - h;
+        const down = referenceObjective(params, starts, ends, weights);
+        p[i] = saved;
+        expect(out.grads.get(name)![i]).toBeCloseTo((up - down) / (2 * h), 3);
+      }
+    }
+    await graphs.release();
+  });
+
+  it('refuses span calls on a model without the head', async () => {
+    const plain = parseHfConfig(SMALL_HF_CONFIGS.llamaGqaUntied);
+    const graphs = new ModelGraphs(plain);
+    await expect(
+      graphs.spanLogits(initParams(plain, 1), { batch: 1, length: 2, ids: [1, 2], match: new Float32Array(2) }),
+    ).rejects.toThrow(/no span head/);
+  });
+});
+
+describe('chooseSpan', () => {
+  const c: SpanCandidates = { starts: [1, 3], ends: [1, 2, 4], none: 5, maxSpanTokens: 2 };
+
+  it('takes the pair with the highest log p(start) + log p(end | start) within the cap', () => {
+    const start = [0, 2, 0, 1, 0, 0];
+    const end = [9, 0, 3, 0, 1, 0];
+    const choice = chooseSpan(start, end, c, { temperature: 0 });
+    expect(choice).toMatchObject({ start: 1, end: 2, answered: true });
+    expect(choice.logprob).toBeLessThan(0);
+  });
+
+  it('answers no-answer when the no-answer position dominates, and samples only allowed spans', () => {
+    expect(chooseSpan([0, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0], c, { temperature: 0 })).toMatchObject({
+      start: 5,
+      end: 5,
+      answered: false,
+    });
+    for (let seed = 0; seed < 50; seed++) {
+      const s = chooseSpan([0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], c, { temperature: 1, seed });
+      expect([
+        [1, 1],
+        [1, 2],
+        [3, 4],
+        [5, 5],
+      ]).toContainEqual([s.start, s.end]);
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import { Rng } from '@fathom/contracts';
+import { ModelError, ModelErrorCode } from './errors';
+import { MASKED_LOGIT, type ModelGraphs } from './graph/model.graphs';
+import type { ParamMap } from './params';
+import type { Tokenizer } from './tokenizer/tokenizer';
+
+/** Where a read of one prompt may put its span: positions of the prompt's ids. */
+export interface SpanCandidates {
+  /** Positions where a span may start: the first token of each word of the chunk. */
+  starts: readonly number[];
+  /** Positions where a span may end: the last token of each word of the chunk. */
+  ends: readonly number[];
+  /** The no-answer position (the prompt's last): a span that starts there ends there and reads "unknown". */
+  none: number;
+  /** The longest span in tokens (`ReaderHeads.maxSpanTokens`). */
+  maxSpanTokens: number;
+}
+
+/** One read: the span chosen (start = end = `none` for no answer), and its log-probability under the head. */
+export interface SpanChoice {
+  start: number;
+  /** Inclusive. */
+  end: number;
+  /** log p(start) + log p(end | start) under the distributions it was chosen from (at the read's temperature). */
+  logprob: number;
+  /** False when the read chose the no-answer position. */
+  answered: boolean;
+}
+
+/** The positions a span that starts at `start` may end at: the word ends within `maxSpanTokens`, or only `none`. */
+export function allowedEnds(c: SpanCandidates, start: number): number[] {
+  if (start === c.none) return [c.none];
+  return c.ends.filter((e) => e >= start && e < start + c.maxSpanTokens);
+}
+
+/**
+ * The additive biases of one row (`SpanTargets` of the span graphs): 0 where a span may start, and where a span that
+ * starts at `start` may end; `MASKED_LOGIT` elsewhere. `length` is the row's padded length.
+ */
+export function spanBiases(c: SpanCandidates, length: number, start: number) {
+  const startBias = new Float32Array(length).fill(MASKED_LOGIT);
+  const endBias = new Float32Array(length).fill(MASKED_LOGIT);
+  for (const s of [...c.starts, c.none]) startBias[s] = 0;
+  for (const e of allowedEnds(c, start)) endBias[e] = 0;
+  return { startBias, endBias };
+}
+
+function logSoftmaxAt(logits: ArrayLike<number>, positions: readonly number[], scale: number): Map<number, number> {
+  let max = -Infinity;
+  for (const p of positions) max = Math.max(max, logits[p] * scale);
+  let sum = 0;
+  for (const p of positions) sum += Math.exp(logits[p] * scale - max);
+  const lse = max + Math.log(sum);
+  return new Map(positions.map((p) => [p, logits[p] * scale - lse]));
+}
+
+function draw(logprobs: Map<number, number>, rng: Rng): number {
+  let u = rng.float();
+  let last = -1;
+  for (const [p, lp] of logprobs) {
+    last = p;
+    u -= Math.exp(lp);
+    if (u <= 0) return p;
+  }
+  return last;
+}
+
+/**
+ * Chooses a span from one row's start and end logits. Greedy (temperature 0): the (start, end) pair with the highest
+ * log p(start) + log p(end | start); sampled: a start from its categorical, then an end from the categorical over the
+ * ends allowed after it (`allowedEnds`), both at `temperature`, drawn with a PRNG seeded by `seed`.
+ */
+export function chooseSpan(
+  startLogits: ArrayLike<number>,
+  endLogits: ArrayLike<number>,
+  c: SpanCandidates,
+  options: { temperature: number; seed?: number },
+): SpanChoice {
+  const starts = [...c.starts.filter((s) => allowedEnds(c, s).length > 0), c.none];
+  if (!(options.temperature >= 0))
+    throw new ModelError(ModelErrorCode.InvalidArgument, `temperature ${options.temperature}`);
+  const scale = options.temperature === 0 ? 1 : 1 / options.temperature;
+  const startLp = logSoftmaxAt(startLogits, starts, scale);
+  const endLpOf = (s: number) => logSoftmaxAt(endLogits, allowedEnds(c, s), scale);
+  const choice = (start: number, end: number, logprob: number): SpanChoice => ({
+    start,
+    end,
+    logprob,
+    answered: start !== c.none,
+  });
+  if (options.temperature > 0) {
+    const rng = new Rng(options.seed ?? 0);
+    const start = draw(startLp, rng);
+    const ends = endLpOf(start);
+    const end = draw(ends, rng);
+    return choice(start, end, startLp.get(start)! + ends.get(end)!);
+  }
+  let best = choice(c.none, c.none, startLp.get(c.none)!);
+  for (const s of starts) {
+    if (s === c.none) continue;
+    for (const [e, lp] of endLpOf(s)) {
+      const total = startLp.get(s)! + lp;
+      if (total > best.logprob) best = choice(s, e, total);
+    }
+  }
+  return best;
+}
+
+/**
+ * Leaf reads by a model's span head: one forward pass over the prompt with its exact-match input, then a span chosen
+ * from the start and end logits (`chooseSpan`). Holds the weights it was given (a policy version's); `release()` frees
+ * its sessions.
+ */
+export class SpanReader {
+  readonly maxSpanTokens: number;
+
+  constructor(
+    private readonly graphs: ModelGraphs,
+    private readonly weights: ParamMap,
+    /** The reader's own tokenizer: its prompts are encoded with it, whatever the root's. */
+    readonly tokenizer: Tokenizer,
+  ) {
+    const heads = graphs.config.reader;
+    if (!heads?.spanHead)
+      throw new ModelError(
+        ModelErrorCode.InvalidConfig,
+        'a span reader needs a model with a span head (fathom_reader)',
+      );
+    this.maxSpanTokens = heads.maxSpanTokens;
+  }
+
+  /** The longest prompt it reads. */
+  get maxLength(): number {
+    return this.graphs.config.maxPositions;
+  }
+
+  async read(
+    input: {
+      ids: readonly number[];
+      match: readonly number[];
+      starts: readonly number[];
+      ends: readonly number[];
+      none: number;
+    },
+    options: { temperature: number; seed?: number },
+  ): Promise<SpanChoice> {
+    const length = input.ids.length;
+    if (input.match.length !== length)
+      throw new ModelError(ModelErrorCode.InvalidArgument, `match has ${input.match.length} entries for ${length} ids`);
+    const logits = await this.graphs.spanLogits(this.weights, {
+      batch: 1,
+      length,
+      ids: input.ids,
+      match: Float32Array.from(input.match),
+    });
+    const candidates = { starts: input.starts, ends: input.ends, none: input.none, maxSpanTokens: this.maxSpanTokens };
+    return chooseSpan(logits.start, logits.end, candidates, options);
+  }
+
+  async release(): Promise<void> {
+    await this.graphs.release();
+  }
+}
