@@ -78,7 +78,26 @@ export interface RecursionTreeNode {
    * the root's tokens live on the trajectory itself.
    */
   sequence?: TokenSequence;
+  /** How a leaf read by a span head (`SpanRead`) chose its answer; absent for a read by generation. */
+  read?: SpanRead;
   children: RecursionTreeNode[];
+}
+
+/**
+ * A leaf read answered by a span head: the span of the prompt's tokens it chose (start = end = `none` when it
+ * answered "unknown"), the log-probability of that choice, and the inputs a learner needs to score it again.
+ */
+export interface SpanRead {
+  head: 'span';
+  start: number;
+  /** Inclusive. */
+  end: number;
+  /** log p(start) + log p(end | start) at the read's temperature. */
+  logprob: number;
+  /** exp(logprob). */
+  probability: number;
+  /** Kept only when the run trains on sub-calls: the prompt's ids, exact-match input and span candidates. */
+  input?: { ids: number[]; match: number[]; starts: number[]; ends: number[]; none: number };
 }
 
 /**
@@ -142,6 +161,25 @@ export const TokenSequenceSchema: z.ZodType<TokenSequence> = z
     if (problem !== null) issue.addIssue({ code: 'custom', message: problem });
   });
 
+const PositionsSchema = z.array(z.number().int().nonnegative());
+
+export const SpanReadSchema: z.ZodType<SpanRead> = z.strictObject({
+  head: z.literal('span'),
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+  logprob: z.number().max(0),
+  probability: z.number().min(0).max(1),
+  input: z
+    .strictObject({
+      ids: TokenIdsSchema,
+      match: z.array(z.union([z.literal(0), z.literal(1)])),
+      starts: PositionsSchema,
+      ends: PositionsSchema,
+      none: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
+
 export const RECURSION_NODE_KINDS = ['root', 'episode', 'leaf'] as const;
 export type RecursionNodeKind = (typeof RECURSION_NODE_KINDS)[number];
 
@@ -164,6 +202,7 @@ export const RecursionTreeNodeSchema: z.ZodType<RecursionTreeNode> = z.lazy(() =
     turns: z.number().int().nonnegative(),
     error: z.string().optional(),
     sequence: TokenSequenceSchema.optional(),
+    read: SpanReadSchema.optional(),
     children: z.array(RecursionTreeNodeSchema),
   }),
 );

@@ -20,7 +20,7 @@ import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } fro
 import { RolloutError, RolloutErrorCode } from './errors';
 import { observationText } from '../teacher/observation';
 import { NO_ACTION_OBSERVATION } from './observation';
-import type { Policy, SampledContinuation, SampleRequest, SamplingParams } from './policy';
+import type { Policy, SampledContinuation, SampleRequest, SamplingParams, SpanReadResult } from './policy';
 import { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 
 /** What an episode needs of a task: the prompt's fields plus an id (the sandbox's document cache key). */
@@ -686,6 +686,10 @@ export class EpisodeRunner {
       node.completionTokens = policy.tokenizer.encode(node.answer).length;
       return;
     }
+    if (policy.readSpan !== undefined && req.chunk !== undefined) {
+      await this.spanRead(parent, node, req, path, policy, policy.readSpan);
+      return;
+    }
     const room = Math.min(
       this.config.subcalls.maxCompletionTokens,
       req.tokenBudget - prompt.ids.length,
@@ -731,6 +735,44 @@ export class EpisodeRunner {
         ...(span === undefined ? {} : { span }),
       };
     }
+  }
+
+  /**
+   * A leaf read by the reader's span head: the chunk's span (or "unknown") the head chooses — the best one, or one drawn
+   * at the leaf temperature — recorded on the node with its probability (`node.read`).
+   */
+  private async spanRead(
+    parent: EpisodeState,
+    node: RecursionTreeNode,
+    req: LlmRequest,
+    path: number[],
+    policy: Policy,
+    readSpan: NonNullable<Policy['readSpan']>,
+  ) {
+    let read: SpanReadResult;
+    try {
+      read = await readSpan.call(policy, {
+        question: req.prompt,
+        chunk: req.chunk ?? '',
+        temperature: this.reader.params.temperature,
+        seed: pathSeed(0, [...path, 0]),
+      });
+    } catch (error) {
+      parent.failInfra('policy_error', `llm() sub-call: ${errorMessage(error)}`);
+      throw error;
+    }
+    const answered = read.start !== read.input.none;
+    node.answer = read.text;
+    node.promptTokens = read.input.ids.length;
+    node.completionTokens = answered ? read.end - read.start + 1 : 1;
+    node.read = {
+      head: 'span',
+      start: read.start,
+      end: read.end,
+      logprob: read.logprob,
+      probability: Math.exp(read.logprob),
+      ...(this.config.trainSubcalls && { input: read.input }),
+    };
   }
 
   private toTrajectory(

@@ -26,7 +26,10 @@ export type {
   SampledContinuation,
   SampleRequest,
   SamplingParams,
+  SpanReadRequest,
+  SpanReadResult,
 } from './policy';
+export { encodeReadInput, goldSpan, questionWords, spanText, type ChunkWord, type ReadInput } from './read-input';
 export { SamplerPolicy } from './sampler-policy';
 export {
   TextEndpointPolicy,

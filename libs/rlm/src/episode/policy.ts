@@ -57,6 +57,26 @@ export interface SampledContinuation {
   finishReason: PolicyFinishReason;
 }
 
+/** One leaf read by a span head: `llm(question, chunk)`, and how to choose the span. */
+export interface SpanReadRequest {
+  question: string;
+  chunk: string;
+  /** 0 = the best span; otherwise a start, then an end, drawn at this temperature. */
+  temperature: number;
+  seed: number;
+}
+
+/** What a span read answered: the chunk's text under the span (or "unknown"), and how the head chose it. */
+export interface SpanReadResult {
+  text: string;
+  /** The span in the reader's prompt positions (start = end = `input.none`: "unknown"); `end` inclusive. */
+  start: number;
+  end: number;
+  logprob: number;
+  /** The reader's encoded prompt: its ids, exact-match input and span candidates (what a learner scores again). */
+  input: { ids: number[]; match: number[]; starts: number[]; ends: number[]; none: number };
+}
+
 export interface Policy {
   readonly tokenizer: PolicyTokenizer;
   /** The weights' version; stamped on every trajectory sampled with them. */
@@ -68,4 +88,9 @@ export interface Policy {
    * continuation of request i. Rejects on failure of the policy itself (an infra error for the caller).
    */
   sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]>;
+  /**
+   * Answers a leaf read with a span head (a checkpoint with `fathom_reader`, or its paired reader). Absent for a
+   * policy that reads by generation (a plain decoder, an OpenAI-compatible endpoint).
+   */
+  readSpan?(request: SpanReadRequest): Promise<SpanReadResult>;
 }

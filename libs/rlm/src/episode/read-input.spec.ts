@@ -1,0 +1,42 @@
+import { ByteTokenizer, HashedWordTokenizer } from '@fathom/model';
+import { describe, expect, it } from 'vitest';
+import { renderSubcallPrompt } from '../prompt';
+import { encodeReadInput, goldSpan, questionWords, spanText } from './read-input';
+import { encodeSegments } from './tokens';
+
+const question = 'What is the code of the murenur fogor?';
+const chunk = 'The code of the murenur bator is K9-BKG. The code of the Murenur fogor is QJ5-QHW.';
+
+describe('encodeReadInput', () => {
+  it('gives the byte tokenizer exactly the ids of the rendered sub-call prompt', () => {
+    const bytes = new ByteTokenizer();
+    const input = encodeReadInput(question, chunk, bytes);
+    expect(input.ids).toEqual(encodeSegments(renderSubcallPrompt(question, chunk), [], bytes).ids);
+    expect(input.none).toBe(input.ids.length - 1);
+  });
+
+  it('marks the chunk words that occur in the question, case-folded, function words aside', () => {
+    expect([...questionWords(question)].sort()).toEqual(['code', 'fogor', 'murenur']);
+    const input = encodeReadInput(question, chunk, new HashedWordTokenizer(1024));
+    const matched = input.words
+      .filter((w) => input.match[w.tokStart] === 1)
+      .map((w) => chunk.slice(w.charStart, w.charEnd));
+    expect(matched).toEqual(['code', 'murenur', 'code', 'Murenur', 'fogor']);
+    expect(input.match.slice(0, input.words[0].tokStart).every((m) => m === 0)).toBe(true);
+  });
+
+  it('finds the gold span on word edges outside the distractors, and reads it back from the chunk', () => {
+    const input = encodeReadInput(question, chunk, new HashedWordTokenizer(1024));
+    const gold = goldSpan(input, chunk, 'qj5-qhw')!;
+    expect(spanText(input, chunk, gold.start, gold.end)).toBe('QJ5-QHW');
+    const avoid = [{ start: 0, end: chunk.indexOf('.') + 1 }];
+    const twice = 'The murenur bator is K9-BKG. Later the murenur fogor is K9-BKG.';
+    const again = encodeReadInput(question, twice, new HashedWordTokenizer(1024));
+    const chosen = goldSpan(again, twice, 'K9-BKG', avoid)!;
+    expect(again.words.find((w) => w.tokStart === chosen.start)!.charStart).toBe(twice.lastIndexOf('K9'));
+    expect(goldSpan(input, chunk, 'unknown')).toEqual({ start: input.none, end: input.none });
+    expect(goldSpan(input, chunk, 'BKG. Th')).toBeNull(); // ends inside a word
+    expect(goldSpan(input, chunk, '9-BKG')).toBeNull(); // starts inside a word
+    expect(spanText(input, chunk, input.none, input.none)).toBe('unknown');
+  });
+});

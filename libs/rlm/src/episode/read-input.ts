@@ -1,0 +1,122 @@
+import { renderSubcallPrompt, segmentsText } from '../prompt';
+import { SUBCALL_UNKNOWN } from '../teacher/oracle';
+import type { PolicyTokenizer } from './policy';
+
+/**
+ * Words that say how a question asks, not what about: they never count as an exact match (DrQA's exact-match feature
+ * skips them too), so "the" or "what" in a question does not light up every sentence of a chunk.
+ */
+const FUNCTION_WORDS = new Set(
+  (
+    'a an the of in on at to for from by with about into onto over under after before during since until and or but ' +
+    'not no is are was were be been being am do does did done has have had having it its this that these those there ' +
+    'what which who whom whose where when why how than then so as if at any some all each every much many one ' +
+    'can could may might must shall should will would please tell me name give say said find'
+  ).split(' '),
+);
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** One word of the chunk: its characters `[charStart, charEnd)` in the chunk, its tokens `[tokStart, tokEnd]`. */
+export interface ChunkWord {
+  charStart: number;
+  charEnd: number;
+  tokStart: number;
+  /** Inclusive. */
+  tokEnd: number;
+}
+
+/**
+ * A leaf read as the span head sees it: the sub-call prompt's ids (the one renderer's `renderSubcallPrompt`), the
+ * exact-match input of each id, the chunk's words (the places a span may start and end) and the no-answer position.
+ */
+export interface ReadInput {
+  ids: number[];
+  /** 1 at chunk tokens whose word (case-folded, function words aside) also occurs in the question, else 0. */
+  match: number[];
+  words: ChunkWord[];
+  /** The prompt's last position, whose start and end logits stand for "the chunk does not say". */
+  none: number;
+}
+
+/** The question's content words, case-folded. */
+export function questionWords(question: string): Set<string> {
+  const words = new Set<string>();
+  for (const m of question.matchAll(WORD)) {
+    const w = m[0].toLowerCase();
+    if (!FUNCTION_WORDS.has(w)) words.add(w);
+  }
+  return words;
+}
+
+/**
+ * Encodes `llm(question, chunk)`'s prompt for the span head. The chunk is encoded word by word (and each run between
+ * words on its own), so every word's tokens are known and no token straddles a word edge; for the byte-level
+ * tokenizer the ids are exactly those of the rendered prompt.
+ */
+export function encodeReadInput(question: string, chunk: string, tokenizer: PolicyTokenizer): ReadInput {
+  const text = segmentsText(renderSubcallPrompt(question, chunk));
+  const at = text.lastIndexOf(chunk);
+  const ids = tokenizer.encode(text.slice(0, at));
+  const match = ids.map(() => 0);
+  const asked = questionWords(question);
+  const words: ChunkWord[] = [];
+  const push = (piece: string, matched: number) => {
+    for (const id of tokenizer.encode(piece)) {
+      ids.push(id);
+      match.push(matched);
+    }
+  };
+  let offset = 0;
+  for (const m of chunk.matchAll(WORD)) {
+    const start = m.index;
+    if (start > offset) push(chunk.slice(offset, start), 0);
+    const tokStart = ids.length;
+    push(m[0], asked.has(m[0].toLowerCase()) ? 1 : 0);
+    if (ids.length > tokStart)
+      words.push({ charStart: start, charEnd: start + m[0].length, tokStart, tokEnd: ids.length - 1 });
+    offset = start + m[0].length;
+  }
+  if (offset < chunk.length) push(chunk.slice(offset), 0);
+  push(text.slice(at + chunk.length), 0);
+  return { ids, match, words, none: ids.length - 1 };
+}
+
+/** The text of a read: the chunk's characters under the span, or "unknown" for the no-answer position. */
+export function spanText(input: ReadInput, chunk: string, start: number, end: number): string {
+  if (start === input.none) return SUBCALL_UNKNOWN;
+  const first = input.words.find((w) => w.tokStart === start);
+  const last = input.words.find((w) => w.tokEnd === end);
+  if (first === undefined || last === undefined || last.charEnd < first.charStart)
+    throw new RangeError(`span ${start}..${end} does not start and end on words of the chunk`);
+  return chunk.slice(first.charStart, last.charEnd);
+}
+
+/**
+ * The span that answers `answer` in the chunk, as token positions: its first occurrence that starts and ends on word
+ * edges and lies outside every `avoid` range (a distractor's sentence), else its first occurrence anywhere; the
+ * no-answer position for "unknown"; null when the chunk does not contain it on word edges (nothing to point at).
+ */
+export function goldSpan(
+  input: ReadInput,
+  chunk: string,
+  answer: string,
+  avoid: readonly { start: number; end: number }[] = [],
+): { start: number; end: number } | null {
+  if (answer.trim().toLowerCase() === SUBCALL_UNKNOWN) return { start: input.none, end: input.none };
+  const byStart = new Map(input.words.map((w) => [w.charStart, w]));
+  const byEnd = new Map(input.words.map((w) => [w.charEnd, w]));
+  const found: { start: number; end: number; inside: boolean }[] = [];
+  const haystack = chunk.toLowerCase();
+  const needle = answer.trim().toLowerCase();
+  if (needle === '') return null;
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + 1)) {
+    const first = byStart.get(i);
+    const last = byEnd.get(i + needle.length);
+    if (first === undefined || last === undefined) continue;
+    const inside = avoid.some((r) => i >= r.start && i < r.end);
+    found.push({ start: first.tokStart, end: last.tokEnd, inside });
+  }
+  const pick = found.find((f) => !f.inside) ?? found[0];
+  return pick === undefined ? null : { start: pick.start, end: pick.end };
+}
