@@ -1,6 +1,14 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { SingleBar } from 'cli-progress';
-import { loadSftConfig, runSft, type SftConfigOverrides, type SftObserver } from '@fathom/training';
+import {
+  loadReaderSftConfig,
+  loadSftConfig,
+  runReaderSft,
+  runSft,
+  type ReaderSftConfig,
+  type SftConfigOverrides,
+  type SftObserver,
+} from '@fathom/training';
 import { number } from './args';
 
 interface SftFlags extends SftConfigOverrides {
@@ -45,6 +53,43 @@ function progressBar(): SftObserver & { stop(): void } {
   };
 }
 
+/** A reader's SFT (`"kind": "reader"`): a progress bar of its span loss and greedy eval reads, then a JSON summary. */
+async function runReader(config: ReaderSftConfig, progress: boolean): Promise<void> {
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: 'reader sft [{bar}] {value}/{total} | stage {stage} | span loss {loss} | eval reads {eval} | {duration}s',
+    hideCursor: true,
+  });
+  let evalReads = '-';
+  let result;
+  try {
+    result = await runReaderSft(
+      config,
+      progress
+        ? {
+            onStart: ({ steps }) => bar.start(steps, 0, { stage: 0, loss: '-', eval: evalReads }),
+            onStep: (r) => bar.update(r.step, { stage: r.stage, loss: r.loss.toFixed(4), eval: evalReads }),
+            onEval: (r) => {
+              evalReads = `${(100 * r.accuracy).toFixed(1)}%`;
+              bar.update({ eval: evalReads });
+            },
+          }
+        : {},
+    );
+  } finally {
+    if (progress) bar.stop();
+  }
+  console.log(
+    JSON.stringify({
+      out: config.out,
+      final: result.finalDir,
+      step: result.last?.step ?? null,
+      loss: result.last?.loss ?? null,
+      eval_accuracy: result.lastEval?.accuracy ?? null,
+    }),
+  );
+}
+
 /** `fathom sft --config FILE`: supervised fine-tuning to a checkpoint (docs/SFT.md). */
 export function sftCommand(): Command {
   return new Command('sft')
@@ -60,6 +105,11 @@ export function sftCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .action(async (flags: SftFlags) => {
       const { config: file, resume, progress, ...overrides } = flags;
+      const reader = await loadReaderSftConfig(file, overrides);
+      if (reader !== null) {
+        if (resume) throw new InvalidArgumentError('--resume: a reader SFT run starts from its model each time');
+        return runReader(reader, progress);
+      }
       const config = await loadSftConfig(file, overrides);
       const bar = progress ? progressBar() : undefined;
       let result;

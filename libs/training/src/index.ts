@@ -59,3 +59,15 @@ export {
 export { PROMPT_STYLE_FILE, readPromptStyle, writePromptStyle } from './prompt-style.file';
 export { loadPolicy, resolvePromptStyle, type LoadedPolicy } from './policy.loader';
 export * from './grpo';
+export {
+  loadReaderSftConfig,
+  parseReaderSftConfig,
+  readerAccuracy,
+  ReaderSftConfigSchema,
+  runReaderSft,
+  type ReaderEvalRecord,
+  type ReaderSftConfig,
+  type ReaderSftObserver,
+  type ReaderStepRecord,
+} from './reader.trainer';
+export { PAIRED_READER_DIR } from './policy.loader';

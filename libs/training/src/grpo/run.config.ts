@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { readJsonObject } from '../json-file';
+import { PAIRED_READER_DIR } from '../policy.loader';
 import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
@@ -37,6 +38,17 @@ export function runCheckpointDir(run: Pick<RunConfig, 'model'>): string {
 function frozenDir(run: Pick<RunConfig, 'model'>, field: 'readerCheckpoint' | 'rootCheckpoint'): string | undefined {
   const dir = run.model[field];
   return dir === undefined ? undefined : existingCheckpoint(`model.${field}`, resolve(dir));
+}
+
+/**
+ * The frozen reader of a run: `model.readerCheckpoint`, else the reader paired with its checkpoint
+ * (`<checkpoint>/reader`, as the shipped default holds it) unless the run trains the reader under a frozen root.
+ */
+function readerDir(run: Pick<RunConfig, 'model'>, checkpoint: string): string | undefined {
+  const named = frozenDir(run, 'readerCheckpoint');
+  if (named !== undefined || run.model.rootCheckpoint !== undefined) return named;
+  const paired = join(checkpoint, PAIRED_READER_DIR);
+  return existsSync(join(paired, 'config.json')) ? paired : undefined;
 }
 
 /**
@@ -131,7 +143,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
   return parseGrpoTrainConfig({
     model: {
       checkpoint,
-      readerCheckpoint: frozenDir(run, 'readerCheckpoint'),
+      readerCheckpoint: readerDir(run, checkpoint),
       rootCheckpoint: frozenDir(run, 'rootCheckpoint'),
     },
     data: { tasks: run.data.trainFile === undefined ? join(out, 'tasks.jsonl') : resolve(run.data.trainFile) },

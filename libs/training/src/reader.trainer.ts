@@ -1,0 +1,333 @@
+import { join } from 'node:path';
+import { SeedSchema, type Split } from '@fathom/contracts';
+import {
+  chooseSpan,
+  createDefaultModel,
+  DEFAULT_CONFIG_PATH,
+  HashedWordTokenizer,
+  loadCheckpoint,
+  ModelGraphs,
+  saveCheckpoint,
+  spanBiases,
+  type Checkpoint,
+  type SpanCandidates,
+  type Tokenizer,
+} from '@fathom/model';
+import { isCorrect } from '@fathom/rewards';
+import { encodeReadInput, goldSpan, spanText, type ReadInput } from '@fathom/rlm';
+import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
+import { z } from 'zod';
+import { optimizerSchema } from './config';
+import { TrainingError, TrainingErrorCode } from './errors';
+import { readJsonObject } from './json-file';
+import { MetricsLog } from './metrics.log';
+import { createAdamW } from './optimizer';
+
+const share = z.number().min(0).max(1);
+
+/**
+ * One stage of the reader curriculum: `steps` updates on reader examples drawn with these shares
+ * (`generateReaderExamples` of `@fathom/tasks`; each share's meaning is documented there).
+ */
+const ReaderStageSchema = z.strictObject({
+  steps: z.number().int().positive(),
+  maxChunkChars: z.number().int().min(400).max(4000).default(1000),
+  recallShare: share.optional(),
+  evidenceShare: share.optional(),
+  keyShare: share.optional(),
+  unknownShare: share.optional(),
+  sharedShare: share.optional(),
+  inventedShare: share.optional(),
+  inventedDistractorShare: share.optional(),
+  inventedQuestionShare: share.optional(),
+});
+
+/**
+ * `fathom sft` for a reader: the span head's loss (−log p(start) − log p(end | start) of the gold span, or of the
+ * no-answer position for "unknown") on reader examples generated on the fly, stage after stage.
+ */
+export const ReaderSftConfigSchema = z.strictObject({
+  kind: z.literal('reader'),
+  model: z
+    .strictObject({
+      checkpoint: z.string().min(1).optional(),
+      config: z.string().min(1).optional(),
+      initSeed: z.number().int().min(0).default(0),
+      /**
+       * A fresh model's tokenizer: `hashedWordBuckets` gives it a `HashedWordTokenizer` (one token per word) with this
+       * many buckets; absent, the config's byte-level tokenizer.
+       */
+      hashedWordBuckets: z
+        .number()
+        .int()
+        .min(2)
+        .max(1 << 20)
+        .optional(),
+    })
+    .prefault({})
+    .refine((m) => !(m.checkpoint && m.config), { message: 'give model.checkpoint or model.config, not both' }),
+  stages: z.array(ReaderStageSchema).min(1),
+  batchSize: z.number().int().positive().max(256).default(16),
+  padMultiple: z.number().int().positive().default(64),
+  optimizer: optimizerSchema({
+    lr: 2e-3,
+    warmupSteps: 20,
+    minLr: 1e-4,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+    beta1: 0.9,
+    beta2: 0.95,
+  }),
+  /** Greedy reads of `evalExamples` eval-split examples (the last stage's shares) every `evalEvery` steps. */
+  evalEvery: z.number().int().nonnegative().default(100),
+  evalExamples: z.number().int().positive().max(2000).default(100),
+  seed: SeedSchema.default(0),
+  out: z.string().min(1).default('runs/reader'),
+});
+
+export type ReaderSftConfig = z.output<typeof ReaderSftConfigSchema>;
+
+export function parseReaderSftConfig(input: unknown): ReaderSftConfig {
+  const parsed = ReaderSftConfigSchema.safeParse(input);
+  if (!parsed.success) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  return parsed.data;
+}
+
+const configError = (message: string) => new TrainingError(TrainingErrorCode.INVALID_CONFIG, message);
+
+/** The reader SFT config of a file when it is one (`"kind": "reader"`), else null (an LM SFT config). */
+export async function loadReaderSftConfig(
+  file: string,
+  overrides: { steps?: number; out?: string; seed?: number; batchSize?: number; lr?: number } = {},
+): Promise<ReaderSftConfig | null> {
+  const raw = await readJsonObject(file, configError);
+  if (raw.kind !== 'reader') return null;
+  const { lr, steps, ...top } = overrides;
+  if (steps !== undefined) throw configError('--steps: a reader config sets the steps of each of its stages');
+  const optimizer = { ...(raw.optimizer as object), ...(lr !== undefined && { lr }) };
+  const defined = Object.fromEntries(Object.entries(top).filter(([, v]) => v !== undefined));
+  return parseReaderSftConfig({ ...raw, ...defined, optimizer });
+}
+
+/** One reader SFT step, as written to metrics.jsonl. */
+export interface ReaderStepRecord {
+  kind: 'train';
+  step: number;
+  stage: number;
+  /** Mean −log p(gold span) per example of the batch, before the update. */
+  loss: number;
+  lr: number;
+  grad_norm: number;
+  /** Examples whose gold is not a span of their chunk (a sum, a count): skipped. */
+  skipped: number;
+  step_ms: number;
+}
+
+/** Greedy reads of eval-split examples, as written to metrics.jsonl. */
+export interface ReaderEvalRecord {
+  kind: 'eval';
+  step: number;
+  accuracy: number;
+  examples: number;
+}
+
+export interface ReaderSftObserver {
+  onStart?(info: { steps: number; stages: number }): void;
+  onStep?(record: ReaderStepRecord): void;
+  onEval?(record: ReaderEvalRecord): void;
+}
+
+/** One training example: the encoded read, its candidates and its gold span. */
+interface SpanExample {
+  input: ReadInput;
+  candidates: SpanCandidates;
+  start: number;
+  end: number;
+}
+
+function candidatesOf(input: ReadInput, maxSpanTokens: number): SpanCandidates {
+  return {
+    starts: input.words.map((w) => w.tokStart),
+    ends: input.words.map((w) => w.tokEnd),
+    none: input.none,
+    maxSpanTokens,
+  };
+}
+
+/** The example as a span target, or null when its gold is not a span of its chunk within the span cap. */
+function toSpanExample(example: ReaderExample, tokenizer: Tokenizer, maxSpanTokens: number): SpanExample | null {
+  const input = encodeReadInput(example.question, example.chunk, tokenizer);
+  const gold = goldSpan(input, example.chunk, example.answer, example.distractors);
+  if (gold === null || (gold.start !== input.none && gold.end - gold.start >= maxSpanTokens)) return null;
+  return { input, candidates: candidatesOf(input, maxSpanTokens), ...gold };
+}
+
+/** Rows right-padded to one length (a multiple of `padMultiple`); padding is never a candidate. */
+function packRows(inputs: readonly ReadInput[], padId: number, padMultiple: number) {
+  const longest = Math.max(...inputs.map((i) => i.ids.length));
+  const length = Math.ceil(longest / padMultiple) * padMultiple;
+  const ids = new Array<number>(inputs.length * length).fill(padId);
+  const match = new Float32Array(inputs.length * length);
+  inputs.forEach((input, b) => {
+    input.ids.forEach((id, t) => (ids[b * length + t] = id));
+    input.match.forEach((m, t) => (match[b * length + t] = m));
+  });
+  return { batch: inputs.length, length, ids, match };
+}
+
+function padIdOf(tokenizer: Tokenizer): number {
+  return tokenizer.tokenId('<|pad|>') ?? tokenizer.tokenId('<|endoftext|>') ?? 0;
+}
+
+async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
+  const { checkpoint, hashedWordBuckets: buckets } = config.model;
+  if (checkpoint !== undefined && buckets !== undefined)
+    throw new TrainingError(
+      TrainingErrorCode.INVALID_CONFIG,
+      'model.hashedWordBuckets: a checkpoint keeps its tokenizer',
+    );
+  const model = checkpoint
+    ? await loadCheckpoint(checkpoint)
+    : await createDefaultModel(
+        config.model.config ?? DEFAULT_CONFIG_PATH,
+        config.model.initSeed,
+        buckets === undefined ? undefined : new HashedWordTokenizer(buckets),
+      );
+  if (!model.config.reader?.spanHead)
+    throw new TrainingError(
+      TrainingErrorCode.INVALID_CONFIG,
+      'model: a reader needs a span head (a config.json with "fathom_reader")',
+    );
+  if (model.tokenizer === null) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'model: no tokenizer');
+  return model;
+}
+
+/**
+ * Greedy accuracy of the span head on reader examples, graded by the reward's rule (`isCorrect`): the reads a leaf
+ * `llm()` call would return.
+ */
+export async function readerAccuracy(
+  graphs: ModelGraphs,
+  model: Checkpoint,
+  examples: readonly ReaderExample[],
+  batchSize: number,
+): Promise<number> {
+  const tokenizer = model.tokenizer!;
+  const maxSpan = model.config.reader!.maxSpanTokens;
+  let correct = 0;
+  for (let i = 0; i < examples.length; i += batchSize) {
+    const group = examples.slice(i, i + batchSize);
+    const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer));
+    const rows = packRows(inputs, padIdOf(tokenizer), 64);
+    const logits = await graphs.spanLogits(model.params, rows);
+    group.forEach((example, b) => {
+      const row = (a: Float32Array) => a.subarray(b * rows.length, (b + 1) * rows.length);
+      const choice = chooseSpan(row(logits.start), row(logits.end), candidatesOf(inputs[b], maxSpan), {
+        temperature: 0,
+      });
+      const read = spanText(inputs[b], example.chunk, choice.start, choice.end);
+      if (isCorrect(read, { question: example.question, answer: example.answer, aliases: [], context_tokens: 0 }))
+        correct++;
+    });
+  }
+  return examples.length === 0 ? 0 : correct / examples.length;
+}
+
+/**
+ * Trains a reader's span head and backbone: for each stage, `steps` AdamW updates on batches of `batchSize` reader
+ * examples of the train split (seeded per stage), minimising −log p(start) − log p(end | start) of the gold span with
+ * the decoding's own candidates (word edges of the chunk, spans up to `maxSpanTokens`, the no-answer position).
+ * Writes metrics.jsonl and `<out>/final` (the checkpoint with its heads). Examples whose gold is not a span of their
+ * chunk are skipped and counted.
+ */
+export async function runReaderSft(
+  config: ReaderSftConfig,
+  observer: ReaderSftObserver = {},
+): Promise<{ finalDir: string; last: ReaderStepRecord | null; lastEval: ReaderEvalRecord | null }> {
+  const model = await initialModel(config);
+  const tokenizer = model.tokenizer!;
+  const maxSpan = model.config.reader!.maxSpanTokens;
+  const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: false });
+  const steps = config.stages.reduce((n, s) => n + s.steps, 0);
+  const optimizer = createAdamW(model.params, graphs.trainableSpecs, config.optimizer, steps);
+  const metrics = await MetricsLog.create(join(config.out, 'metrics.jsonl'));
+  const { steps: _, ...lastShares } = config.stages.at(-1)!;
+  const evalSet = [
+    ...generateReaderExamples({ ...lastShares, split: 'eval', n: config.evalExamples, seed: config.seed }),
+  ];
+  observer.onStart?.({ steps, stages: config.stages.length });
+  let last: ReaderStepRecord | null = null;
+  let lastEval: ReaderEvalRecord | null = null;
+  let step = 0;
+  try {
+    for (const [stage, { steps: stageSteps, ...shares }] of config.stages.entries()) {
+      const split: Split = 'train';
+      const stream = generateReaderExamples({
+        ...shares,
+        split,
+        n: Number.MAX_SAFE_INTEGER,
+        seed: config.seed * 1000 + stage,
+      });
+      for (let k = 0; k < stageSteps; k++) {
+        step++;
+        const started = performance.now();
+        const batch: SpanExample[] = [];
+        let skipped = 0;
+        while (batch.length < config.batchSize) {
+          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, maxSpan);
+          if (example === null) skipped++;
+          else batch.push(example);
+        }
+        const rows = packRows(
+          batch.map((e) => e.input),
+          padIdOf(tokenizer),
+          config.padMultiple,
+        );
+        const startBias = new Float32Array(rows.batch * rows.length);
+        const endBias = new Float32Array(rows.batch * rows.length);
+        batch.forEach((e, b) => {
+          const bias = spanBiases(e.candidates, rows.length, e.start);
+          startBias.set(bias.startBias, b * rows.length);
+          endBias.set(bias.endBias, b * rows.length);
+        });
+        const result = await graphs.spanTrainStep(
+          model.params,
+          {
+            ...rows,
+            startBias,
+            endBias,
+            start: batch.map((e) => e.start),
+            end: batch.map((e) => e.end),
+          },
+          new Float32Array(rows.batch).fill(-1 / rows.batch),
+        );
+        if (!Number.isFinite(result.loss))
+          throw new TrainingError(TrainingErrorCode.DIVERGED, `step ${step}: loss ${result.loss}`);
+        const info = optimizer.update(Object.fromEntries(result.grads));
+        last = {
+          kind: 'train',
+          step,
+          stage,
+          loss: result.loss,
+          lr: info.lr,
+          grad_norm: info.gradNorm,
+          skipped,
+          step_ms: performance.now() - started,
+        };
+        await metrics.write(last);
+        observer.onStep?.(last);
+        if (step === steps || (config.evalEvery > 0 && step % config.evalEvery === 0)) {
+          const accuracy = await readerAccuracy(graphs, model, evalSet, config.batchSize);
+          lastEval = { kind: 'eval', step, accuracy, examples: evalSet.length };
+          await metrics.write(lastEval);
+          observer.onEval?.(lastEval);
+        }
+      }
+    }
+  } finally {
+    await graphs.release();
+  }
+  const finalDir = join(config.out, 'final');
+  await saveCheckpoint(finalDir, model);
+  return { finalDir, last, lastEval };
+}
