@@ -761,17 +761,16 @@ export class EpisodeRunner {
       parent.failInfra('policy_error', `llm() sub-call: ${errorMessage(error)}`);
       throw error;
     }
-    const answered = read.start !== read.input.none;
     node.answer = read.text;
-    node.promptTokens = read.input.ids.length;
-    node.completionTokens = answered ? read.end - read.start + 1 : 1;
+    node.promptTokens = read.promptTokens;
+    node.completionTokens = read.answered ? read.end - read.start + 1 : 1;
     node.read = {
       head: 'span',
       start: read.start,
       end: read.end,
       logprob: read.logprob,
       probability: Math.exp(read.logprob),
-      ...(this.config.trainSubcalls && { input: read.input }),
+      ...(this.config.trainSubcalls && read.input !== undefined && { input: read.input }),
     };
   }
 

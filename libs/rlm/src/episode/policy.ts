@@ -69,12 +69,19 @@ export interface SpanReadRequest {
 /** What a span read answered: the chunk's text under the span (or "unknown"), and how the head chose it. */
 export interface SpanReadResult {
   text: string;
-  /** The span in the reader's prompt positions (start = end = `input.none`: "unknown"); `end` inclusive. */
+  /** False when the read chose the no-answer position ("unknown"). */
+  answered: boolean;
+  /** The span in the reader's prompt positions (start = end = the no-answer position for "unknown"); `end` inclusive. */
   start: number;
   end: number;
   logprob: number;
-  /** The reader's encoded prompt: its ids, exact-match input and span candidates (what a learner scores again). */
-  input: { ids: number[]; match: number[]; starts: number[]; ends: number[]; none: number };
+  /** Ids of the reader's prompt. */
+  promptTokens: number;
+  /**
+   * The reader's encoded prompt: its ids, exact-match input and span candidates (what a learner scores again). Absent
+   * from a read served by another process (the Inference endpoint), which is not trained on.
+   */
+  input?: { ids: number[]; match: number[]; starts: number[]; ends: number[]; none: number };
 }
 
 export interface Policy {

@@ -24,6 +24,8 @@ async function readWithSpan(reader: SpanReader, request: SpanReadRequest): Promi
   const choice = await reader.read(input, { temperature: request.temperature, seed: request.seed });
   return {
     text: spanText(encoded, request.chunk, choice.start, choice.end),
+    answered: choice.answered,
+    promptTokens: encoded.ids.length,
     start: choice.start,
     end: choice.end,
     logprob: choice.logprob,
