@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DOC_CACHE_CAPACITY, DocCache } from './doc-cache';
 import { describeBreach, SandboxPoolError, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
+import { MemoryLedger, openAllowanceMb, residentMb, RESIDENT_SIZE_READABLE, stepAllowanceMb } from './memory-cap';
 import { endedResult, type FromWorker, type ToWorker } from './protocol';
 import type {
   EpisodePriority,
@@ -60,6 +61,11 @@ const DEADLINE_CHECK_MS = 100;
  * thread until the process ends; after the first, the worker drains and is replaced once its episodes are gone.
  */
 const MAX_LOST_ISOLATES = 3;
+/**
+ * How often a worker running steps has its resident size checked against its memory cap (see memory-cap.ts). The
+ * fastest runaway measured grows a worker by ~330 MB/s, so it is stopped within ~7 MB of its cap.
+ */
+const MEMORY_CHECK_MS = 20;
 /** The nice value of a low-priority worker's threads: the lowest scheduling priority Linux has. */
 const LOW_PRIORITY_NICE = 19;
 type Pending = (msg: FromWorker | null) => void;
@@ -90,6 +96,10 @@ export class WorkerProcess {
   episodesSinceSpawn = 0;
   /** Past `recycleAfterEpisodes`: drains, and is replaced once empty (see `SandboxPool.forget`). */
   retiring = false;
+  /** Memory allowances of this process's running steps (see memory-cap.ts); steps are keyed by their episode. */
+  memory = new MemoryLedger<PooledEpisode>();
+  /** Why the supervisor killed this process, when it did so for a reason of its own (told to its episodes). */
+  private abortReason: string | undefined;
   private nextRid = 1;
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void; failFast: boolean }[] = [];
 
@@ -113,6 +123,8 @@ export class WorkerProcess {
     this.lostIsolates = 0;
     this.episodesSinceSpawn = 0;
     this.retiring = false;
+    this.memory = new MemoryLedger();
+    this.abortReason = undefined;
     clearTimeout(this.drainTimer);
     this.drainTimer = undefined;
     const nice = this.priority === 'low' ? LOW_PRIORITY_NICE : 0;
@@ -125,7 +137,7 @@ export class WorkerProcess {
     child.on('message', (msg: FromWorker) => this.onMessage(msg));
     child.once('exit', (code, signal) => {
       if (this.child !== child) return;
-      const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const reason = this.abortReason ?? (signal ? `killed by ${signal}` : `exited with code ${code}`);
       if (!this.ready) {
         this.failedStarts++;
         const error = new SandboxPoolError(`sandbox worker ${this.index} failed to start (${reason})`);
@@ -173,9 +185,20 @@ export class WorkerProcess {
     if (child?.connected) child.send(msg, () => undefined);
   }
 
-  /** Kills the process and lets its exit run the usual way: its episodes end with `worker_crashed`, it restarts. */
-  abort(): void {
-    this.child?.kill('SIGKILL');
+  /**
+   * Kills the process and lets its exit run the usual way: its episodes end with `worker_crashed`, it restarts.
+   * `reason` ("killed for …") replaces the signal in what the episodes are told.
+   */
+  abort(reason?: string): void {
+    if (!this.child) return;
+    this.abortReason ??= reason;
+    this.child.kill('SIGKILL');
+  }
+
+  /** Resident size of the process in MiB, or null when there is none or it cannot be read. */
+  residentMb(): number | null {
+    const pid = this.child?.pid;
+    return pid === undefined ? null : residentMb(pid);
   }
 
   kill(): Promise<void> {
@@ -223,6 +246,8 @@ class PooledEpisode implements SandboxEpisode {
   busy = false;
   /** Whether the worker process died while a step of this episode ran (`StepResult.brokeWorker`). */
   private diedRunning = false;
+  /** Set when its worker is killed for outgrowing its memory cap while this episode's step ran alone in it. */
+  private outgrewMemory = false;
   /** When the `llm()` call in flight began (null when none), and the time this step spent in finished ones. */
   llmSince: number | null = null;
   llmWaitMs = 0;
@@ -270,8 +295,17 @@ class PooledEpisode implements SandboxEpisode {
   /** Ends the episode because its worker process died; a step in flight is marked as one that may have killed it. */
   workerDied(reason: string): void {
     if (this.busy) this.diedRunning = true;
+    if (this.outgrewMemory) {
+      this.terminate({ code: 'memory_limit', message: describeBreach('memory_limit', this.limits.memoryMb) });
+      return;
+    }
     const when = this.busy ? ' while a step of this episode ran' : '';
     this.terminate({ code: 'worker_crashed', message: `${reason}${when}; the REPL state of this episode is lost` });
+  }
+
+  /** Its step alone took its worker past the memory cap: the worker is killed, and the step ends with `memory_limit`. */
+  overMemory(): void {
+    this.outgrewMemory = true;
   }
 
   /** Closes an idle episode from the pool's reaper. */
@@ -289,6 +323,8 @@ class PooledEpisode implements SandboxEpisode {
     const overrun = this.overrunAfter(started, stuckDeadlineMs(wallLimitMs));
     try {
       const request = this.worker.request({ type: 'run', episodeId: this.id, code, wallMs });
+      // Until the worker answers, even after the step is taken for stuck: a stuck step may go on growing.
+      this.pool.stepBegan(this.worker, this, request);
       const reply = await Promise.race([request, overrun.promise]);
       if (reply === 'overrun') return this.stuck(request, wallLimitMs, started);
       if (!this.ended && reply?.type !== 'step') {
@@ -297,7 +333,10 @@ class PooledEpisode implements SandboxEpisode {
       }
       if (this.ended || reply?.type !== 'step') {
         const ended = endedResult(this.ended!);
-        return this.diedRunning ? { ...ended, wallMs: performance.now() - started, brokeWorker: true } : ended;
+        if (!this.diedRunning) return ended;
+        const result: StepResult = { ...ended, wallMs: performance.now() - started, brokeWorker: true };
+        if (this.outgrewMemory) this.pool.countStep(result);
+        return result;
       }
       this.steps++;
       const result = reply.result;
@@ -379,6 +418,8 @@ export class SandboxPool {
   private restarts = 0;
   private closing = false;
   private reaper: NodeJS.Timeout | undefined;
+  /** Checks busy workers' resident sizes while any step runs (see `checkMemory`). */
+  private memoryTimer: NodeJS.Timeout | undefined;
   private readonly totals: Totals = {
     stuckSteps: 0,
     lostIsolates: 0,
@@ -484,6 +525,7 @@ export class SandboxPool {
         const worker = await this.pickWorker(priority);
         // Counted as the worker's load until registered, so episodes opened at once spread over the workers.
         worker.opening++;
+        worker.memory.grant(openAllowanceMb(options.ctx.length));
         const reply = await worker
           .request({ type: 'open', episodeId: id, ...this.ctxFor(worker, options), question, depth, limits })
           .finally(() => worker.opening--);
@@ -528,6 +570,7 @@ export class SandboxPool {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.reaper);
+    clearInterval(this.memoryTimer);
     for (const episode of [...this.episodes.values()])
       episode.terminate({ code: 'closed', message: 'sandbox pool was closed' });
     await Promise.all(this.workers.map((w) => w.kill()));
@@ -578,6 +621,19 @@ export class SandboxPool {
     if (++worker.lostIsolates >= MAX_LOST_ISOLATES) worker.abort();
   }
 
+  /**
+   * @internal A step was sent to this worker: it is allowed its share of the worker's growth until the worker
+   * answers it (or dies), and the worker's resident size is checked while it runs (see memory-cap.ts).
+   */
+  stepBegan(worker: WorkerProcess, episode: PooledEpisode, request: Promise<FromWorker | null>): void {
+    const resident = RESIDENT_SIZE_READABLE ? worker.residentMb() : null;
+    if (resident === null) return;
+    const ledger = worker.memory;
+    ledger.begin(episode, stepAllowanceMb(episode.limits.memoryMb), resident);
+    void request.then(() => ledger.end(episode));
+    this.memoryTimer ??= setInterval(() => this.checkMemory(), MEMORY_CHECK_MS).unref();
+  }
+
   /** @internal Updates the cumulative counters from a finished step. */
   countStep(result: StepResult): void {
     this.totals.steps++;
@@ -612,6 +668,34 @@ export class SandboxPool {
     const healthy = ready.filter((w) => !w.draining);
     const load = (w: WorkerProcess) => w.episodes.size + w.opening;
     return (healthy.length > 0 ? healthy : ready).reduce((best, w) => (load(w) < load(best) ? w : best));
+  }
+
+  /**
+   * Kills each worker that has grown past what its running steps may use (see memory-cap.ts). When one step ran in
+   * it, that step ends with `memory_limit`; when several did, which of them grew is unknown, so each ends with
+   * `worker_crashed`, like every other episode of the worker, and is told why.
+   */
+  private checkMemory(): void {
+    let busy = false;
+    for (const worker of this.workers) {
+      const ledger = worker.memory;
+      if (ledger.steps === 0) continue;
+      busy = true;
+      const resident = worker.residentMb();
+      if (resident === null || !ledger.outgrown(resident)) continue;
+      const steps = ledger.steps;
+      ledger.sole?.overMemory();
+      // A new ledger, so that the process is not judged again while it dies.
+      worker.memory = new MemoryLedger();
+      const what = steps === 1 ? 'the step' : `the ${steps} steps`;
+      worker.abort(
+        `killed for outgrowing the memory allowed to ${what} running in it (${Math.round(resident)} MB resident)`,
+      );
+    }
+    if (!busy) {
+      clearInterval(this.memoryTimer);
+      this.memoryTimer = undefined;
+    }
   }
 
   private onWorkerExit(worker: WorkerProcess, reason: string): void {
