@@ -1,0 +1,8 @@
+// Original file: proto/inference.proto
+
+
+export interface DescribeRequest {
+}
+
+export interface DescribeRequest__Output {
+}
