@@ -121,6 +121,19 @@ describe('run configs are bounded', () => {
     ['4096 × 4096 episodes per step', { batchSize: 4096, grpo: { groupSize: 4096 } }, ['body', 'batchSize']],
     ['256 × 8 episodes per step', { batchSize: 256 }, ['body', 'batchSize']],
     ['more steps than the limit', { steps: RUN_LIMITS.maxSteps + 1 }, ['body', 'steps']],
+    // Issue 52: the first was accepted and failed a second later in the task generator, the others had no bound.
+    [
+      'min context 100 (the generator writes >= 512)',
+      { data: { minContextTokens: 100 } },
+      ['body', 'data', 'minContextTokens'],
+    ],
+    ['max context 1e9', { data: { maxContextTokens: 1e9 } }, ['body', 'data', 'maxContextTokens']],
+    ['staleness 1e9', { grpo: { maxStaleness: 1e9 } }, ['body', 'grpo', 'maxStaleness']],
+    [
+      '64 turns × 32,768 tokens',
+      { rollout: { maxTurns: 64, maxTokensPerTurn: 32_768 } },
+      ['body', 'rollout', 'maxTokensPerTurn'],
+    ],
   ])('refuses %s with 422 naming the field', async (_label, config, field) => {
     const reply = await call('POST', '/runs', { name: 'big', ...config });
     expect(reply.status).toBe(422);

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
 /**
+ * The most policy versions a group may lag behind the learner (`maxStaleness`): the learner keeps that many + 1
+ * versions of the weights in memory to serve them, and a group much older than a few updates is off-policy anyway.
+ */
+export const MAX_STALENESS = 16;
+
+/**
  * GRPO hyper-parameters. Names follow TRL where one exists (beta, epsilon, epsilon_high, scale_rewards,
  * loss_type) so TRL users can read a FATHOM config.
  */
@@ -31,7 +37,7 @@ export const GrpoConfigSchema = z
     /** Skip groups whose rewards all equal (zero std): they carry no advantage signal. */
     dynamicSampling: z.boolean().default(true),
     /** How many policy versions old a group may be; 0 = synchronous (only the current version). */
-    maxStaleness: z.number().int().min(0).default(0),
+    maxStaleness: z.number().int().min(0).max(MAX_STALENESS).default(0),
   })
   .strict()
   .refine((c) => c.epsilonLow < 1, { message: 'epsilonLow must be below 1 so the lower clip bound stays positive' });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_STALENESS } from './grpo';
 import { RUN_LIMITS, RunConfigSchema } from './run-config';
 import { isInvalidTextIssue } from './text';
 
@@ -35,6 +36,45 @@ describe('RunConfigSchema', () => {
     expect(bounds.error?.issues[0].path).toEqual(['data', 'minContextTokens']);
     const weights = RunConfigSchema.safeParse({ name: 'x', reward: { weights: { correctness: 0.9 } } });
     expect(weights.error?.issues[0].message).toMatch(/must sum to 1/);
+  });
+
+  it.each([
+    // The reproductions of issue 52: each was accepted, the first failing a second later in the task generator.
+    [
+      'generated documents shorter than the generator writes',
+      { data: { minContextTokens: 100 } },
+      'data.minContextTokens',
+    ],
+    ['a billion-token document', { data: { maxContextTokens: 1e9 } }, 'data.maxContextTokens'],
+    ['groups a billion versions stale', { grpo: { maxStaleness: 1e9 } }, 'grpo.maxStaleness'],
+    ['64 turns of 32,768 tokens', { rollout: { maxTurns: 64, maxTokensPerTurn: 32_768 } }, 'rollout.maxTokensPerTurn'],
+    ['a million-token episode', { rollout: { maxEpisodeTokens: 1_000_000 } }, 'rollout.maxEpisodeTokens'],
+    ['65 turns', { rollout: { maxTurns: 65 } }, 'rollout.maxTurns'],
+    [
+      'a Dr. GRPO normaliser past the longest episode',
+      { grpo: { maxCompletionTokens: 1e9 } },
+      'grpo.maxCompletionTokens',
+    ],
+    ['more warm-up steps than a run may have', { optimizer: { warmupSteps: 1e9 } }, 'optimizer.warmupSteps'],
+  ])('refuses %s, naming the field', (_label, config, field) => {
+    const parsed = RunConfigSchema.safeParse({ name: 'x', ...config });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toContain(field);
+  });
+
+  it('accepts each bound itself', () => {
+    const config = RunConfigSchema.parse({
+      name: 'x',
+      data: { minContextTokens: RUN_LIMITS.minContextTokens, maxContextTokens: RUN_LIMITS.maxContextTokens },
+      grpo: { maxStaleness: MAX_STALENESS, maxCompletionTokens: RUN_LIMITS.maxEpisodeTokens },
+      rollout: {
+        maxTurns: RUN_LIMITS.maxTurns,
+        maxTokensPerTurn: RUN_LIMITS.maxEpisodeTokens,
+        maxEpisodeTokens: RUN_LIMITS.maxEpisodeTokens,
+      },
+    });
+    expect(config.data).toMatchObject({ minContextTokens: 512, maxContextTokens: 1_000_000 });
+    expect(config.rollout).toMatchObject({ maxTurns: 64, maxTokensPerTurn: 131_072, maxEpisodeTokens: 131_072 });
   });
 
   it('accepts only temperature 1 (GRPO scores tokens at 1) and no minOkSamples above the group size', () => {

@@ -24,6 +24,24 @@ export const RUN_LIMITS = {
   maxEpisodesPerStep: 1024,
   /** GRPO steps of one run. */
   maxSteps: 100_000,
+  /**
+   * The shortest document the task generator writes (libs/tasks): below it a document cannot hold the largest task's
+   * needles and distractors with filler around them.
+   */
+  minContextTokens: 512,
+  /**
+   * The longest generated document: about 4 MB of text (4 characters a token), what the env-service takes as one
+   * document (MAX_DOCUMENT_BYTES) and what a sandbox worker copies into an isolate comfortably. A run holds all
+   * `trainSize` of them in the learner and in every rollout worker.
+   */
+  maxContextTokens: 1_000_000,
+  /** Model turns of one episode. */
+  maxTurns: 64,
+  /**
+   * Tokens of one episode (and so of one turn): 128K, the longest context of the model family FATHOM runs (Llama and
+   * Qwen2 checkpoints have up to 131,072 positions; the shipped tiny model has 4,096).
+   */
+  maxEpisodeTokens: 131_072,
 } as const;
 
 /** `model.checkpoint` value that means "the shipped tiny default model" (libs/model's default config). */
@@ -72,8 +90,18 @@ export const RunConfigSchema = z
         /** How many training tasks to use (the first n of the file, or n generated). */
         trainSize: z.number().int().positive().max(1_000_000).default(1000),
         /** Context-length bounds of generated tasks, in tokens. */
-        minContextTokens: z.number().int().positive().default(4096),
-        maxContextTokens: z.number().int().positive().default(16_384),
+        minContextTokens: z
+          .number()
+          .int()
+          .min(RUN_LIMITS.minContextTokens)
+          .max(RUN_LIMITS.maxContextTokens)
+          .default(4096),
+        maxContextTokens: z
+          .number()
+          .int()
+          .min(RUN_LIMITS.minContextTokens)
+          .max(RUN_LIMITS.maxContextTokens)
+          .default(16_384),
       })
       .prefault({})
       .refine((d) => d.minContextTokens <= d.maxContextTokens, {
@@ -87,7 +115,7 @@ export const RunConfigSchema = z
         /** Peak learning rate (AdamW). */
         learningRate: z.number().positive().max(1).default(1e-5),
         /** Linear warm-up steps, then cosine decay to minLearningRate at the last step. */
-        warmupSteps: z.number().int().min(0).default(0),
+        warmupSteps: z.number().int().min(0).max(RUN_LIMITS.maxSteps).default(0),
         /** Learning rate at the last step; absent: constant after warm-up (= learningRate). */
         minLearningRate: z.number().min(0).optional(),
         weightDecay: z.number().min(0).default(0),
@@ -104,11 +132,11 @@ export const RunConfigSchema = z
     rollout: z
       .strictObject({
         /** Model turns per episode (each may run code); the turn that reaches it ends the episode. */
-        maxTurns: z.number().int().positive().max(64).default(6),
-        /** Tokens the policy may sample in one turn. */
-        maxTokensPerTurn: z.number().int().positive().max(32_768).default(256),
+        maxTurns: z.number().int().positive().max(RUN_LIMITS.maxTurns).default(6),
+        /** Tokens the policy may sample in one turn; at most maxEpisodeTokens. */
+        maxTokensPerTurn: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(256),
         /** Tokens of a whole episode (prompt, turns, observations); the turn that reaches it ends the episode. */
-        maxEpisodeTokens: z.number().int().positive().max(1_000_000).default(4096),
+        maxEpisodeTokens: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(4096),
         /**
          * Sampling temperature of the root's turns. GRPO trains on the log-probs of the distribution the tokens
          * were drawn from, which the learner computes at temperature 1, so the trained tokens must be sampled at 1:
@@ -215,6 +243,22 @@ export const RunConfigSchema = z
         message:
           `GRPO samples the trained tokens at temperature 1 (the learner scores tokens at 1); got ${trained.temperature}` +
           (frozenRoot ? ' for the leaf reads the frozen root leaves to the trained policy' : ''),
+      });
+    if (config.rollout.maxTokensPerTurn > config.rollout.maxEpisodeTokens)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', 'maxTokensPerTurn'],
+        message:
+          `maxTokensPerTurn ${config.rollout.maxTokensPerTurn} exceeds maxEpisodeTokens ` +
+          `${config.rollout.maxEpisodeTokens}: no turn can sample more than its episode holds`,
+      });
+    if (config.grpo.maxCompletionTokens > RUN_LIMITS.maxEpisodeTokens)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['grpo', 'maxCompletionTokens'],
+        message:
+          `maxCompletionTokens ${config.grpo.maxCompletionTokens} exceeds ${RUN_LIMITS.maxEpisodeTokens}, the most ` +
+          'tokens an episode may have',
       });
     if (config.learner.minOkSamples > config.grpo.groupSize)
       ctx.addIssue({

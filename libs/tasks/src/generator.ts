@@ -1,4 +1,4 @@
-import { SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType } from '@fathom/contracts';
+import { RUN_LIMITS, SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType } from '@fathom/contracts';
 import { buildDocument } from './document';
 import { TasksError, TasksErrorCode } from './errors';
 import { deriveSeed, Rng } from '@fathom/contracts';
@@ -23,8 +23,11 @@ export const DEFAULT_MIX: Readonly<Record<TaskType, number>> = {
 
 export const DEFAULT_MIN_TOKENS = 4096;
 export const DEFAULT_MAX_TOKENS = 200_000;
-/** Below this a document cannot hold the largest task's needles and distractors with filler around them. */
-export const MIN_CONTEXT_TOKENS = 512;
+/**
+ * Below this a document cannot hold the largest task's needles and distractors with filler around them. Kept in the
+ * run-config schema's limits, so that a run config cannot ask for shorter generated documents than this.
+ */
+export const MIN_CONTEXT_TOKENS = RUN_LIMITS.minContextTokens;
 
 /** Contexts longer than this many tokens count as long (see HELDOUT_LONG_SHARE). */
 export const LONG_CONTEXT_TOKENS = 65_536;
