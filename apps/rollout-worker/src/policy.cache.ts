@@ -1,4 +1,4 @@
-import { ModelGraphs, parseHfConfig, type KvCacheDecoder } from '@fathom/model';
+import { ModelGraphs, parseHfConfig, SpanReader, type KvCacheDecoder, type Tokenizer } from '@fathom/model';
 import type { RuntimeConfig } from '@fathom/tensor';
 
 /** The weights of one policy version as the learner serves them (libs/rpc PolicyClient.getWeights). */
@@ -16,6 +16,10 @@ export interface LoadedPolicy {
   runId: string;
   version: number;
   decoder: KvCacheDecoder;
+  /** The version's span reads with the run's tokenizer, for a model with a span head (a reader trained by GRPO). */
+  reader?: (tokenizer: Tokenizer) => SpanReader;
+  /** Frees the version's sessions. */
+  release(): Promise<void>;
 }
 
 interface Entry {
@@ -92,13 +96,25 @@ export class PolicyCache {
   private async release(key: string, entry: Entry): Promise<void> {
     this.entries.delete(key);
     const policy = await entry.loading.catch(() => null);
-    await policy?.decoder.release();
+    await policy?.release();
   }
 
   private async load(runId: string, version: number): Promise<LoadedPolicy> {
     const weights = await this.source.getWeights(runId, version);
     const config = parseHfConfig(JSON.parse(weights.configJson));
     const graphs = new ModelGraphs(config, { kind: 'full' }, this.runtime);
-    return { runId, version, decoder: graphs.decoder(weights.params) };
+    const decoder = graphs.decoder(weights.params);
+    const release = async () => {
+      await decoder.release();
+      await graphs.release();
+    };
+    if (!config.reader?.spanHead) return { runId, version, decoder, release };
+    return {
+      runId,
+      version,
+      decoder,
+      release,
+      reader: (tokenizer) => new SpanReader(graphs, weights.params, tokenizer),
+    };
   }
 }

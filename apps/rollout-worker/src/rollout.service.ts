@@ -61,7 +61,10 @@ export class RolloutService {
         const runner = new EpisodeRunner(
           {
             sandbox: this.deps.sandbox,
-            ...rolePolicies(new SamplerPolicy(policy.decoder, context.tokenizer, policy.version), frozen),
+            ...rolePolicies(
+              new SamplerPolicy(policy.decoder, context.tokenizer, policy.version, policy.reader?.(context.tokenizer)),
+              frozen,
+            ),
           },
           context.train.episode,
         );

@@ -30,9 +30,10 @@ export type {
   SpanReadResult,
 } from './policy';
 export { encodeReadInput, goldSpan, questionWords, spanText, type ChunkWord, type ReadInput } from './read-input';
-export { SamplerPolicy } from './sampler-policy';
+export { readWithSpan, SamplerPolicy } from './sampler-policy';
 export {
   TextEndpointPolicy,
+  type EndpointSpanRead,
   type TextGenerate,
   type TextGenerationReply,
   type TextGenerationRequest,
@@ -45,4 +46,11 @@ export {
   type ScriptCall,
 } from './scripted-policy.test-double';
 export { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
-export { flattenCalls, rolloutMetrics, toRewardTrajectory, trainingSequences, type RolloutMetrics } from './trajectory';
+export {
+  flattenCalls,
+  rolloutMetrics,
+  toRewardTrajectory,
+  trainingSequences,
+  trainingSpanReads,
+  type RolloutMetrics,
+} from './trajectory';

@@ -8,6 +8,7 @@ import {
   type LlmCallRecord,
   type RecursionTreeNode,
   type RewardTrajectory,
+  type SpanRead,
   type StopReason,
   type TokenSequence,
 } from '@fathom/contracts';
@@ -61,6 +62,17 @@ export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
  * every sub-call's that was kept, depth-first. All of them take the root episode's one advantage. Throws `RolloutError` (NOT_SCORABLE) for an `infra_error` trajectory and
  * (INVALID_ARGUMENT) naming the sequence whose mask or log-probs disagree with its ids.
  */
+/**
+ * The trained span reads of a trajectory (`trainSubcalls`): every leaf read by the trained policy's span head that kept
+ * its encoded prompt, with the span it chose.
+ */
+export function trainingSpanReads(traj: EpisodeTrajectory): Required<SpanRead>[] {
+  if (!traj.trainSubcalls || traj.status === 'infra_error') return [];
+  return flattenCalls(traj.recursionTree).flatMap((node) =>
+    node.read?.input === undefined ? [] : [node.read as Required<SpanRead>],
+  );
+}
+
 export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
   if (traj.status === 'infra_error')
     throw new RolloutError(

@@ -6,6 +6,7 @@ import {
   loadCheckpoint,
   ModelGraphs,
   saveCheckpoint,
+  SpanReader,
   type Checkpoint,
   type DecodeBackend,
   type KvCacheDecoder,
@@ -47,7 +48,13 @@ export interface GrpoObserver {
 }
 
 /** Builds the policy a step samples with from a decoder of the current weights. */
-export type PolicyFactory = (backend: DecodeBackend, tokenizer: Tokenizer, version: number) => Policy;
+/** Builds the trained policy of a version: its decoder, and its span reader when the model has a span head. */
+export type PolicyFactory = (
+  backend: DecodeBackend,
+  tokenizer: Tokenizer,
+  version: number,
+  reader?: SpanReader,
+) => Policy;
 
 /** What one step asks rollouts for: one group of G episodes per task, sampled with `policyVersion`. */
 export interface StepCollectRequest {
@@ -208,6 +215,8 @@ export function rolePolicies(trained: Policy, frozen?: FrozenRole): { policy: Po
 export class InProcessCollector implements StepCollector {
   private decoder: KvCacheDecoder | null = null;
   private decoderVersion = -1;
+  /** The span head's reads at the decoder's version (a snapshot of the weights), when the model has one. */
+  private reader: SpanReader | undefined;
 
   constructor(
     private readonly learner: Learner,
@@ -227,6 +236,8 @@ export class InProcessCollector implements StepCollector {
       // Before any await: with overlapped steps the update starts as soon as this call yields, and the decoder
       // must hold the weights as they are now.
       this.decoder = this.learner.graphs.decoder(this.learner.params);
+      if (this.learner.graphs.config.reader?.spanHead)
+        this.reader = new SpanReader(this.learner.graphs, copyParams(this.learner.params), this.tokenizer);
       this.decoderVersion = request.policyVersion;
       await previous?.release();
       weightSyncMs = this.clock() - syncStarted;
@@ -234,7 +245,7 @@ export class InProcessCollector implements StepCollector {
     const runner = new EpisodeRunner(
       {
         sandbox: this.sandbox,
-        ...rolePolicies(this.makePolicy(this.decoder, this.tokenizer, request.policyVersion), this.frozen),
+        ...rolePolicies(this.makePolicy(this.decoder, this.tokenizer, request.policyVersion, this.reader), this.frozen),
       },
       this.config.episode,
     );
@@ -291,7 +302,11 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const tokenizer = initial.tokenizer;
   if (tokenizer === null)
     throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${config.model.checkpoint} has no tokenizer`);
-  preflightGrpo(tasks[0], await resolveSftPromptStyle(config), config.episode.promptStyle, tokenizer);
+  // A span reader under a frozen root never sees a root prompt: its reads are encoded by `encodeReadInput` from the one
+  // renderer in SFT and in rollouts alike, so there is no prompt style to drift.
+  const spanReaderOnly = !config.episode.trainRoot && initial.config.reader?.spanHead === true;
+  if (!spanReaderOnly)
+    preflightGrpo(tasks[0], await resolveSftPromptStyle(config), config.episode.promptStyle, tokenizer);
 
   const store = new CheckpointStore(config.out);
   const resumeDir = options.resume ? await store.latest() : null;
@@ -336,7 +351,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const ownedPool =
     options.collector || options.sandbox ? null : await SandboxPool.start({ workers: config.sandbox.workers });
   const makePolicy: PolicyFactory =
-    options.policyFactory ?? ((backend, tok, version) => new SamplerPolicy(backend, tok, version));
+    options.policyFactory ?? ((backend, tok, version, reader) => new SamplerPolicy(backend, tok, version, reader));
   const collector =
     options.collector ??
     new InProcessCollector(

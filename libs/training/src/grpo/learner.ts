@@ -1,7 +1,7 @@
-import type { TokenSequence } from '@fathom/contracts';
+import type { SpanRead, TokenSequence } from '@fathom/contracts';
 import { grpoLoss, type GrpoConfig, type PolicySample } from '@fathom/grpo';
-import type { ModelGraphs, ParamMap } from '@fathom/model';
-import { trainingSequences } from '@fathom/rlm';
+import { spanBiases, type ModelGraphs, type ParamMap } from '@fathom/model';
+import { trainingSequences, trainingSpanReads } from '@fathom/rlm';
 import type { AdamW } from '@fathom/tensor';
 import { packBatch, type PackedBatch } from '../tokens';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
@@ -49,6 +49,11 @@ export interface UpdateMetrics {
   logprob_diff_per_turn: Record<string, LogprobDiff>;
   trained_sequences: number;
   trained_tokens: number;
+  /**
+   * Leaf reads of the trained policy's span head in the update (a reader trained by GRPO): each one's log p(span) is
+   * weighted by −advantage / reads (REINFORCE on the group advantage; reads are taken on-policy).
+   */
+  trained_reads: number;
   /** Tokens of the packed sequences the update ran on, and the same with each micro-batch's padding. */
   learner_tokens: number;
   learner_padded_tokens: number;
@@ -63,6 +68,17 @@ export interface UpdateTimings {
   /** Clipping and AdamW. */
   optimizerMs: number;
 }
+
+/** The token part of an update that has only span reads to train. */
+const NO_TOKEN_LOSS = {
+  loss: 0,
+  policyLoss: 0,
+  kl: 0,
+  clipRatio: 0,
+  clipRatioLow: 0,
+  clipRatioHigh: 0,
+  tokens: 0,
+};
 
 interface Row {
   seq: TokenSequence;
@@ -81,6 +97,77 @@ function rowsOf(trainable: readonly TrainableGroup[]): Row[] {
       ),
     );
   return rows;
+}
+
+interface SpanRow {
+  read: Required<SpanRead>;
+  advantage: number;
+}
+
+/** The trained span reads of the update, each with its root episode's advantage. */
+function spanRowsOf(trainable: readonly TrainableGroup[]): SpanRow[] {
+  return trainable.flatMap(({ group, advantages }) =>
+    group.trajectories.flatMap((traj, i) =>
+      trainingSpanReads(traj).map((read) => ({ read, advantage: advantages[i] })),
+    ),
+  );
+}
+
+/** How many reads one span train step takes: reads are a few hundred positions each. */
+const SPAN_ROWS_PER_BATCH = 32;
+
+/**
+ * Gradients of Σ −(advantage / reads) · log p(span) over the span reads, accumulated into `grads`; returns that
+ * objective. Each read is scored again under the candidates it was chosen among (its `input`).
+ */
+async function spanGradients(
+  learner: Learner,
+  rows: readonly SpanRow[],
+  grads: Map<string, Float32Array>,
+): Promise<number> {
+  let objective = 0;
+  for (let i = 0; i < rows.length; i += SPAN_ROWS_PER_BATCH) {
+    const chunk = rows.slice(i, i + SPAN_ROWS_PER_BATCH);
+    const length = Math.max(...chunk.map((r) => r.read.input.ids.length));
+    const n = chunk.length * length;
+    const ids = new Array<number>(n).fill(learner.padId);
+    const match = new Float32Array(n);
+    const startBias = new Float32Array(n);
+    const endBias = new Float32Array(n);
+    chunk.forEach(({ read }, b) => {
+      const { input } = read;
+      input.ids.forEach((id, t) => (ids[b * length + t] = id));
+      input.match.forEach((m, t) => (match[b * length + t] = m));
+      const bias = spanBiases(
+        { ...input, maxSpanTokens: learner.graphs.config.reader!.maxSpanTokens },
+        length,
+        read.start,
+      );
+      startBias.set(bias.startBias, b * length);
+      endBias.set(bias.endBias, b * length);
+    });
+    const out = await learner.graphs.spanTrainStep(
+      learner.params,
+      {
+        batch: chunk.length,
+        length,
+        ids,
+        match,
+        startBias,
+        endBias,
+        start: chunk.map((r) => r.read.start),
+        end: chunk.map((r) => r.read.end),
+      },
+      Float32Array.from(chunk.map((r) => -r.advantage / rows.length)),
+    );
+    objective += out.loss;
+    for (const [name, g] of out.grads) {
+      const acc = grads.get(name);
+      if (acc === undefined) grads.set(name, Float32Array.from(g));
+      else for (let k = 0; k < g.length; k++) acc[k] += g[k];
+    }
+  }
+  return objective;
 }
 
 /** Turn index (1-based) of each model token of a root sequence: the k-th run of mask = 1 is turn k. */
@@ -111,7 +198,8 @@ export async function applyUpdate(
   // Longest first, so each micro-batch holds sequences of similar length and pads little; the loss is aggregated
   // over the whole step before any gradient, so the order changes nothing but the padding.
   const rows = rowsOf(trainable).sort((a, b) => b.seq.ids.length - a.seq.ids.length);
-  if (rows.length === 0) return null;
+  const spanRows = spanRowsOf(trainable);
+  if (rows.length === 0 && spanRows.length === 0) return null;
   const { graphs, params } = learner;
   const pack = {
     padId: learner.padId,
@@ -160,7 +248,8 @@ export async function applyUpdate(
     });
   }
 
-  const result = grpoLoss(samples, options.grpo);
+  const result =
+    samples.length === 0 ? { ...NO_TOKEN_LOSS, weights: [] as Float32Array[] } : grpoLoss(samples, options.grpo);
   if (!Number.isFinite(result.loss))
     throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: GRPO loss ${result.loss}`);
 
@@ -194,6 +283,9 @@ export async function applyUpdate(
       }
     }
   }
+  const spanStarted = performance.now();
+  const spanObjective = spanRows.length === 0 ? 0 : await spanGradients(learner, spanRows, grads);
+  timings.trainMs += performance.now() - spanStarted;
   const optimizerStarted = performance.now();
   const info = learner.optimizer.update(Object.fromEntries(grads));
   timings.optimizerMs += performance.now() - optimizerStarted;
@@ -216,8 +308,8 @@ export async function applyUpdate(
     }
   });
   return {
-    loss: result.loss,
-    policy_loss: result.policyLoss,
+    loss: result.loss + spanObjective,
+    policy_loss: result.policyLoss + spanObjective,
     kl: result.kl,
     clip_ratio: result.clipRatio,
     clip_ratio_low: result.clipRatioLow,
@@ -232,6 +324,7 @@ export async function applyUpdate(
     ),
     trained_sequences: samples.length,
     trained_tokens: result.tokens,
+    trained_reads: spanRows.length,
     learner_tokens: batches.reduce((n, { packed }) => n + packed.rowLengths.reduce((a, b) => a + b, 0), 0),
     learner_padded_tokens: batches.reduce((n, { packed }) => n + packed.batch.batch * packed.batch.length, 0),
   };
