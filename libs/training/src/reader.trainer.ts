@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { SeedSchema, type Split } from '@fathom/contracts';
+import { ExportDtypeSchema, SeedSchema, type Split } from '@fathom/contracts';
 import {
   chooseSpan,
   createDefaultModel,
@@ -83,6 +83,7 @@ export const ReaderSftConfigSchema = z.strictObject({
   evalExamples: z.number().int().positive().max(2000).default(100),
   seed: SeedSchema.default(0),
   out: z.string().min(1).default('runs/reader'),
+  exportDtype: ExportDtypeSchema.default('F32'),
 });
 
 export type ReaderSftConfig = z.output<typeof ReaderSftConfigSchema>;
@@ -328,6 +329,6 @@ export async function runReaderSft(
     await graphs.release();
   }
   const finalDir = join(config.out, 'final');
-  await saveCheckpoint(finalDir, model);
+  await saveCheckpoint(finalDir, model, config.exportDtype);
   return { finalDir, last, lastEval };
 }
