@@ -7,13 +7,21 @@ import type {
   SpanReadRequest,
   SpanReadResult,
 } from './policy';
+import { RolloutError, RolloutErrorCode } from './errors';
 import { encodeReadInput, spanText } from './read-input';
 
-/** A leaf read by `reader`: its prompt encoded with the reader's tokenizer, a span chosen, the chunk's text under it. */
-async function readWithSpan(reader: SpanReader, request: SpanReadRequest): Promise<SpanReadResult> {
+/**
+ * A leaf read by `reader`: its prompt encoded with the reader's tokenizer, a span chosen, the chunk's text under it.
+ * The one way a span head reads, in process (`SamplerPolicy`) or behind the Inference endpoint (its ReadSpan). A prompt
+ * longer than the reader holds is RolloutError(InvalidArgument).
+ */
+export async function readWithSpan(reader: SpanReader, request: SpanReadRequest): Promise<SpanReadResult> {
   const encoded = encodeReadInput(request.question, request.chunk, reader.tokenizer);
   if (encoded.ids.length > reader.maxLength)
-    throw new Error(`llm() prompt of ${encoded.ids.length} tokens is longer than the reader's ${reader.maxLength}`);
+    throw new RolloutError(
+      RolloutErrorCode.InvalidArgument,
+      `llm() prompt of ${encoded.ids.length} tokens is longer than the reader's ${reader.maxLength}`,
+    );
   const input = {
     ids: encoded.ids,
     match: encoded.match,

@@ -1,6 +1,14 @@
 import { IM_END } from '../prompt';
 import { RolloutError, RolloutErrorCode } from './errors';
-import type { Policy, PolicyTokenizer, SampledContinuation, SampleRequest, SamplingParams } from './policy';
+import type {
+  Policy,
+  PolicyTokenizer,
+  SampledContinuation,
+  SampleRequest,
+  SamplingParams,
+  SpanReadRequest,
+  SpanReadResult,
+} from './policy';
 
 /** One text completion from an endpoint that takes rendered prompt text (FATHOM's gRPC Inference, an HTTP API). */
 export interface TextGenerationRequest {
@@ -20,12 +28,18 @@ export interface TextGenerationReply {
 
 export type TextGenerate = (request: TextGenerationRequest) => Promise<TextGenerationReply>;
 
+/** A leaf read by an endpoint's span reader (FATHOM's gRPC Inference.ReadSpan). */
+export type EndpointSpanRead = (request: SpanReadRequest) => Promise<SpanReadResult>;
+
 /**
  * A policy served by a text endpoint, so the episode loop can drive a model it does not hold (the env-service's
  * inference endpoint). Ids are the given tokenizer's encoding of the text the endpoint returned; behaviour
  * log-probs are not known and are 0, so trajectories of this policy are for evaluation and serving, not training.
+ * Given `spanRead` (an endpoint whose model has a span reader), its leaf reads are span reads (`readSpan`); without
+ * it they are generated.
  */
 export class TextEndpointPolicy implements Policy {
+  readonly readSpan?: EndpointSpanRead;
   private readonly imEnd: number;
 
   constructor(
@@ -33,11 +47,13 @@ export class TextEndpointPolicy implements Policy {
     readonly tokenizer: PolicyTokenizer,
     readonly maxLength: number,
     readonly version = 0,
+    spanRead?: EndpointSpanRead,
   ) {
     const imEnd = tokenizer.tokenId(IM_END);
     if (imEnd === undefined)
       throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer has no id for ${IM_END}`);
     this.imEnd = imEnd;
+    if (spanRead !== undefined) this.readSpan = spanRead;
   }
 
   /** Sends every continuation of every request at once, so a batch costs the endpoint's latency once. */
