@@ -70,4 +70,4 @@ export {
   type ReaderSftObserver,
   type ReaderStepRecord,
 } from './reader.trainer';
-export { PAIRED_READER_DIR } from './policy.loader';
+export { PAIRED_READER_DIR, spanReaderOf } from './policy.loader';

@@ -34,9 +34,14 @@ export const PAIRED_READER_DIR = 'reader';
 
 /**
  * The span reader a checkpoint reads leaf `llm()` calls with: its own span head, else the one of the reader paired
- * with it in `<dir>/reader`, else none (it reads by generation).
+ * with it in `<dir>/reader`, else none (it reads by generation). The one way a checkpoint's reader is found, for
+ * `loadPolicy` and the rollout worker's Inference endpoint.
  */
-async function spanReaderOf(dir: string, checkpoint: Checkpoint, runtime?: RuntimeConfig): Promise<SpanReader | null> {
+export async function spanReaderOf(
+  dir: string,
+  checkpoint: Checkpoint,
+  runtime?: RuntimeConfig,
+): Promise<SpanReader | null> {
   if (checkpoint.config.reader?.spanHead && checkpoint.tokenizer !== null)
     return new SpanReader(
       new ModelGraphs(checkpoint.config, { kind: 'full' }, runtime),
