@@ -1,13 +1,26 @@
 import * as grpc from '@grpc/grpc-js';
-import { generate, loadCheckpoint, ModelGraphs, type Checkpoint } from '@fathom/model';
+import {
+  createDefaultModel,
+  DEFAULT_CONFIG_PATH,
+  generate,
+  HashedWordTokenizer,
+  loadCheckpoint,
+  ModelGraphs,
+  saveCheckpoint,
+  type Checkpoint,
+} from '@fathom/model';
 import { createLogger } from '@fathom/observability';
 import { loadConfig as loadEnvServiceConfig, startEnvService, type RunningEnvService } from '@fathom/env-service';
 import { renderPrompt, renderSubcallPrompt, segmentsText } from '@fathom/rlm';
 import { loadService } from '@fathom/rpc';
+import { loadPolicy, PAIRED_READER_DIR } from '@fathom/training';
 import { sftWarmStart, TEST_STYLE, tinyTasks } from '@fathom/training/testing';
-import { join } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointModelLoader } from './inference.model';
+import { InferenceService } from './inference.service';
 import { startInferenceServer, type InferenceServerHandle } from './inference.server';
 
 /** Generate's request and reply as a client sends and receives them (proto/inference.proto). */
@@ -23,6 +36,21 @@ interface Reply {
   prompt_tokens?: number;
   completion_tokens?: number;
   finish_reason?: string;
+}
+/** ReadSpan's request and reply, likewise. */
+interface ReadRequest {
+  question?: string;
+  chunk?: string;
+  temperature?: number;
+  seed?: number;
+}
+interface ReadReply {
+  text?: string;
+  answered?: boolean;
+  start?: number;
+  end?: number;
+  logprob?: number;
+  prompt_tokens?: number;
 }
 
 const logger = createLogger({ service: 'inference-test', level: 'silent' });
@@ -40,21 +68,89 @@ class Client {
       ),
     );
   }
-  refusal(request: Request): Promise<grpc.ServiceError> {
-    return this.generate(request).then(
-      (reply) => {
-        throw new Error(`expected a refusal, got ${JSON.stringify(reply)}`);
-      },
-      (error: grpc.ServiceError) => error,
+  describe(): Promise<{ span_reader?: boolean }> {
+    return new Promise((resolve, reject) =>
+      this.client.Describe({}, { deadline: Date.now() + 60_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply ?? {}),
+      ),
     );
+  }
+  readSpan(request: ReadRequest): Promise<ReadReply> {
+    return new Promise((resolve, reject) =>
+      this.client.ReadSpan(request, { deadline: Date.now() + 60_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply ?? {}),
+      ),
+    );
+  }
+  refusal(request: Request): Promise<grpc.ServiceError> {
+    return refused(this.generate(request));
+  }
+  readRefusal(request: ReadRequest): Promise<grpc.ServiceError> {
+    return refused(this.readSpan(request));
   }
   close(): void {
     this.client.close();
   }
 }
 
+function refused(reply: Promise<unknown>): Promise<grpc.ServiceError> {
+  return reply.then(
+    (answered) => {
+      throw new Error(`expected a refusal, got ${JSON.stringify(answered)}`);
+    },
+    (error: grpc.ServiceError) => error,
+  );
+}
+
 function inferenceCtor() {
   return loadService('inference.proto', 'fathom.inference.v1.Inference');
+}
+
+const QUESTION = 'What colour is the lamp?';
+const CHUNK = 'The lamp is red.';
+const SUBCALL = `let said; try { said = llm(${JSON.stringify(QUESTION)}, ${JSON.stringify(CHUNK)}); } catch (e) { said = "error: " + e.message; } print(JSON.stringify(said));`;
+
+/** An env-service whose llm() calls go to the Inference server on `inferencePort`; closed with `started`. */
+async function envService(inferencePort: number, started: RunningEnvService[]): Promise<string> {
+  const service = await startEnvService(
+    loadEnvServiceConfig({
+      HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      GRPC_PORT: '0',
+      INFERENCE_ADDRESS: `127.0.0.1:${inferencePort}`,
+      LLM_MAX_TOKENS: '16',
+      LLM_TEMPERATURE: '0',
+      LOG_LEVEL: 'silent',
+      SANDBOX_WORKERS: '1',
+    }),
+  );
+  started.push(service);
+  return `http://127.0.0.1:${service.httpPort}`;
+}
+
+/** The observation fields these tests read (OpenEnv reply `{observation, reward, done}`). */
+interface Observation {
+  episode_id: string;
+  stdout: string;
+  llm_calls: number;
+}
+
+async function post(url: string, body: unknown): Promise<{ observation: Observation }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { observation: Observation };
+}
+
+/** One episode whose only step calls llm(QUESTION, CHUNK) and prints what it returned or threw. */
+async function subcall(baseUrl: string): Promise<{ said: string; llmCalls: number }> {
+  const reset = await post(`${baseUrl}/reset`, { context: `Notes. ${CHUNK}`, question: QUESTION, answer: 'red' });
+  const id = reset.observation.episode_id;
+  const step = await post(`${baseUrl}/step`, { episode_id: id, action: { code: SUBCALL } });
+  return { said: JSON.parse(step.observation.stdout.trim()) as string, llmCalls: step.observation.llm_calls };
 }
 
 /** The root prompt of a tiny task, as the SFT fixture trained on: the model answers it with a long code turn. */
@@ -149,6 +245,19 @@ describe('gRPC Inference served by the rollout worker', () => {
     expect((await client.generate({ prompt, max_tokens: 2, temperature: 0 })).completion_tokens).toBe(2);
   });
 
+  it('says the checkpoint has no span reader, and refuses ReadSpan FAILED_PRECONDITION naming it', async () => {
+    expect(await client.describe()).toEqual({ span_reader: false });
+    const error = await client.readRefusal({ question: QUESTION, chunk: CHUNK });
+    expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(error.details).toBe(
+      `inference checkpoint ${checkpointDir} has no span reader (neither a span head nor a paired reader in ` +
+        `${join(checkpointDir, PAIRED_READER_DIR)}), so it answers llm() reads with Generate only`,
+    );
+    const missingModel = await refused(missingClient.describe());
+    expect(missingModel.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(missingModel.details).toContain(`inference checkpoint folder ${missingDir} does not exist`);
+  });
+
   it('answers FAILED_PRECONDITION naming a checkpoint folder that does not exist', async () => {
     const error = await missingClient.refusal({ prompt, max_tokens: 8 });
     expect(error.code).toBe(grpc.status.FAILED_PRECONDITION);
@@ -188,71 +297,129 @@ describe('gRPC Inference served by the rollout worker', () => {
 
   describe("the env-service's llm() with INFERENCE_ADDRESS at this server", () => {
     const started: RunningEnvService[] = [];
-    const QUESTION = 'What colour is the lamp?';
-    const CHUNK = 'The lamp is red.';
-    const SUBCALL = `let said; try { said = llm(${JSON.stringify(QUESTION)}, ${JSON.stringify(CHUNK)}); } catch (e) { said = "error: " + e.message; } print(JSON.stringify(said));`;
-
-    async function envService(inferencePort: number): Promise<string> {
-      const service = await startEnvService(
-        loadEnvServiceConfig({
-          HOST: '127.0.0.1',
-          HTTP_PORT: '0',
-          GRPC_PORT: '0',
-          INFERENCE_ADDRESS: `127.0.0.1:${inferencePort}`,
-          LLM_MAX_TOKENS: '16',
-          LLM_TEMPERATURE: '0',
-          LOG_LEVEL: 'silent',
-          SANDBOX_WORKERS: '1',
-        }),
-      );
-      started.push(service);
-      return `http://127.0.0.1:${service.httpPort}`;
-    }
-
-    /** The observation fields these tests read (OpenEnv reply `{observation, reward, done}`). */
-    interface Observation {
-      episode_id: string;
-      stdout: string;
-      llm_calls: number;
-    }
-
-    async function post(url: string, body: unknown): Promise<{ observation: Observation }> {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(res.status).toBe(200);
-      return (await res.json()) as { observation: Observation };
-    }
-
-    /** One episode whose only step calls llm(QUESTION, CHUNK) and prints what it returned or threw. */
-    async function subcall(baseUrl: string): Promise<{ said: string; llmCalls: number }> {
-      const reset = await post(`${baseUrl}/reset`, { context: `Notes. ${CHUNK}`, question: QUESTION, answer: 'red' });
-      const id = reset.observation.episode_id;
-      const step = await post(`${baseUrl}/step`, { episode_id: id, action: { code: SUBCALL } });
-      return { said: JSON.parse(step.observation.stdout.trim()) as string, llmCalls: step.observation.llm_calls };
-    }
 
     afterAll(async () => {
       for (const service of started) await service.close();
     });
 
-    it('returns the served completion of the rendered sub-call prompt to the guest', async () => {
+    it('returns the served completion of the rendered sub-call prompt to the guest: no span reader, so generated', async () => {
       const direct = await client.generate({
         prompt: segmentsText(renderSubcallPrompt(QUESTION, CHUNK)),
         max_tokens: 16,
         temperature: 0,
       });
-      const { said, llmCalls } = await subcall(await envService(server.port));
+      const { said, llmCalls } = await subcall(await envService(server.port, started));
       expect(said).toBe(direct.text);
       expect(llmCalls).toBe(1);
     }, 60_000);
 
     it('raises an error in the guest naming the missing checkpoint folder', async () => {
-      const { said } = await subcall(await envService(missing.port));
+      const { said } = await subcall(await envService(missing.port, started));
       expect(said).toMatch(/^error: llm\(\) failed: .*FAILED_PRECONDITION/);
       expect(said).toContain(missingDir);
     }, 60_000);
   });
+});
+
+describe('gRPC Inference over a checkpoint with a span reader', () => {
+  const READER_CONFIG = join(dirname(DEFAULT_CONFIG_PATH), 'reader.json');
+  const started: RunningEnvService[] = [];
+  let dir: string;
+  let readerDir: string;
+  let server: InferenceServerHandle;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fathom-inference-reader-'));
+    // A fresh reader reads something arbitrary but deterministic: a span of the chunk, or "unknown".
+    readerDir = join(dir, 'reader-checkpoint');
+    await saveCheckpoint(readerDir, await createDefaultModel(READER_CONFIG, 0, new HashedWordTokenizer(16384)));
+    server = await startInferenceServer({ host: '127.0.0.1', port: 0, load: checkpointModelLoader(readerDir), logger });
+    client = new Client(server.port);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const service of started) await service.close();
+    client?.close();
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads a leaf as the checkpoint read in process (loadPolicy) reads it, the same again for the same seed', async () => {
+    expect(await client.describe()).toEqual({ span_reader: true });
+    const local = await loadPolicy(readerDir);
+    try {
+      for (const [temperature, seed] of [
+        [0, 0],
+        [1, 7],
+      ]) {
+        const reply = await client.readSpan({ question: QUESTION, chunk: CHUNK, temperature, seed });
+        const { input, ...direct } = await local.policy.readSpan!({
+          question: QUESTION,
+          chunk: CHUNK,
+          temperature,
+          seed,
+        });
+        expect(input).toBeDefined();
+        expect(reply).toEqual({
+          text: direct.text,
+          answered: direct.answered,
+          start: direct.start,
+          end: direct.end,
+          logprob: expect.closeTo(direct.logprob, 5),
+          prompt_tokens: direct.promptTokens,
+        });
+        expect(reply.answered ? CHUNK.includes(reply.text!) : reply.text === 'unknown').toBe(true);
+        expect(await client.readSpan({ question: QUESTION, chunk: CHUNK, temperature, seed })).toEqual(reply);
+      }
+    } finally {
+      await local.release();
+    }
+  });
+
+  it('refuses a bad temperature and a chunk longer than the reader holds with INVALID_ARGUMENT', async () => {
+    const cold = await client.readRefusal({ question: QUESTION, chunk: CHUNK, temperature: -1 });
+    expect([cold.code, cold.details]).toEqual([
+      grpc.status.INVALID_ARGUMENT,
+      'temperature must be a finite number ≥ 0, got -1',
+    ]);
+    const long = await client.readRefusal({ question: QUESTION, chunk: 'word '.repeat(5000) });
+    expect(long.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(long.details).toMatch(/llm\(\) prompt of \d+ tokens is longer than the reader's 4096/);
+    expect((await client.readSpan({ question: QUESTION, chunk: CHUNK })).prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it("answers a checkpoint's paired reader (<dir>/reader) as loadPolicy finds it", async () => {
+    const paired = join(dir, 'paired');
+    await saveCheckpoint(paired, await createDefaultModel());
+    await saveCheckpoint(
+      join(paired, PAIRED_READER_DIR),
+      await createDefaultModel(READER_CONFIG, 0, new HashedWordTokenizer(16384)),
+    );
+    const service = new InferenceService(checkpointModelLoader(paired));
+    try {
+      expect(await service.describe()).toEqual({ spanReader: true });
+      const read = await service.readSpan({ question: QUESTION, chunk: CHUNK, temperature: 0 });
+      // The paired reader has the reader checkpoint's weights, so it reads as that one does.
+      const reply = await client.readSpan({ question: QUESTION, chunk: CHUNK, temperature: 0 });
+      expect(read).toEqual({
+        text: reply.text,
+        answered: reply.answered,
+        start: reply.start,
+        end: reply.end,
+        logprob: reply.logprob,
+        promptTokens: reply.prompt_tokens,
+      });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("answers the env-service's llm() with a span read of the guest's chunk", async () => {
+    const direct = await client.readSpan({ question: QUESTION, chunk: CHUNK, temperature: 0 });
+    const { said, llmCalls } = await subcall(await envService(server.port, started));
+    expect(said).toBe(direct.text);
+    expect(said === 'unknown' || CHUNK.includes(said)).toBe(true);
+    expect(llmCalls).toBe(1);
+  }, 60_000);
 });

@@ -5,7 +5,7 @@ import { Logger } from '@fathom/observability';
 import { GrpcCall, startGrpcService, StatusError, StatusErrorFilter, type GrpcServing } from '@fathom/rpc';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import type { InferenceModelLoader } from './inference.model';
-import { InferenceService, type GenerateParams } from './inference.service';
+import { InferenceService, type GenerateParams, type ReadSpanParams } from './inference.service';
 import type { loadService } from '@fathom/rpc';
 
 type InferenceConstructor = ReturnType<typeof loadService<'inference.proto', 'fathom.inference.v1.Inference'>>;
@@ -13,6 +13,10 @@ type GenerateDefinition = InferenceConstructor['service']['Generate'];
 /** GenerateRequest as the server receives it (generated types, libs/rpc/src/generated/fathom/inference/v1). */
 type GenerateRequestMessage = ReturnType<GenerateDefinition['requestDeserialize']>;
 type GenerateReplyMessage = Parameters<GenerateDefinition['responseSerialize']>[0];
+type ReadSpanDefinition = InferenceConstructor['service']['ReadSpan'];
+type ReadSpanRequestMessage = ReturnType<ReadSpanDefinition['requestDeserialize']>;
+type ReadSpanReplyMessage = Parameters<ReadSpanDefinition['responseSerialize']>[0];
+type DescribeReplyMessage = Parameters<InferenceConstructor['service']['Describe']['responseSerialize']>[0];
 
 export interface InferenceServerOptions {
   host: string;
@@ -35,6 +39,7 @@ export function inferenceStatus(code: InferenceErrorCode): grpc.status {
     case InferenceErrorCode.InvalidArgument:
       return grpc.status.INVALID_ARGUMENT;
     case InferenceErrorCode.ModelUnavailable:
+    case InferenceErrorCode.NoSpanReader:
       return grpc.status.FAILED_PRECONDITION;
     case InferenceErrorCode.Cancelled:
       return grpc.status.CANCELLED;
@@ -52,10 +57,20 @@ function toParams(request: GenerateRequestMessage): GenerateParams {
   };
 }
 
+function toReadParams(request: ReadSpanRequestMessage): ReadSpanParams {
+  return {
+    question: request.question ?? '',
+    chunk: request.chunk ?? '',
+    temperature: request.temperature ?? 0,
+    seed: request.seed,
+  };
+}
+
 /**
  * proto/inference.proto for the env-service's llm() sub-calls: Generate samples one completion of the rendered prompt
- * with the model `load` gives (see InferenceService: one request at a time, model loaded once). A bad request is
- * INVALID_ARGUMENT naming the field, a model that cannot be loaded is FAILED_PRECONDITION naming the folder, an
+ * with the model `load` gives (see InferenceService: one request at a time, model loaded once), ReadSpan reads a leaf
+ * with its span reader, Describe says whether it has one. A bad request is INVALID_ARGUMENT naming the field, a model
+ * that cannot be loaded (or a span read of one without a reader) is FAILED_PRECONDITION naming the folder, an
  * unexpected failure is INTERNAL and logged; the server keeps serving either way.
  */
 @Controller()
@@ -91,13 +106,57 @@ export class InferenceController {
         finish_reason: result.finishReason,
       };
     } catch (error) {
-      if (!(error instanceof InferenceError)) throw error;
-      // A missing model is the operator's to fix; a bad request is the caller's and already in its reply.
-      if (error.code === InferenceErrorCode.ModelUnavailable) {
-        this.logger.warn('Generate refused', { ...fields, code: error.code, reason: error.message });
-      }
-      throw new StatusError(inferenceStatus(error.code), error.message);
+      throw this.refusal('Generate', fields, error);
     }
+  }
+
+  @GrpcMethod('Inference', 'Describe')
+  async describe(): Promise<DescribeReplyMessage> {
+    try {
+      return { span_reader: (await this.service.describe()).spanReader };
+    } catch (error) {
+      throw this.refusal('Describe', {}, error);
+    }
+  }
+
+  @GrpcMethod('Inference', 'ReadSpan')
+  async readSpan(
+    @Payload() request: ReadSpanRequestMessage,
+    @GrpcCall() call: grpc.ServerUnaryCall<ReadSpanRequestMessage, ReadSpanReplyMessage>,
+  ): Promise<ReadSpanReplyMessage> {
+    const fields = { request_id: request.request_id, episode_id: request.episode_id, depth: request.depth };
+    const cancelled = new AbortController();
+    call.on('cancelled', () => cancelled.abort());
+    const started = performance.now();
+    try {
+      const read = await this.service.readSpan(toReadParams(request), cancelled.signal);
+      this.logger.debug('ReadSpan answered', {
+        ...fields,
+        prompt_tokens: read.promptTokens,
+        answered: read.answered,
+        ms: Math.round(performance.now() - started),
+      });
+      return {
+        text: read.text,
+        answered: read.answered,
+        start: read.start,
+        end: read.end,
+        logprob: read.logprob,
+        prompt_tokens: read.promptTokens,
+      };
+    } catch (error) {
+      throw this.refusal('ReadSpan', fields, error);
+    }
+  }
+
+  /** An InferenceError as its gRPC status; anything else is rethrown (INTERNAL). */
+  private refusal(method: string, fields: Record<string, unknown>, error: unknown): unknown {
+    if (!(error instanceof InferenceError)) return error;
+    // A missing model is the operator's to fix; a bad request is the caller's and already in its reply.
+    if (error.code === InferenceErrorCode.ModelUnavailable) {
+      this.logger.warn(`${method} refused`, { ...fields, code: error.code, reason: error.message });
+    }
+    return new StatusError(inferenceStatus(error.code), error.message);
   }
 }
 

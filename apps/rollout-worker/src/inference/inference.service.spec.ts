@@ -56,7 +56,14 @@ class ScriptedDecodeBackend implements DecodeBackend {
 }
 
 function scriptedModel(backend: ScriptedDecodeBackend): InferenceModel {
-  return { decoder: backend, tokenizer, stopTokens: [IM_END_ID], release: async () => undefined };
+  return {
+    source: '/checkpoints/scripted',
+    decoder: backend,
+    tokenizer,
+    stopTokens: [IM_END_ID],
+    reader: null,
+    release: async () => undefined,
+  };
 }
 
 const request = (extra: Partial<GenerateParams> = {}): GenerateParams => ({
@@ -180,6 +187,29 @@ describe('InferenceService', () => {
     await running;
     expect((await refusal(queued)).code).toBe(InferenceErrorCode.Cancelled);
     expect(backend.prompts.map((p) => tokenizer.decode(p))).toEqual(['first']);
+  });
+
+  it('refuses a span read of a checkpoint without a span reader, naming it; Describe says it has none', async () => {
+    const service = new InferenceService(async () => scriptedModel(new ScriptedDecodeBackend(answer)));
+    await expect(service.describe()).resolves.toEqual({ spanReader: false });
+    const error = await refusal(service.readSpan({ question: 'Who?', chunk: 'Ann wrote it.', temperature: 0 }));
+    expect(error.code).toBe(InferenceErrorCode.NoSpanReader);
+    expect(error.message).toBe(
+      'inference checkpoint /checkpoints/scripted has no span reader (neither a span head nor a paired reader in ' +
+        '/checkpoints/scripted/reader), so it answers llm() reads with Generate only',
+    );
+  });
+
+  it('refuses a span read at a bad temperature as INVALID_ARGUMENT without loading the model', async () => {
+    const load = vi.fn(async () => scriptedModel(new ScriptedDecodeBackend(answer)));
+    const error = await refusal(
+      new InferenceService(load).readSpan({ question: 'Who?', chunk: 'Ann.', temperature: -1 }),
+    );
+    expect([error.code, error.message]).toEqual([
+      InferenceErrorCode.InvalidArgument,
+      'temperature must be a finite number ≥ 0, got -1',
+    ]);
+    expect(load).not.toHaveBeenCalled();
   });
 
   it('releases the model on close', async () => {

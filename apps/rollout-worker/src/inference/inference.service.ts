@@ -1,5 +1,8 @@
 import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
 import { generate } from '@fathom/model';
+import { readWithSpan, RolloutError, RolloutErrorCode, type SpanReadResult } from '@fathom/rlm';
+import { PAIRED_READER_DIR } from '@fathom/training';
 import { InferenceError, InferenceErrorCode } from './inference.errors';
 import type { InferenceModel, InferenceModelLoader } from './inference.model';
 
@@ -27,6 +30,19 @@ export interface GenerateResult {
   finishReason: 'stop' | 'length';
 }
 
+/** One Inference.ReadSpan request, its proto fields resolved: the leaf read `llm(question, chunk)`. */
+export interface ReadSpanParams {
+  question: string;
+  chunk: string;
+  /** 0 = the best span; otherwise a start, then an end, drawn at this temperature. */
+  temperature: number;
+  /** Sampling seed; the same seed, inputs and weights give the same span. Absent: a random one. */
+  seed?: number;
+}
+
+/** What a span read answered (the reader's encoded prompt stays in this process). */
+export type ReadSpanResult = Omit<SpanReadResult, 'input'>;
+
 const SEED_RANGE = 2 ** 32;
 
 function invalid(message: string): InferenceError {
@@ -38,10 +54,14 @@ function checkParams(params: GenerateParams): void {
   if (params.prompt.length === 0) throw invalid('prompt is empty');
   if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1)
     throw invalid(`max_tokens must be at least 1, got ${params.maxTokens}`);
-  if (!Number.isFinite(params.temperature) || params.temperature < 0)
-    throw invalid(`temperature must be a finite number ≥ 0, got ${params.temperature}`);
+  checkTemperature(params.temperature);
   const empty = params.stop.findIndex((s) => s.length === 0);
   if (empty >= 0) throw invalid(`stop[${empty}] is an empty string`);
+}
+
+function checkTemperature(temperature: number): void {
+  if (!Number.isFinite(temperature) || temperature < 0)
+    throw invalid(`temperature must be a finite number ≥ 0, got ${temperature}`);
 }
 
 /** The text before the earliest stop string in it (all of it when none occurs). */
@@ -55,7 +75,8 @@ function cutAtStop(text: string, stop: readonly string[]): string {
 }
 
 /**
- * Answers Inference.Generate with one checkpoint (the llm() sub-calls of env-service episodes). The model is loaded
+ * Answers Inference.Generate and ReadSpan with one checkpoint (the llm() sub-calls of env-service episodes). The model
+ * is loaded
  * on the first request that needs it and kept; while loading fails (say the folder does not exist yet) every such
  * request fails with ModelUnavailable and the next one tries again.
  *
@@ -79,9 +100,26 @@ export class InferenceService {
     } catch (error) {
       return Promise.reject(error);
     }
-    const run = this.queue.then(() => this.run(params, signal));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.enqueue(signal, () => this.run(params));
+  }
+
+  /** Whether the checkpoint answers span reads; loads it first (rejects with ModelUnavailable when it cannot). */
+  async describe(): Promise<{ spanReader: boolean }> {
+    return { spanReader: (await this.model()).reader !== null };
+  }
+
+  /**
+   * Reads a leaf with the checkpoint's span reader, as a local `SamplerPolicy` would (`readWithSpan`). Rejects with
+   * InferenceError: InvalidArgument for a bad temperature or a prompt longer than the reader holds, ModelUnavailable,
+   * NoSpanReader naming the checkpoint when it has no span reader, Cancelled as `generate`.
+   */
+  readSpan(params: ReadSpanParams, signal?: AbortSignal): Promise<ReadSpanResult> {
+    try {
+      checkTemperature(params.temperature);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(signal, () => this.read(params));
   }
 
   /** Waits for the queued requests, then releases the model. */
@@ -100,9 +138,42 @@ export class InferenceService {
     return this.loaded;
   }
 
-  private async run(params: GenerateParams, signal: AbortSignal | undefined): Promise<GenerateResult> {
-    if (signal?.aborted)
-      throw new InferenceError(InferenceErrorCode.Cancelled, 'the caller cancelled before generation started');
+  /** Runs `task` after every request before it, unless `signal` aborted while it waited. */
+  private enqueue<T>(signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (signal?.aborted)
+        throw new InferenceError(InferenceErrorCode.Cancelled, 'the caller cancelled before its request started');
+      return task();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async read(params: ReadSpanParams): Promise<ReadSpanResult> {
+    const { reader, source } = await this.model();
+    if (reader === null)
+      throw new InferenceError(
+        InferenceErrorCode.NoSpanReader,
+        `inference checkpoint ${source} has no span reader (neither a span head nor a paired reader in ` +
+          `${join(source, PAIRED_READER_DIR)}), so it answers llm() reads with Generate only`,
+      );
+    try {
+      const read = await readWithSpan(reader, {
+        question: params.question,
+        chunk: params.chunk,
+        temperature: params.temperature,
+        seed: params.seed ?? randomInt(SEED_RANGE),
+      });
+      const { text, answered, start, end, logprob, promptTokens } = read;
+      return { text, answered, start, end, logprob, promptTokens };
+    } catch (error) {
+      if (error instanceof RolloutError && error.code === RolloutErrorCode.InvalidArgument)
+        throw invalid(error.message);
+      throw error;
+    }
+  }
+
+  private async run(params: GenerateParams): Promise<GenerateResult> {
     const { decoder, tokenizer, stopTokens } = await this.model();
     const prompt = tokenizer.encode(params.prompt);
     if (prompt.length >= decoder.maxLength) {
