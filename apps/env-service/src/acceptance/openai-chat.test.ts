@@ -304,3 +304,27 @@ describe('capacity', () => {
     }
   });
 });
+
+describe('an inference endpoint with a span reader', () => {
+  it("reads the episode's leaf llm() call with ReadSpan, recorded on the tree as a span read", async () => {
+    // The reader answers the digits after "code is " in its chunk; the model still writes the root's turns.
+    const reader = await startHarness({ API_TOKEN: TOKEN, FATHOM_MODEL_ID: 'fathom-test' }, model, (read) => {
+      const at = read.chunk.indexOf('code is ') + 'code is '.length;
+      return [at, at + 3];
+    });
+    try {
+      const res = await call(reader, '/v1/chat/completions', { body: chat({ seed: 5, temperature: 0 }) });
+      expect(res.status).toBe(200);
+      expect(res.body.choices[0].message.content).toBe('4417');
+      const [leaf] = res.body.fathom.recursion_tree.children;
+      expect(leaf).toMatchObject({ kind: 'leaf', answer: '4417', read: { head: 'span', logprob: -0.5 } });
+      expect(reader.inference.reads).toEqual([
+        expect.objectContaining({ question: QUESTION, chunk: expect.stringContaining('code is 4417'), temperature: 0 }),
+      ]);
+      // The leaf was not generated: only the root's two turns were.
+      expect(reader.inference.requests).toHaveLength(2);
+    } finally {
+      await reader.close();
+    }
+  });
+});

@@ -13,7 +13,7 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import type { EnvError } from '../errors';
-import type { InferencePort } from '../inference/inference.client';
+import type { InferencePort, ReadSpanRequest } from '../inference/inference.client';
 import { EnvMetrics } from '../metrics';
 import { AnswerScorer } from './answer.scorer';
 import { EpisodeService, type ReplPool } from './episode.service';
@@ -309,6 +309,40 @@ describe('EpisodeService', () => {
       promptTokens: new ByteTokenizer().encode(requests[0].prompt).length,
       completionTokens: 5,
     });
+    svc.shutdown();
+  });
+
+  it("reads a leaf with the inference port's span reader when it has one, labelled with the episode and depth", async () => {
+    const reads: ReadSpanRequest[] = [];
+    const inference: InferencePort = {
+      generate: () => Promise.reject(new Error('a leaf read by the span reader generates nothing')),
+      hasSpanReader: async () => true,
+      readSpan: async (request) => {
+        reads.push(request);
+        return { text: 'blue', answered: true, start: 9, end: 9, logprob: -0.1, prompt_tokens: 11 };
+      },
+      close: () => undefined,
+    };
+    const { svc, pool } = service({ LLM_TEMPERATURE: '0' }, new FakeReplPool(), inference);
+    const { episode } = await svc.reset(TASK, 'ws');
+    const reply = await pool.llm!({
+      prompt: 'Which colour?',
+      chunk: 'the sky is blue',
+      depth: 1,
+      episodeId: episode.id,
+      tokenBudget: 2000,
+    });
+    expect(reads).toEqual([
+      expect.objectContaining({
+        question: 'Which colour?',
+        chunk: 'the sky is blue',
+        temperature: 0,
+        episode_id: episode.id,
+        depth: 1,
+      }),
+    ]);
+    // The span's tokens are its completion.
+    expect(reply).toEqual({ text: 'blue', promptTokens: 11, completionTokens: 1 });
     svc.shutdown();
   });
 

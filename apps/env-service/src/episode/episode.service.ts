@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EnvServiceConfig } from '../config';
 import { EnvError } from '../errors';
-import { inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+import { inferenceSpanRead, inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
 import type { EnvMetrics, Transport } from '../metrics';
 import type { AnswerScorer } from './answer.scorer';
 import { Episode, SessionSlot } from './episode';
@@ -418,16 +418,18 @@ export class EpisodeService {
 
   /**
    * The service's own answer to a guest llm() call, with the one meaning it has everywhere (`planSubcall` of
-   * `@fathom/rlm`): a chunk within the reader window is a leaf read by the Inference endpoint, a larger one a child
-   * episode over the chunk whose turns the endpoint writes.
+   * `@fathom/rlm`): a chunk within the reader window is a leaf read by the Inference endpoint — a span read when its
+   * checkpoint has a span reader, else generated — a larger one a child episode over the chunk whose turns the
+   * endpoint writes.
    */
   private readonly serveLlm: LlmHandler = async (request) => {
     const { config, inference } = this.deps;
     const generate = inferenceTextGenerate(inference, request.episodeId, request.depth);
+    const spanRead = await inferenceSpanRead(inference, request.episodeId, request.depth);
     const runner = new EpisodeRunner(
       {
         sandbox: this.deps.pool,
-        policy: new TextEndpointPolicy(generate, this.tokenizer, config.LLM_CONTEXT_TOKENS),
+        policy: new TextEndpointPolicy(generate, this.tokenizer, config.LLM_CONTEXT_TOKENS, 0, spanRead),
       },
       this.subcallConfig,
     );

@@ -6,7 +6,7 @@ import { estimateTokens } from '@fathom/tasks';
 import type { EnvServiceConfig } from '../config';
 import type { SessionSlot } from '../episode/episode';
 import type { ReplPool } from '../episode/episode.service';
-import { inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+import { inferenceSpanRead, inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
 import { OpenAiError } from './openai.errors';
 
 /** One chat completion as an episode: its id, the document that becomes `ctx`, the question and sampling. */
@@ -57,8 +57,9 @@ export interface ChatCompletionServiceDeps {
 
 /**
  * Runs the RLM episode behind a /v1/chat/completions request with the one episode engine (`EpisodeRunner`): the
- * policy is the service's Inference endpoint (a `TextEndpointPolicy`, as for llm() sub-calls), the sandbox its pool,
- * and the episode holds one of the MAX_CONCURRENT_ENVS slots while it runs.
+ * policy is the service's Inference endpoint (a `TextEndpointPolicy`, as for llm() sub-calls, whose leaf reads are
+ * span reads when the endpoint has a span reader), the sandbox its pool, and the episode holds one of the
+ * MAX_CONCURRENT_ENVS slots while it runs.
  */
 export class ChatCompletionService {
   private readonly tokenizer = new ByteTokenizer();
@@ -108,10 +109,18 @@ export class ChatCompletionService {
 
   private async run(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {
     const { config, pool, inference, logger } = this.deps;
+    const spanRead = await inferenceSpanRead(inference, request.id, 0).catch((error: unknown) => {
+      throw new OpenAiError(
+        'episode_failed',
+        `the episode could not run: the inference endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     const policy = new TextEndpointPolicy(
       inferenceTextGenerate(inference, request.id, 0),
       this.tokenizer,
       config.LLM_CONTEXT_TOKENS,
+      0,
+      spanRead,
     );
     const runner = new EpisodeRunner(
       { sandbox: pool, policy, onTurn },

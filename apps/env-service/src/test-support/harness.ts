@@ -7,7 +7,7 @@ import { loadConfig } from '../config';
 import { loadService } from '@fathom/rpc';
 import { ENV_OPERATIONS } from '../http/schemas';
 import type { GenerateRequest } from '../inference/inference.client';
-import { ScriptedInferenceServer } from './scripted-inference.server';
+import { ScriptedInferenceServer, type ScriptedRead } from './scripted-inference.server';
 
 /** A JSON reply as tests see it: deliberately untyped, since tests assert on its shape field by field. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -26,13 +26,15 @@ export interface Harness {
 /**
  * Starts the service for a test: port 0 everywhere, silent logs, one sandbox worker and no low-priority one. `env`
  * overrides any variable.
- * The scripted inference answers every llm() call with `script(request)` (default: "sub-answer at depth N").
+ * The scripted inference answers every llm() call with `script(request)` (default: "sub-answer at depth N"), or
+ * with a span read by `read` when given (it then has a span reader).
  */
 export async function startHarness(
   env: Record<string, string> = {},
   script: (request: GenerateRequest) => string = (r) => `sub-answer at depth ${r.depth}`,
+  read?: ScriptedRead,
 ): Promise<Harness> {
-  const inference = new ScriptedInferenceServer(script);
+  const inference = new ScriptedInferenceServer(script, read);
   const address = await inference.start();
   const config = loadConfig({
     HOST: '127.0.0.1',
