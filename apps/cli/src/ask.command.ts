@@ -24,12 +24,17 @@ interface AskFlags {
   progress: boolean;
 }
 
-/** The recursion tree as indented lines: one per node, with its kind, question, chunk size and answer. */
+/**
+ * The recursion tree as indented lines: one per node, with its kind, question, chunk size and answer, and for a leaf
+ * read by a span head the span it chose and its probability.
+ */
 export function formatTree(node: RecursionTreeNode, indent = ''): string[] {
   const what = node.kind === 'root' ? 'episode' : `llm() ${node.kind}`;
+  const read = node.read;
   const line =
     `${indent}${what} (depth ${node.depth}, ${node.chunkChars} chars, ${node.turns} turn(s)): ` +
     `${JSON.stringify(node.prompt)} → ${node.answer === null ? '(no answer)' : JSON.stringify(node.answer)}` +
+    (read === undefined ? '' : ` [span head: tokens ${read.start}–${read.end}, p ${read.probability.toFixed(3)}]`) +
     (node.error === undefined ? '' : ` [error: ${node.error}]`);
   return [line, ...node.children.flatMap((child) => formatTree(child, `${indent}  `))];
 }
@@ -99,7 +104,7 @@ export function askCommand(): Command {
         'server (--policy): the file is ctx, the policy writes code',
     )
     .argument('<question>', 'the question')
-    .option('--checkpoint <dir>', 'a checkpoint folder (e.g. data/checkpoints/default-sft)')
+    .option('--checkpoint <dir>', 'a checkpoint folder (default: the shipped model, data/checkpoints/default)')
     .option(
       '--policy <openai:URL#MODEL>',
       'instead of --checkpoint: a model on an OpenAI-compatible server writes the turns',

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { ByteTokenizer } from '@fathom/model';
 import {
@@ -12,7 +13,7 @@ import {
   type Policy,
   type PromptStyle,
 } from '@fathom/rlm';
-import { loadPolicy } from '@fathom/training';
+import { DEFAULT_POLICY_DIR, loadPolicy } from '@fathom/training';
 
 /** The commander parser of every `openai:URL#MODEL` flag (`--policy`, `--subcalls`); commander names the flag. */
 export function openAiSpec(value: string): OpenAiEndpoint {
@@ -53,8 +54,9 @@ export interface RootPolicy {
 }
 
 /**
- * Loads the root policy of `fathom eval` / `fathom ask`: exactly one of a checkpoint folder (run with the prompt
- * style it was trained with) or an `openai:` endpoint (the full prompt style unless `promptStyle` says otherwise).
+ * Loads the root policy of `fathom eval` / `fathom ask`: at most one of a checkpoint folder (run with the prompt style
+ * it was trained with) or an `openai:` endpoint (the full prompt style unless `promptStyle` says otherwise); neither is
+ * the shipped default model (`DEFAULT_POLICY_DIR`, a root with its paired span reader).
  */
 export async function loadRootPolicy(options: {
   checkpoint?: string;
@@ -62,9 +64,10 @@ export async function loadRootPolicy(options: {
   promptStyle?: PromptStyle['system'];
   version?: number;
 }): Promise<RootPolicy> {
-  const { checkpoint, policy: endpoint } = options;
-  if ((checkpoint === undefined) === (endpoint === undefined))
-    throw new InvalidArgumentError('give exactly one of --checkpoint <dir> and --policy openai:URL#MODEL');
+  const { policy: endpoint } = options;
+  if (options.checkpoint !== undefined && endpoint !== undefined)
+    throw new InvalidArgumentError('give --checkpoint <dir> or --policy openai:URL#MODEL, not both');
+  const checkpoint = endpoint === undefined ? (options.checkpoint ?? DEFAULT_POLICY_DIR) : undefined;
   if (endpoint !== undefined) {
     const { policy, client } = endpointPolicy(endpoint, options.version);
     return {
@@ -76,7 +79,7 @@ export async function loadRootPolicy(options: {
     };
   }
   const loaded = await loadPolicy(checkpoint!, { version: options.version, promptStyle: options.promptStyle });
-  return { ...loaded, label: checkpoint!, client: null };
+  return { ...loaded, label: options.checkpoint ?? relative(process.cwd(), checkpoint!), client: null };
 }
 
 /** One line of an endpoint's spend: requests, retries and the server's token counts. */

@@ -11,12 +11,13 @@ import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 
 /**
- * Where `model.checkpoint: "default"` points: the shipped SFT checkpoint of the default tiny model. Like every
+ * Where `model.checkpoint: "default"` points: the shipped default model, a root policy with its paired span reader
+ * (`reader/`), and what `fathom ask`, `fathom eval` and the rollout workers' Inference run with no model named. Like every
  * relative path of a run config (checkpoints, task files), it is resolved against the working directory — the
  * repository root for every service and CLI command, and the base the admin API's DATA_ROOTS are checked against —
  * never against where a source file lies.
  */
-export const DEFAULT_POLICY_DIR = resolve('data', 'checkpoints', 'default-sft');
+export const DEFAULT_POLICY_DIR = resolve('data', 'checkpoints', 'default');
 
 /** `dir` when it holds a checkpoint; otherwise INVALID_CONFIG naming the run-config field and the path. */
 function existingCheckpoint(field: string, dir: string): string {
