@@ -361,12 +361,29 @@ async function main(): Promise<void> {
   if (stopping) return;
   if (tty) bar.stop();
   if (runStatus !== 'completed') say(`demo: the run ended ${runStatus}${error ? `: ${error}` : ''}`);
-  say('\nstep  reward  frac_zero_std  kl        loss      policy  step_s');
-  for (const r of rows) {
+  const { components } = await api<{ components: Record<string, (number | null)[]> }>(
+    started,
+    'GET',
+    `/runs/${run.id}/series`,
+  ).catch(() => ({ components: {} as Record<string, (number | null)[]> }));
+  const correct = components.correctness ?? [];
+  const pct = (v: number | null | undefined) => (v == null ? '-' : `${Math.round(100 * v)}%`);
+  say('\nstep  reward  correct  frac_zero_std  kl        loss      policy  step_s');
+  rows.forEach((r, i) => {
     say(
-      `${String(r.step).padEnd(6)}${r.rewardMean.toFixed(3).padEnd(8)}${r.fracRewardZeroStd.toFixed(2).padEnd(15)}` +
-        `${r.kl.toExponential(2).padEnd(10)}${r.loss.toFixed(4).padEnd(10)}${String(r.policyVersion).padEnd(8)}` +
-        `${(r.timings.step_s ?? 0).toFixed(1)}`,
+      `${String(r.step).padEnd(6)}${r.rewardMean.toFixed(3).padEnd(8)}${pct(correct[i]).padEnd(9)}` +
+        `${r.fracRewardZeroStd.toFixed(2).padEnd(15)}${r.kl.toExponential(2).padEnd(10)}${r.loss.toFixed(4).padEnd(10)}` +
+        `${String(r.policyVersion).padEnd(8)}${(r.timings.step_s ?? 0).toFixed(1)}`,
+    );
+  });
+  const answered = correct.filter((v): v is number => v !== null);
+  if (answered.length > 0) {
+    const best = Math.max(...answered);
+    say(
+      best > 0
+        ? `\nThe policy answered: ${pct(answered[0])} of step 1's episodes were right, ${pct(answered.at(-1))} of the ` +
+            `last step's (each answer checked against its task's gold; leaf llm() reads by the span reader).`
+        : '\nNo episode of this short run answered right: every correctness was 0.',
     );
   }
   const served = await started.envServed();
