@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,19 @@ import {
   runTasks,
 } from './run.config';
 
-const shippedDir = fileURLToPath(new URL('../../../../configs/grpo/', import.meta.url));
+const repoDir = fileURLToPath(new URL('../../../../', import.meta.url));
+const shippedDir = join(repoDir, 'configs', 'grpo');
+const readerExtGrpo = join(repoDir, 'experiments', 'reader-ext', 'grpo', 'reader-ext-grpo.json');
+
+/** Every GRPO run config in the repository: the product's (configs/grpo/) and the kept experiments' (experiments/<name>/grpo/). */
+function runConfigFiles(): string[] {
+  const experiments = join(repoDir, 'experiments');
+  const dirs = [shippedDir, ...readdirSync(experiments).map((name) => join(experiments, name, 'grpo'))];
+  return dirs
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) => readdirSync(dir).map((file) => join(dir, file)))
+    .filter((file) => file.endsWith('.json'));
+}
 
 async function checkpointDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'fathom-runcfg-'));
@@ -131,14 +143,15 @@ describe('a service run config as a fathom train config', () => {
 });
 
 describe('a run config file (fathom train --config)', () => {
-  it('loads every shipped GRPO config as the run config POST /runs takes', async () => {
-    const files = readdirSync(shippedDir).filter((f) => f.endsWith('.json'));
+  it('loads every GRPO config of the product and the experiments as the run config POST /runs takes', async () => {
+    const files = runConfigFiles();
+    expect(files).toContain(join(shippedDir, 'default.json'));
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const file of files) {
-      const run = await loadRunConfig(join(shippedDir, file));
+      const run = await loadRunConfig(file);
       expect(RunConfigSchema.parse(run), file).toEqual(run);
     }
-    const reader = await loadRunConfig(join(shippedDir, 'reader-ext-grpo.json'));
+    const reader = await loadRunConfig(readerExtGrpo);
     expect(reader).toMatchObject({ exportDtype: 'F16', rollout: { extractiveReads: true, leafTemperature: 1 } });
   });
 
@@ -175,6 +188,8 @@ describe('a run config file (fathom train --config)', () => {
       model: { checkpoint: 'other' },
       data: { trainSize: 5, trainFile: 't.jsonl' },
     });
-    expect(defaultRunFolder('configs/grpo/reader-ext-grpo.json')).toBe(join('out', 'grpo', 'reader-ext-grpo'));
+    expect(defaultRunFolder('experiments/reader-ext/grpo/reader-ext-grpo.json')).toBe(
+      join('out', 'grpo', 'reader-ext-grpo'),
+    );
   });
 });
