@@ -17,7 +17,7 @@ import { checkpointModelLoader, startInferenceServer, type InferenceServerHandle
  */
 
 const bin = fileURLToPath(new URL('../../apps/cli/bin/fathom', import.meta.url));
-const checkpoint = fileURLToPath(new URL('../../data/checkpoints/default-sft', import.meta.url));
+const checkpoint = fileURLToPath(new URL('../../data/checkpoints/default', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-eval-own-v1-'));
 
 let inference: InferenceServerHandle;

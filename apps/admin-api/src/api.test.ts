@@ -189,7 +189,7 @@ describe('POST /runs', () => {
     writeFileSync(`${dir}/tasks.jsonl`, '');
     const inside = await call('POST', '/runs', {
       name: 'rooted',
-      model: { checkpoint: 'data/checkpoints/default-sft' },
+      model: { checkpoint: 'data/checkpoints/default' },
       data: { trainFile: `${dir}/tasks.jsonl` },
     }).finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(inside.status).toBe(201);

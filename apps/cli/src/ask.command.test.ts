@@ -9,7 +9,7 @@ import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 import { formatTree } from './ask.command';
 
 const bin = fileURLToPath(new URL('../bin/fathom', import.meta.url));
-const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default-sft', import.meta.url));
+const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-cli-ask-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -98,7 +98,7 @@ describe('fathom ask with a model on an OpenAI-compatible server', () => {
   let server: OpenAiTestServer;
   beforeAll(async () => {
     served = await loadPolicy(checkpoint);
-    server = await OpenAiTestServer.start({ policy: served.policy, model: 'default-sft' });
+    server = await OpenAiTestServer.start({ policy: served.policy, model: 'fathom-default' });
   });
   afterAll(async () => {
     await server.close();
@@ -115,7 +115,7 @@ describe('fathom ask with a model on an OpenAI-compatible server', () => {
     expect(stderr).not.toMatch(/error/i);
     expect(status).toBe(0);
     expect(stdout).toContain('--- turn 1 (');
-    const label = `openai:default-sft@${server.baseUrl}`;
+    const label = `openai:fathom-default@${server.baseUrl}`;
     expect(stderr).toContain(`policy endpoint ${label}: 1 requests (0 retries), `);
     expect(stderr).toMatch(new RegExp(`subcalls endpoint ${label.replace(/[.]/g, '\\.')}: \\d+ requests`));
     expect(server.requests.length).toBeGreaterThanOrEqual(1);

@@ -11,9 +11,7 @@ import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import { loadPolicy, type LoadedPolicy } from '@fathom/training';
 import { evalCommand } from './eval.command';
 
-const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default-sft', import.meta.url));
-const searchRoot = fileURLToPath(new URL('../../../data/checkpoints/search-root', import.meta.url));
-const reader = fileURLToPath(new URL('../../../data/checkpoints/reader', import.meta.url));
+const checkpoint = fileURLToPath(new URL('../../../data/checkpoints/default', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/fathom', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-cli-eval-'));
 const tasksFile = join(dir, 'tasks.jsonl');
@@ -61,7 +59,7 @@ describe('fathom eval', () => {
     expect(policyRecords.map((r) => r.correct)).toEqual(report.systems[0].runs[0].tasks.map((t) => t.correct));
   }, 60_000);
 
-  it('the committed search-root writes a working question-only program: every episode reads with llm()', async () => {
+  it('the default model writes a working question-only program: every episode reads with llm()', async () => {
     const oneKey = join(dir, 'one-key.jsonl');
     await writeTasksJsonl(
       oneKey,
@@ -74,9 +72,9 @@ describe('fathom eval', () => {
         mix: { niah: 1, extractive: 1, tracking: 1 },
       }),
     );
-    const [out, episodes] = [join(dir, 'search-root.json'), join(dir, 'search-root.jsonl')];
+    const [out, episodes] = [join(dir, 'one-key.json'), join(dir, 'one-key-episodes.jsonl')];
     await runEval(
-      ...['--checkpoint', searchRoot, '--reader-checkpoint', reader, '--extractive-reads', '--tasks', oneKey],
+      ...['--checkpoint', checkpoint, '--tasks', oneKey],
       ...['--max-turns', '2', '--baselines', 'oracle,no-llm', '--out', out, '--episodes', episodes, '--no-progress'],
     );
     const records = readFileSync(episodes, 'utf8')
@@ -188,7 +186,7 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
   const databaseUrl = `${process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432'}/fathom_test_cli_eval_${process.pid}`;
   beforeAll(async () => {
     served = await loadPolicy(checkpoint);
-    server = await OpenAiTestServer.start({ policy: served.policy, model: 'default-sft' });
+    server = await OpenAiTestServer.start({ policy: served.policy, model: 'fathom-default' });
     await dropDatabase(databaseUrl);
     await ensureDatabase(databaseUrl);
     await applyMigrations(databaseUrl);
@@ -220,7 +218,7 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
       ...['--max-turns', '2', '--max-turn-tokens', '96', '--out', out, '--no-progress'],
       ...['--record', '--database-url', databaseUrl],
     );
-    const label = `openai:default-sft@${server.baseUrl}`;
+    const label = `openai:fathom-default@${server.baseUrl}`;
     const report = JSON.parse(readFileSync(out, 'utf8')) as EvalSuiteReport & EndpointReport & { recorded: string[] };
     expect(report.checkpoint).toBe(label);
     expect(report.systems.map((s) => [s.system, s.runs[0].tasks.length])).toEqual([['policy', 3]]);
@@ -232,9 +230,9 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     expect(usage.requests).toBeGreaterThanOrEqual(3);
     expect(usage.promptTokens).toBeGreaterThan(0);
     expect(usage.completionTokens).toBeGreaterThan(0);
-    expect(server.requests.every((r) => r.model === 'default-sft' && r.temperature === 0 && r.max_tokens <= 96)).toBe(
-      true,
-    );
+    expect(
+      server.requests.every((r) => r.model === 'fathom-default' && r.temperature === 0 && r.max_tokens <= 96),
+    ).toBe(true);
     expect(printed).toMatch(/^overall\s+3\s+[\d.]+%$/m);
     expect(printed).toContain(
       `policy endpoint ${label}: ${usage.requests} requests (0 retries), ${usage.promptTokens} prompt + ` +

@@ -48,8 +48,8 @@ const rawRunConfig = fc.record({
   seed: maybe(fc.oneof(count, fc.constant(2 ** 31 - 1))),
   model: maybe(
     fc.constantFrom(
-      { readerCheckpoint: 'data/checkpoints/reader' },
-      { rootCheckpoint: 'data/checkpoints/search-root' },
+      { readerCheckpoint: 'data/checkpoints/default/reader' },
+      { rootCheckpoint: 'data/checkpoints/default' },
     ),
   ),
   data: fc.record({

@@ -1,24 +1,31 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RecursionTreeNode } from '@fathom/contracts';
+import { createDefaultModel, saveCheckpoint } from '@fathom/model';
 import { flattenCalls } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { generateTasks, writeTasksJsonl } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readPromptStyle } from '../prompt-style.file';
+import { readPromptStyle, writePromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { runGrpo } from './grpo.trainer';
 import { RolloutStore } from './rollout.store';
 
-const searchRoot = fileURLToPath(new URL('../../../../data/checkpoints/search-root', import.meta.url));
-const reader = fileURLToPath(new URL('../../../../data/checkpoints/reader', import.meta.url));
+const defaultModel = fileURLToPath(new URL('../../../../data/checkpoints/default', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fathom-grpo-reader-'));
 const tasks = join(dir, 'tasks.jsonl');
+// The shipped root without its paired span reader, so that its own leaf reads are generated; and a language-model
+// reader of fresh weights, whose reads differ from the root's.
+const searchRoot = join(dir, 'root');
+const reader = join(dir, 'reader');
 let pool: SandboxPool;
 
 beforeAll(async () => {
+  cpSync(defaultModel, searchRoot, { recursive: true, filter: (path) => path !== join(defaultModel, 'reader') });
+  await saveCheckpoint(reader, await createDefaultModel(undefined, 7), 'F32');
+  await writePromptStyle(reader, (await readPromptStyle(searchRoot))!);
   pool = await SandboxPool.start({ workers: 1, warmIsolatesPerWorker: 2 });
   await writeTasksJsonl(
     tasks,
