@@ -314,23 +314,7 @@ export class ModelGraphs {
 
   /** Start and end logits (B, T) each of the span graphs. */
   private spanBase(name: string) {
-    const g = new Graph(name);
-    const w = declareWeights(g, this.config, this.mode);
-    const d = this.config.headDim;
-    const ids = g.input('input_ids', 'int64', ['B', 'T']);
-    const cos = g.input('rope_cos', 'float32', ['T', d]);
-    const sin = g.input('rope_sin', 'float32', ['T', d]);
-    // A reader without the exact-match input still takes `match` (unused), so every reader is fed alike.
-    const match = g.input('match', 'float32', ['B', 'T']);
-    const { hidden } = forward(
-      this.config,
-      w,
-      ids,
-      cos,
-      sin,
-      undefined,
-      this.config.reader?.exactMatch ? match : undefined,
-    );
+    const { g, w, hidden } = this.sequence(name, true);
     const both = matmul(hidden, transpose(w.get(SPAN_HEAD), [1, 0])); // (B, T, 2)
     const start = squeeze(slice(both, [0], [1], [2]), [2]); // (B, T)
     const end = squeeze(slice(both, [1], [2], [2]), [2]); // (B, T)
@@ -375,16 +359,34 @@ export class ModelGraphs {
     };
   }
 
-  /** Inputs shared by the full-sequence graphs, and the final hidden states. */
-  private base(name: string) {
+  /**
+   * Inputs shared by the full-sequence graphs, and the final hidden states (B, T, hidden). The span graphs also take
+   * `match` (B, T); a reader without the exact-match input takes it unused, so every reader is fed alike.
+   */
+  private sequence(name: string, spans = false) {
     const g = new Graph(name);
     const w = declareWeights(g, this.config, this.mode);
     const d = this.config.headDim;
     const ids = g.input('input_ids', 'int64', ['B', 'T']);
     const cos = g.input('rope_cos', 'float32', ['T', d]);
     const sin = g.input('rope_sin', 'float32', ['T', d]);
-    const { hidden } = forward(this.config, w, ids, cos, sin);
-    return { g, w, logits: lmHead(this.config, w, hidden) }; // logits (B, T, V)
+    const match = spans ? g.input('match', 'float32', ['B', 'T']) : undefined;
+    const { hidden } = forward(
+      this.config,
+      w,
+      ids,
+      cos,
+      sin,
+      undefined,
+      this.config.reader?.exactMatch ? match : undefined,
+    );
+    return { g, w, hidden };
+  }
+
+  /** The full-sequence graphs' inputs and their logits (B, T, V). */
+  private base(name: string) {
+    const { g, w, hidden } = this.sequence(name);
+    return { g, w, logits: lmHead(this.config, w, hidden) };
   }
 
   private buildTrain(): CompiledGraph<string> {
