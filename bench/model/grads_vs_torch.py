@@ -2,7 +2,7 @@
 grads.ts wrote: the loss, then per parameter the largest absolute difference relative to the largest PyTorch
 gradient, and the cosine between the two. One JSON line; exit status 1 if any tensor is off by more than --tolerance.
 
-    node --no-node-snapshot --import tsx bench/model/grads.ts --checkpoint data/checkpoints/reader
+    node --no-node-snapshot --import tsx bench/model/grads.ts --checkpoint data/checkpoints/default
     /usr/bin/python3 bench/model/grads_vs_torch.py [out/grads.safetensors] [--tolerance 1e-4]
 """
 

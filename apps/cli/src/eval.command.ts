@@ -369,7 +369,7 @@ export function evalCommand(): Command {
     )
     .option(
       '--reader-checkpoint <dir>',
-      'leaf llm() reads are answered by this checkpoint (e.g. a reader trained by scripts/reproduce-reader.sh)',
+      'leaf llm() reads are answered by this checkpoint (e.g. a reader trained by experiments/reader/reproduce.sh)',
     )
     .option(
       '--reader-window <chars>',

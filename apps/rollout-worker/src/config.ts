@@ -35,7 +35,7 @@ export const RolloutWorkerConfigSchema = z.object({
   INFERENCE_PORT: PortSchema.default(50081),
   /**
    * Checkpoint folder whose weights answer Inference.Generate, loaded on the first request; default the shipped
-   * default policy (data/checkpoints/default-sft). While it is missing, Generate answers FAILED_PRECONDITION naming
+   * default model (data/checkpoints/default). While it is missing, Generate answers FAILED_PRECONDITION naming
    * it and the worker still runs rollouts.
    */
   INFERENCE_CHECKPOINT: z.string().min(1).default(DEFAULT_POLICY_DIR),
