@@ -13,6 +13,8 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** Extra environment of one service, by name (e.g. `{ 'reward-service': { DATABASE_URL } }` for a fault test). */
   serviceEnv?: Record<string, Record<string, string>>;
+  /** Every service's GRPC_TOKEN: their gRPC servers then answer only calls that carry it, as theirs to each other do. */
+  grpcToken?: string;
   /**
    * Also start the env-service (OpenEnv HTTP/WS/gRPC) over this dataset, before the rollout workers: they run every
    * rollout and eval episode in it (their ENV_URL, its /ws) and answer those episodes' llm() calls with the policy being
@@ -106,6 +108,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     HOST: '127.0.0.1',
     HTTP_PORT: '0',
     LOG_LEVEL: 'info',
+    ...(o.grpcToken === undefined ? {} : { GRPC_TOKEN: o.grpcToken }),
   };
   const services: ServiceProcess[] = [];
   const launched = new Map<string, { app: string; env: Record<string, string>; readyMessage: string }>();

@@ -209,6 +209,21 @@ function servicePorts(config: Json): { http: number; grpc: number[] } {
   return { http: Number(config.HTTP_PORT), grpc };
 }
 
+/**
+ * What is wrong with a containerised service's gRPC settings: a gRPC server bound to loopback (GRPC_HOST, whose
+ * default is loopback) cannot be reached by the other containers, and a service whose schema reads GRPC_TOKEN must be
+ * given it (an empty compose default counts), so that setting the token once protects every call between them.
+ */
+function grpcProblems(app: string, config: Json, env: Record<string, string>, where: string): string[] {
+  const problems: string[] = [];
+  const host = str(config.GRPC_HOST);
+  if (servicePorts(config).grpc.length > 0 && /^(127\.|localhost$|::1$)/.test(host))
+    problems.push(`${where}: GRPC_HOST ${host} is loopback: the other containers cannot reach its gRPC server`);
+  if ('GRPC_TOKEN' in (SCHEMAS[app]?.shape ?? {}) && !('GRPC_TOKEN' in env))
+    problems.push(`${where}: GRPC_TOKEN is not passed to it`);
+  return problems;
+}
+
 function sameSet(a: number[], b: number[]): boolean {
   const x = [...new Set(a)].sort((p, q) => p - q);
   const y = [...new Set(b)].sort((p, q) => p - q);
@@ -306,6 +321,7 @@ function checkCompose(compose: Json, stages: Map<string, Stage>): string[] {
     }
     if (!config) continue;
     configs.set(name, { app, config });
+    problems.push(...grpcProblems(app, config, env, where));
     const { http, grpc } = servicePorts(config);
     const expected = [http, ...grpc];
     const published = [...arr(service.ports), ...arr(service.expose)].map(containerPortOf);
@@ -508,6 +524,7 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
       const env = { ...stages.get(target)!.env, ...k8sContainerEnv(c, sources, where, problems) };
       const config = checkEnv({ where, app, env }, problems);
       if (!config) continue;
+      problems.push(...grpcProblems(app, config, env, where));
       const ports = arr(c.ports).map(obj);
       const { http, grpc } = servicePorts(config);
       const expected = [http, ...grpc];
@@ -860,6 +877,18 @@ describe('docker-compose.yml', () => {
     expect(problems).toMatch(/redis runs without --maxmemory-policy noeviction/);
   });
 
+  it('fails on a gRPC server left on loopback and on a service not given GRPC_TOKEN', () => {
+    const problems = checkCompose(
+      mutated(compose, (c) => {
+        delete obj(composeService(c, 'learner-service').environment).GRPC_HOST;
+        delete obj(composeService(c, 'rollout-worker').environment).GRPC_TOKEN;
+      }),
+      stages,
+    ).join('\n');
+    expect(problems).toMatch(/learner-service: GRPC_HOST 127.0.0.1 is loopback/);
+    expect(problems).toMatch(/rollout-worker: GRPC_TOKEN is not passed to it/);
+  });
+
   it("fails when the env-service's llm() sub-calls do not reach the rollout workers' gRPC Inference", () => {
     const outside = checkCompose(
       mutated(compose, (c) => {
@@ -924,6 +953,20 @@ describe('k8s/', () => {
     expect(problems).toMatch(/image fathom\/admin:0.1.0 is no target of the Dockerfile/);
     expect(problems).toMatch(/POLICY_ADDRESS=learner-service:9300: not learner-service's gRPC port/);
     expect(problems).toMatch(/no redis trigger on BullMQ's waiting list fathom:rollout:wait/);
+  });
+
+  it('fails on a gRPC server left on loopback and on a service not given GRPC_TOKEN', () => {
+    const problems = checkK8s(
+      mutated(k8s, (objects) => {
+        delete obj(objects.find((o) => o.kind === 'ConfigMap' && o.name === 'reward-service-config')!.body.data)
+          .GRPC_HOST;
+        const env = k8sContainer(objects, 'Deployment', 'env-service');
+        env.env = arr(env.env).filter((e) => obj(e).name !== 'GRPC_TOKEN');
+      }),
+      stages,
+    ).join('\n');
+    expect(problems).toMatch(/Deployment\/reward-service: GRPC_HOST 127.0.0.1 is loopback/);
+    expect(problems).toMatch(/Deployment\/env-service: GRPC_TOKEN is not passed to it/);
   });
 
   it("fails when the rollout workers' Service or pods do not expose gRPC Inference", () => {

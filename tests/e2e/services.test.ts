@@ -57,6 +57,8 @@ beforeAll(async () => {
     workerEnv: { JOB_LOCK_MS: '8000', STALLED_CHECK_MS: '1000' },
     // Every rollout and eval episode runs in the env-service, its llm() answered by the worker's policy.
     envService: { datasetPath: fixture.tasks },
+    // As a deployment with FATHOM_GRPC_TOKEN: the workers fetch the learner's weights with it.
+    grpcToken: 'e2e-grpc-token-of-this-stack',
     compiled: true,
   });
 }, 240_000);

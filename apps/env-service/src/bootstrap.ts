@@ -72,7 +72,7 @@ export async function startEnvService(
     },
   });
   metrics.observePool(() => pool.stats());
-  const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS);
+  const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS, config.GRPC_TOKEN);
   const episodes = new EpisodeService({ config, pool, tasks, inference, scorer: new AnswerScorer(), metrics, logger });
   const chat = new ChatCompletionService({ config, pool, inference, capacity: episodes, logger });
   const grpcPort = new GrpcPort();
@@ -114,8 +114,9 @@ export async function startEnvService(
   );
   try {
     grpcPort.port = await serveGrpc(app, {
-      host: config.HOST,
+      host: config.GRPC_HOST,
       port: config.GRPC_PORT,
+      token: config.GRPC_TOKEN,
       services: [{ proto: 'env.proto', name: 'fathom.env.v1.Env' }],
       logger,
       serverOptions: {

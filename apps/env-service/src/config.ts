@@ -1,6 +1,6 @@
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
-import { envInt, HostNameListSchema, loadEnvConfig, OriginListSchema, PortSchema } from '@fathom/runtime';
+import { envInt, grpcEnvShape, HostNameListSchema, loadEnvConfig, OriginListSchema, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
 export { ConfigError } from '@fathom/runtime';
@@ -16,6 +16,11 @@ export const EnvServiceConfigSchema = z.object({
   HTTP_PORT: PortSchema.default(8000),
   /** gRPC Env port; 0 picks a free one. */
   GRPC_PORT: PortSchema.default(50051),
+  /**
+   * Where gRPC Env listens (loopback unless set; compose and k8s set 0.0.0.0), and the shared token its calls need
+   * and this service sends to INFERENCE_ADDRESS (`grpcEnvShape`).
+   */
+  ...grpcEnvShape(),
   /** host:port of the Inference gRPC service that answers llm() sub-calls. */
   INFERENCE_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port'),
   /** Deadline of one Inference.Generate call. */

@@ -38,7 +38,10 @@ export function startRolloutWorker(
     logger,
     infra: { healthQueue: 'rollout', lockDurationMs: config.JOB_LOCK_MS, stalledIntervalMs: config.STALLED_CHECK_MS },
     build: async ({ registry, transport, prisma }) => {
-      const policyClient = new PolicyClient(config.POLICY_ADDRESS, { deadlineMs: config.POLICY_TIMEOUT_MS });
+      const policyClient = new PolicyClient(config.POLICY_ADDRESS, {
+        deadlineMs: config.POLICY_TIMEOUT_MS,
+        token: config.GRPC_TOKEN,
+      });
       const runtime = runtimeConfigOf(config);
       const policies = new PolicyCache(policyClient, runtime);
       const frozen = new FrozenPolicyCache(runtime);

@@ -7,6 +7,7 @@
 export { PROTO_DIR, PROTO_LOADER_OPTIONS, loadProto, loadService, type ProtoFile, type ProtoTypes } from './protos';
 export { RpcError, StatusError, statusName, toRpcError } from './errors';
 export { withRetries, type RetryOptions } from './retry';
+export { requireToken, sendToken, tokenClientOptions } from './auth';
 export { SHUTDOWN_GRACE_MS, UndecodableRequest } from './server';
 export { GrpcTransport, type GrpcServiceSpec, type GrpcTransportOptions } from './nest/grpc.transport';
 export {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, envInt, HostPortSchema, loadEnvConfig, RedisUrlSchema } from './env-config';
+import { ConfigError, envInt, HostPortSchema, loadEnvConfig, RedisUrlSchema, serviceEnvShape } from './env-config';
 
 const Schema = z.object({
   PORT: envInt(0).max(65535).default(9000),
@@ -32,5 +32,21 @@ describe('loadEnvConfig', () => {
     expect(message).toMatch(/PEER is required/);
     expect(message).toMatch(/TOKEN=\(hidden\)/);
     expect(message).not.toContain('short-secret');
+  });
+
+  it('serves gRPC on loopback unless GRPC_HOST is set, and never echoes a *_TOKEN, even one not named a secret', () => {
+    const Service = z.object(serviceEnvShape(9000));
+    expect(loadEnvConfig('svc', Service, {})).toMatchObject({ HOST: '0.0.0.0', GRPC_HOST: '127.0.0.1' });
+    expect(loadEnvConfig('svc', Service, {}).GRPC_TOKEN).toBeUndefined();
+    expect(loadEnvConfig('svc', Service, { GRPC_HOST: '0.0.0.0' }).GRPC_HOST).toBe('0.0.0.0');
+    for (const [value, reason] of [
+      ['short-grpc', /at least 16 characters/],
+      ['change-me-grpc-token-of-32-characters', /placeholder/],
+    ] as const) {
+      const load = () => loadEnvConfig('svc', Service, { GRPC_TOKEN: value });
+      expect(load).toThrow(reason);
+      expect(load).toThrow(/GRPC_TOKEN=\(hidden\)/);
+      expect(load).not.toThrow(value);
+    }
   });
 });

@@ -19,9 +19,18 @@ export const envInt = (min: number) => z.coerce.number().int().min(min);
 export const PortSchema = envInt(0).max(65535);
 
 /**
+ * A bearer token a service is given (GRPC_TOKEN): long enough not to be guessed, and not a deployment file's
+ * placeholder (`change-me-…` in k8s/config.yaml).
+ */
+export const TokenSchema = z
+  .string()
+  .min(16, 'must be at least 16 characters')
+  .refine((token) => !token.startsWith('change-me'), 'is the placeholder of k8s/config.yaml; set a random one');
+
+/**
  * Parses a service's environment once at boot. Only the variables the schema names are read; an empty string
  * counts as unset (so `FOO=` in a compose file falls back to the default). On failure throws one ConfigError that
- * names every bad or missing variable; values of `secrets` are never echoed.
+ * names every bad or missing variable; values of `secrets` and of every `*_TOKEN` variable are never echoed.
  */
 export function loadEnvConfig<S extends z.ZodObject>(
   service: string,
@@ -37,19 +46,35 @@ export function loadEnvConfig<S extends z.ZodObject>(
   const problems = parsed.error.issues.map((issue) => {
     const name = String(issue.path[0]);
     if (relevant[name] === undefined) return `${name} is required (${issue.message})`;
-    const shown = secrets.includes(name) ? '(hidden)' : JSON.stringify(relevant[name]);
+    const shown = secrets.includes(name) || name.endsWith('_TOKEN') ? '(hidden)' : JSON.stringify(relevant[name]);
     return `${name}=${shown}: ${issue.message}`;
   });
   throw new ConfigError(`invalid ${service} configuration: ${problems.join('; ')}`);
 }
 
 /**
- * The variables every worker service has: where it listens for /health and /metrics, Redis and its queue prefix,
- * Postgres, and the log level. Spread into a service's schema with its own HTTP port default.
+ * The gRPC server settings of every service that serves gRPC. GRPC_HOST: the address its gRPC server binds; loopback
+ * by default, so that the weights, inference and scoring services are not reachable from other hosts of a laptop's
+ * network; docker-compose.yml and k8s set 0.0.0.0, where the other services reach it by its container's name.
+ * GRPC_TOKEN: the token every call must carry (`authorization: Bearer <token>`), the same for every service of a
+ * deployment, which each also sends to the others' gRPC services; unset: calls need none.
+ */
+export function grpcEnvShape() {
+  return {
+    GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+    GRPC_TOKEN: TokenSchema.optional(),
+  };
+}
+
+/**
+ * The variables every worker service has: where it listens for /health and /metrics (HOST) and serves gRPC
+ * (`grpcEnvShape`), Redis and its queue prefix, Postgres, and the log level. Spread into a service's schema with its
+ * own HTTP port default.
  */
 export function serviceEnvShape(httpPort: number) {
   return {
     HOST: z.string().min(1).default('0.0.0.0'),
+    ...grpcEnvShape(),
     /** /health and /metrics; 0 picks a free port. */
     HTTP_PORT: PortSchema.default(httpPort),
     REDIS_URL: RedisUrlSchema.default('redis://127.0.0.1:6379'),

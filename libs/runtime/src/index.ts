@@ -5,6 +5,7 @@
 export {
   ConfigError,
   envInt,
+  grpcEnvShape,
   HostPortSchema,
   loadEnvConfig,
   onnxEnvShape,
@@ -14,6 +15,7 @@ export {
   RedisUrlSchema,
   runtimeConfigOf,
   serviceEnvShape,
+  TokenSchema,
 } from './env-config';
 export {
   dependencyChecks,

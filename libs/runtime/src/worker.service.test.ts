@@ -1,12 +1,16 @@
+import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LearnGroupJob } from '@fathom/contracts';
 import { createLogger } from '@fathom/observability';
 import { BullMqTransport, handlerFor, JobProducer } from '@fathom/queue';
 import { deleteQueuePrefix, samplePayloads, waitFor } from '@fathom/queue/testing';
 import { REWARD_SERVING, RewardClient } from '@fathom/rpc';
+import { z } from 'zod';
+import { loadEnvConfig, serviceEnvShape } from './env-config';
 import { startWorkerService, type WorkerParts, type WorkerService } from './worker.service';
 
 const redisUrl = process.env.FATHOM_TEST_REDIS ?? 'redis://127.0.0.1:6379';
@@ -36,17 +40,26 @@ function recordingParts(events: string[], handled: LearnGroupJob[]): WorkerParts
   };
 }
 
-function configOf(httpPort = 0) {
+/** A worker service's config as its schema reads it from the environment: every other variable at its default. */
+function configOf(httpPort = 0, env: Record<string, string> = {}) {
   prefix = `fathom-test-${process.pid}-${randomUUID().slice(0, 8)}`;
-  return {
-    HOST: '127.0.0.1',
-    HTTP_PORT: httpPort,
+  return loadEnvConfig('test-service', z.object(serviceEnvShape(0)), {
+    HTTP_PORT: String(httpPort),
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     DATABASE_URL: postgresUrl,
-    INFRA_RETRY_S: 1,
-  };
+    INFRA_RETRY_S: '1',
+    ...env,
+  });
 }
+
+const GROUP = [
+  { turns: [{ completion: '<answer>red</answer>' }], llmCalls: [], tokens: { completion: 5, subcall: 0 } },
+];
+const TASK = { question: 'What colour is the van?', answer: 'red', aliases: [], context_tokens: 100 };
+const nonLoopbackIPv4 = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i !== undefined && i.family === 'IPv4' && !i.internal)?.address;
 
 describe('a worker service on the machine’s Redis and Postgres', () => {
   it('consumes its jobs, serves /health and /metrics, and closes in order', async () => {
@@ -63,10 +76,7 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
     expect(events).toEqual(['started']);
     const reward = new RewardClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
     cleanups.push(async () => reward.close());
-    const scored = await reward.scoreGroup(
-      [{ turns: [{ completion: '<answer>red</answer>' }], llmCalls: [], tokens: { completion: 5, subcall: 0 } }],
-      { question: 'What colour is the van?', answer: 'red', aliases: [], context_tokens: 100 },
-    );
+    const scored = await reward.scoreGroup(GROUP, TASK);
     expect(scored.results[0]?.components.correctness).toBe(1);
 
     const transport = new BullMqTransport({ redisUrl, prefix });
@@ -91,6 +101,50 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
     await expect(reward.scoreGroup([], { question: 'q', answer: 'a', aliases: [], context_tokens: 1 })).rejects.toThrow(
       /UNAVAILABLE/,
     );
+  });
+
+  it('serves gRPC on loopback only unless GRPC_HOST says otherwise', async () => {
+    service = await startWorkerService({
+      name: 'test-service',
+      config: configOf(),
+      logger,
+      infra: { healthQueue: 'learn' },
+      build: async () => recordingParts([], []),
+    });
+    const local = new RewardClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
+    cleanups.push(async () => local.close());
+    expect((await local.scoreGroup(GROUP, TASK)).results).toHaveLength(1);
+    // Where the machine has a non-loopback address, the same port there is closed.
+    if (nonLoopbackIPv4 === undefined) return;
+    const remote = new RewardClient(`${nonLoopbackIPv4}:${service.grpcPort}`, { retries: 0, deadlineMs: 2_000 });
+    cleanups.push(async () => remote.close());
+    await expect(remote.scoreGroup(GROUP, TASK)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+
+  it('with GRPC_TOKEN answers only the calls that carry it, and UNAUTHENTICATED the others', async () => {
+    const token = 'grpc-token-of-the-test-deployment';
+    service = await startWorkerService({
+      name: 'test-service',
+      config: configOf(0, { GRPC_TOKEN: token }),
+      logger,
+      infra: { healthQueue: 'learn' },
+      build: async () => recordingParts([], []),
+    });
+    const address = `127.0.0.1:${service.grpcPort}`;
+    const client = (options: { token?: string }) => {
+      const reward = new RewardClient(address, { retries: 0, ...options });
+      cleanups.push(async () => reward.close());
+      return reward;
+    };
+    await expect(client({}).scoreGroup(GROUP, TASK)).rejects.toMatchObject({
+      code: grpc.status.UNAUTHENTICATED,
+      message: expect.stringMatching(/needs "authorization: Bearer <GRPC_TOKEN>" metadata/),
+    });
+    await expect(client({ token: `${token}!` }).scoreGroup(GROUP, TASK)).rejects.toMatchObject({
+      code: grpc.status.UNAUTHENTICATED,
+      message: expect.stringMatching(/not this server's GRPC_TOKEN/),
+    });
+    expect((await client({ token }).scoreGroup(GROUP, TASK)).results[0]?.components.correctness).toBe(1);
   });
 
   it('closes what it had opened when its HTTP port is taken', async () => {

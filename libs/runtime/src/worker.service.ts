@@ -13,6 +13,8 @@ import { createServiceInfra, type ServiceInfra } from './service.infra';
 /** The config fields every worker service reads (its schema spreads `serviceEnvShape`). */
 export interface WorkerServiceConfig {
   HOST: string;
+  GRPC_HOST: string;
+  GRPC_TOKEN?: string;
   HTTP_PORT: number;
   REDIS_URL: string;
   QUEUE_PREFIX: string;
@@ -151,10 +153,11 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
       { bodyParser: false, logger: new NestJsonLogger(logger) },
     );
     grpcPort = await serveGrpc(app, {
-      host: config.HOST,
+      host: config.GRPC_HOST,
       port: parts.grpc.port,
       services: parts.grpc.services,
       logger,
+      token: config.GRPC_TOKEN,
     });
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { EndpointSpanRead, TextGenerate } from '@fathom/rlm';
 import { randomUUID } from 'node:crypto';
-import { loadService } from '@fathom/rpc';
+import { loadService, tokenClientOptions } from '@fathom/rpc';
 
 /** One generation request, as in proto/inference.proto. */
 export interface GenerateRequest {
@@ -108,9 +108,9 @@ export async function inferenceSpanRead(
   };
 }
 
-function inferenceClient(address: string) {
+function inferenceClient(address: string, token: string | undefined) {
   const Inference = loadService('inference.proto', 'fathom.inference.v1.Inference');
-  return new Inference(address, grpc.credentials.createInsecure());
+  return new Inference(address, grpc.credentials.createInsecure(), tokenClientOptions(token));
 }
 
 /**
@@ -122,11 +122,13 @@ export class GrpcInferenceClient implements InferencePort {
   /** Describe's answer, asked once; forgotten when it failed or a ReadSpan is refused FAILED_PRECONDITION. */
   private spanReader: Promise<boolean> | null = null;
 
+  /** `token`: the Inference server's GRPC_TOKEN, sent with every call. */
   constructor(
     address: string,
     private readonly timeoutMs: number,
+    token?: string,
   ) {
-    this.client = inferenceClient(address);
+    this.client = inferenceClient(address, token);
   }
 
   generate(request: GenerateRequest): Promise<GenerateReply> {

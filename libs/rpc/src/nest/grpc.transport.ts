@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Server, GrpcMethodStreamingType, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { Logger } from '@fathom/observability';
 import { lastValueFrom } from 'rxjs';
+import { requireToken } from '../auth';
 import { loadService, type ProtoFile } from '../protos';
 import { bindServer, createServer, shutdownServer } from '../server';
 
@@ -13,6 +14,7 @@ export interface GrpcServiceSpec {
 }
 
 export interface GrpcTransportOptions {
+  /** The address to bind: a service's GRPC_HOST, loopback unless a container's deployment sets 0.0.0.0. */
   host: string;
   /** 0 binds any free port; `port` is the bound one once listening. */
   port: number;
@@ -20,6 +22,11 @@ export interface GrpcTransportOptions {
   logger: Logger;
   /** grpc-js server options (message size limits). */
   serverOptions?: grpc.ServerOptions;
+  /**
+   * The shared token (GRPC_TOKEN): when set, a call without `authorization: Bearer <token>` metadata is refused
+   * UNAUTHENTICATED before its handler runs (`requireToken`). Unset: every caller that reaches the port is served.
+   */
+  token?: string;
 }
 
 /** A handler as Nest's router proxy hands it over: the controller method with its filters, pipes and interceptors. */
@@ -33,7 +40,7 @@ type NestHandler = (...args: unknown[]) => Promise<unknown>;
  * a handler throws reaches the controller's exception filters; a filter answers with a gRPC status
  * (`{ code, details }`) and anything else is INTERNAL. The server is `createServer`'s (undecodable bytes are
  * INVALID_ARGUMENT, never INTERNAL); a method of a served service without a handler is a start-up error; once `close`
- * has begun, new calls are UNAVAILABLE.
+ * has begun, new calls are UNAVAILABLE. With a `token`, calls that do not carry it are UNAUTHENTICATED.
  */
 export class GrpcTransport extends Server implements CustomTransportStrategy {
   private server: grpc.Server | undefined;
@@ -52,7 +59,12 @@ export class GrpcTransport extends Server implements CustomTransportStrategy {
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
-      const server = createServer(this.options.serverOptions);
+      const { serverOptions = {}, token } = this.options;
+      const interceptors = [
+        ...(token === undefined ? [] : [requireToken(token)]),
+        ...(serverOptions.interceptors ?? []),
+      ];
+      const server = createServer({ ...serverOptions, interceptors });
       for (const spec of this.options.services) {
         const definition = serviceDefinition(spec);
         server.addService(definition, this.implementation(spec.name, definition));
@@ -60,7 +72,9 @@ export class GrpcTransport extends Server implements CustomTransportStrategy {
       this.boundPort = await bindServer(server, this.options.host, this.options.port);
       this.server = server;
       this.options.logger.info('gRPC listening', {
+        host: this.options.host,
         port: this.boundPort,
+        token: token !== undefined,
         services: this.options.services.map((s) => s.name),
       });
       callback();

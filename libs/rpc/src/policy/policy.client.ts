@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { tokenClientOptions } from '../auth';
 import { RpcError } from '../errors';
 import type { PolicyClient as PolicyGrpcClient } from '../generated/fathom/policy/v1/Policy';
 import type { PolicyVersionInfo__Output } from '../generated/fathom/policy/v1/PolicyVersionInfo';
@@ -20,6 +21,8 @@ export interface PolicyClientOptions {
   retries?: number;
   /** Backoff before the first retry, doubled for each further one. Default 200 ms. */
   backoffMs?: number;
+  /** The learner's GRPC_TOKEN, sent with every call; unset: none. */
+  token?: string;
 }
 
 /** Largest message the client accepts: far above any data chunk the server sends (capped at a few MiB). */
@@ -44,6 +47,7 @@ export class PolicyClient {
   constructor(address: string, options: PolicyClientOptions = {}) {
     const Policy = loadService('policy.proto', 'fathom.policy.v1.Policy');
     this.client = new Policy(address, grpc.credentials.createInsecure(), {
+      ...tokenClientOptions(options.token),
       'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
       'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
     });

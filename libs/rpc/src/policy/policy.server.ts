@@ -26,6 +26,8 @@ export interface PolicyServerOptions {
   logger: Logger;
   /** Cap on the data chunk size a client may ask for (default 4 MiB). */
   maxChunkBytes?: number;
+  /** The shared token of the internal gRPC services (GRPC_TOKEN; see GrpcTransportOptions.token). */
+  token?: string;
 }
 
 export type PolicyServerHandle = GrpcServiceHandle;

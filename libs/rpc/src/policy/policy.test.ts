@@ -159,6 +159,22 @@ describe('Policy service over gRPC', () => {
     expect(dataChunkSizes.slice(-4)).toEqual([1 << 20, 1 << 20, 1 << 20, totalBytes - 3 * (1 << 20)]);
   });
 
+  it('with a token, streams weights only to a client that sends it; others get UNAUTHENTICATED', async () => {
+    const token = 'policy-token-of-the-test-deployment';
+    const source = new MapPolicySource([makeSnapshot(1)]);
+    const server = await startPolicyServer({ host: '127.0.0.1', port: 0, source, logger, token });
+    cleanup.push(() => server.close());
+    const refused = { code: grpc.status.UNAUTHENTICATED };
+    for (const options of [{}, { token: 'another-token-of-the-same-size!!!!' }]) {
+      const stranger = client(server.port, { retries: 0, ...options });
+      await expect(stranger.getLatest('run-a')).rejects.toMatchObject(refused);
+      await expect(stranger.getWeights('run-a', 1)).rejects.toMatchObject(refused);
+    }
+    const weights = await client(server.port, { token }).getWeights('run-a', 1);
+    expect(weights.info.version).toBe(1);
+    expect([...weights.params.keys()]).toContain('model.norm.weight');
+  });
+
   it('answers NOT_FOUND, FAILED_PRECONDITION and INVALID_ARGUMENT, naming the run and version', async () => {
     const server = await serve(new MapPolicySource([makeSnapshot(3)], [{ runId: 'run-a', version: 1 }]), 512 * KiB);
     const policy = client(server.port, { retries: 3, backoffMs: 1 });

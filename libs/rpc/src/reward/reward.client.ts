@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { GroupReward, RewardConfigInput, RewardTrajectory } from '@fathom/contracts';
 import type { RewardTask } from '@fathom/rewards';
+import { tokenClientOptions } from '../auth';
 import { RpcError, StatusError } from '../errors';
 import type { RewardClient as RewardGrpcClient } from '../generated/fathom/reward/v1/Reward';
 import type { ScoreGroupReply__Output } from '../generated/fathom/reward/v1/ScoreGroupReply';
@@ -16,6 +17,8 @@ export interface RewardClientOptions {
   retries?: number;
   /** Backoff before the first retry, doubled for each further one. Default 200 ms. */
   backoffMs?: number;
+  /** The reward-service's GRPC_TOKEN, sent with every call; unset: none. */
+  token?: string;
 }
 
 /**
@@ -29,7 +32,7 @@ export class RewardClient {
 
   constructor(address: string, options: RewardClientOptions = {}) {
     const Reward = loadService('reward.proto', 'fathom.reward.v1.Reward');
-    this.client = new Reward(address, grpc.credentials.createInsecure());
+    this.client = new Reward(address, grpc.credentials.createInsecure(), tokenClientOptions(options.token));
     this.deadlineMs = options.deadlineMs ?? 10_000;
     this.retry = {
       retries: options.retries ?? 2,

@@ -15,6 +15,8 @@ export interface RewardServerOptions {
   /** 0 binds any free port; the bound one is returned. */
   port: number;
   logger: Logger;
+  /** The shared token of the internal gRPC services (GRPC_TOKEN; see GrpcTransportOptions.token). */
+  token?: string;
 }
 
 export type RewardServerHandle = GrpcServiceHandle;
