@@ -244,7 +244,9 @@ function onSignal(): void {
 
 async function main(): Promise<void> {
   if (!existsSync(join(DEFAULT_POLICY_DIR, 'config.json'))) {
-    say(`demo: the default policy ${DEFAULT_POLICY_DIR} is missing; rebuild it with: bash scripts/reproduce-sft.sh`);
+    say(
+      `demo: the default model ${DEFAULT_POLICY_DIR} is missing; restore it with: git checkout -- data/checkpoints/default`,
+    );
     process.exit(1);
   }
   await checkDependencies();
