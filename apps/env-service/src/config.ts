@@ -111,7 +111,7 @@ export const EnvServiceConfigSchema = z.object({
   CHAT_MAX_TURN_TOKENS: envInt(1).default(512),
   /**
    * The prompt style the served model was trained with (its checkpoint's fathom_prompt_style.json): the system prompt
-   * ("compact", as the shipped default-sft, or "full") and the characters of the document shown in the prompt.
+   * ("compact", as the shipped default model, or "full") and the characters of the document shown in the prompt.
    */
   CHAT_PROMPT_SYSTEM: z.enum(['full', 'compact']).default('compact'),
   CHAT_PREVIEW_CHARS: envInt(0).default(160),

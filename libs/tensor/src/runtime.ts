@@ -18,7 +18,7 @@ export const RuntimeConfigSchema = z
     /**
      * Threads inside one op; default one per core this process may use (`os.availableParallelism()`). 0 leaves the
      * choice to onnxruntime, which on the 2-core machine ran a train step 1.75× slower than two threads
-     * (docs/RESULTS.md, issue 18).
+     * (experiments/services/JOURNAL.md, issue 18).
      */
     intraOpThreads: z
       .number()
@@ -42,7 +42,7 @@ export const RuntimeConfigSchema = z
     /**
      * onnxruntime's memory pattern: plan a run's intermediates from the previous run and allocate them as one block.
      * Off here: on top of the arena it nearly doubles a train step's peak memory (B=8, T=512: 1,722 against 989 MB;
-     * T=1,024: 3,937 against 2,116) at the same step time (docs/RESULTS.md, issue 18).
+     * T=1,024: 3,937 against 2,116) at the same step time (experiments/services/JOURNAL.md, issue 18).
      */
     memPattern: z.boolean().default(false),
     /** Sessions kept per compiled graph; the least recently used one is released beyond this. */

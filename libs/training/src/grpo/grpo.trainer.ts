@@ -157,7 +157,7 @@ const copyParams = (params: ParamMap): ParamMap => new Map([...params].map(([k, 
  * The learner over `model` (updated in place) with the frozen reference `initial` and AdamW. Its graphs compile one
  * session for every sequence length unless `runtime` says otherwise: one session per padded length keeps one
  * onnxruntime memory arena per length, and over a run's 512–2,048-token buckets those held 6.3–7.1 GB where one
- * session holds 4.9–5.3 GB at the same update time (docs/RESULTS.md, issue 18).
+ * session holds 4.9–5.3 GB at the same update time (experiments/services/JOURNAL.md, issue 18).
  */
 export function createLearner(
   config: GrpoTrainConfig,
