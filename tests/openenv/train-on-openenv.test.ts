@@ -64,9 +64,11 @@ describe('training against another OpenEnv environment', () => {
 
     const records = await MetricsLog.read(join(out, 'metrics.jsonl'));
     expect(records.map((r) => r.step)).toEqual([1, 2]);
+    // A step whose groups all had equal rewards makes no update (and has no loss): the default root writes nearly the
+    // same program in every sample.
     for (const r of records) {
       expect(Number.isFinite(r.reward)).toBe(true);
-      expect(Number.isFinite(r.loss)).toBe(true);
+      if (r.updated) expect(Number.isFinite(r.loss)).toBe(true);
     }
 
     // Every episode was reset in the environment, and every code turn was a step it served.
@@ -123,7 +125,7 @@ describe('training against another OpenEnv environment', () => {
     expect(totals.length).toBe(2 * 2 * 4);
     expect([...totals].sort((a, b) => a - b)).toEqual([...given].sort((a, b) => a - b));
     expect(totals.some((t) => t !== 0)).toBe(true);
-    expect(records.every((r) => Number.isFinite(r.loss))).toBe(true);
+    expect(records.every((r) => !r.updated || Number.isFinite(r.loss))).toBe(true);
   }, 300_000);
 
   it('refuses reward.source env in a local sandbox pool before writing anything', async () => {
