@@ -116,7 +116,7 @@ function demoRun(): RunConfigInput {
     checkpointEvery: 2,
     grpo: { groupSize: 4 },
     optimizer: { learningRate: 1e-4 },
-    rollout: { maxTurns: 4, maxTokensPerTurn: 256, maxEpisodeTokens: 1536 },
+    rollout: { maxTurns: 4, maxTokensPerTurn: 512, maxEpisodeTokens: 2048 },
   };
 }
 
