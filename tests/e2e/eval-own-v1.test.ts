@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, startEnvService, type RunningEnvService } from '@fathom/env-service';
 import { createLogger } from '@fathom/observability';
+import type { RecursionTreeNode } from '@fathom/contracts';
 import type { EvalSuiteReport, OpenAiUsage } from '@fathom/rlm';
+import { generateTasks } from '@fathom/tasks';
 import { checkpointModelLoader, startInferenceServer, type InferenceServerHandle } from '@fathom/rollout-worker';
 
 /**
@@ -70,4 +72,35 @@ describe("fathom eval against FATHOM's own /v1", () => {
     expect(usage.requests).toBeGreaterThanOrEqual(3);
     expect(usage.completionTokens).toBeGreaterThan(0);
   }, 180_000);
+
+  it("answers the README's request (a document, then a question) with a non-empty answer read by the span reader", async () => {
+    const [task] = generateTasks({
+      split: 'heldout',
+      n: 1,
+      seed: 1,
+      minTokens: 8192,
+      maxTokens: 16_384,
+      mix: { niah: 1 },
+    });
+    const reply = await fetch(`http://127.0.0.1:${service.httpPort}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'fathom-rlm',
+        messages: [
+          { role: 'user', content: task.context },
+          { role: 'user', content: task.question },
+        ],
+      }),
+    });
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as {
+      choices: { message: { content: string } }[];
+      fathom: { recursion_tree: RecursionTreeNode };
+    };
+    expect(body.choices[0].message.content).not.toBe('');
+    const leaves = body.fathom.recursion_tree.children.filter((c) => c.kind === 'leaf');
+    expect(leaves.length).toBeGreaterThan(0);
+    expect(leaves.every((leaf) => leaf.read?.head === 'span')).toBe(true);
+  }, 120_000);
 });
