@@ -22,7 +22,11 @@ afterEach(() => vi.restoreAllMocks());
 async function runEval(...args: string[]): Promise<string> {
   const printed: string[] = [];
   vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
-  await evalCommand().exitOverride().parseAsync(args, { from: 'user' });
+  // A refused option throws (asserted by the caller); commander's own copy of the message is not printed.
+  await evalCommand()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined })
+    .parseAsync(args, { from: 'user' });
   return printed.join('\n');
 }
 
