@@ -7,6 +7,7 @@ import { describeBreach, SandboxPoolError, type StepError, type StepErrorCode } 
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { MemoryLedger, openAllowanceMb, residentMb, RESIDENT_SIZE_READABLE, stepAllowanceMb } from './memory-cap';
 import { endedResult, type FromWorker, type ToWorker } from './protocol';
+import { forwardWorkerStderr } from './worker-stderr';
 import type {
   EpisodePriority,
   LlmHandler,
@@ -131,8 +132,9 @@ export class WorkerProcess {
     const child = fork(WORKER_START.entry, [String(this.warmIsolates), String(this.warmMemoryMb), String(nice)], {
       execArgv: WORKER_START.execArgv,
       serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
+    forwardWorkerStderr(child.stderr!);
     this.child = child;
     child.on('message', (msg: FromWorker) => this.onMessage(msg));
     child.once('exit', (code, signal) => {
