@@ -74,7 +74,17 @@ export {
   type TokenBatch,
   type TrainResult,
 } from './graph/model.graphs';
-export { allowedEnds, chooseSpan, spanBiases, SpanReader, type SpanCandidates, type SpanChoice } from './span-read';
+export {
+  allowedEnds,
+  chooseSpan,
+  packSpanReads,
+  spanBiases,
+  SpanReader,
+  spanTrainBatch,
+  type SpanCandidates,
+  type SpanChoice,
+  type SpanReadInput,
+} from './span-read';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
 export type { WeightMode } from './graph/model.graph';
 export { TokenBatchFileSchema, toTrainBatch, type TokenBatchFile } from './batch';

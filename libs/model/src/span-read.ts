@@ -1,6 +1,6 @@
 import { Rng } from '@fathom/contracts';
 import { ModelError, ModelErrorCode } from './errors';
-import { MASKED_LOGIT, type ModelGraphs } from './graph/model.graphs';
+import { MASKED_LOGIT, type ModelGraphs, type SpanBatch, type SpanTargets } from './graph/model.graphs';
 import type { ParamMap } from './params';
 import type { Tokenizer } from './tokenizer/tokenizer';
 
@@ -14,6 +14,48 @@ export interface SpanCandidates {
   none: number;
   /** The longest span in tokens (`ReaderHeads.maxSpanTokens`). */
   maxSpanTokens: number;
+}
+
+/** One read as the span graphs take it: the prompt's ids, its exact-match input, where a span may start and end. */
+export interface SpanReadInput {
+  ids: readonly number[];
+  match: readonly number[];
+  starts: readonly number[];
+  ends: readonly number[];
+  none: number;
+}
+
+/** Reads right-padded with `padId` to one length, the longest rounded up to a multiple of `padMultiple`. */
+export function packSpanReads(reads: readonly SpanReadInput[], padId: number, padMultiple = 1): SpanBatch {
+  const longest = Math.max(...reads.map((r) => r.ids.length));
+  const length = Math.ceil(longest / padMultiple) * padMultiple;
+  const ids = new Array<number>(reads.length * length).fill(padId);
+  const match = new Float32Array(reads.length * length);
+  reads.forEach((read, b) => {
+    read.ids.forEach((id, t) => (ids[b * length + t] = id));
+    read.match.forEach((m, t) => (match[b * length + t] = m));
+  });
+  return { batch: reads.length, length, ids, match };
+}
+
+/**
+ * Reads with the span each one chose (or was taught) as a batch for `ModelGraphs.spanTrainStep`: packed as
+ * `packSpanReads` does, each row's biases those of its own candidates (`spanBiases`). Padding is never a candidate.
+ */
+export function spanTrainBatch(
+  reads: readonly (SpanReadInput & { start: number; end: number })[],
+  options: { padId: number; padMultiple?: number; maxSpanTokens: number },
+): SpanBatch & SpanTargets {
+  const packed = packSpanReads(reads, options.padId, options.padMultiple);
+  const { length } = packed;
+  const startBias = new Float32Array(reads.length * length);
+  const endBias = new Float32Array(reads.length * length);
+  reads.forEach((read, b) => {
+    const bias = spanBiases({ ...read, maxSpanTokens: options.maxSpanTokens }, length, read.start);
+    startBias.set(bias.startBias, b * length);
+    endBias.set(bias.endBias, b * length);
+  });
+  return { ...packed, startBias, endBias, start: reads.map((r) => r.start), end: reads.map((r) => r.end) };
 }
 
 /** One read: the span chosen (start = end = `none` for no answer), and its log-probability under the head. */
@@ -134,25 +176,11 @@ export class SpanReader {
     return this.graphs.config.maxPositions;
   }
 
-  async read(
-    input: {
-      ids: readonly number[];
-      match: readonly number[];
-      starts: readonly number[];
-      ends: readonly number[];
-      none: number;
-    },
-    options: { temperature: number; seed?: number },
-  ): Promise<SpanChoice> {
+  async read(input: SpanReadInput, options: { temperature: number; seed?: number }): Promise<SpanChoice> {
     const length = input.ids.length;
     if (input.match.length !== length)
       throw new ModelError(ModelErrorCode.InvalidArgument, `match has ${input.match.length} entries for ${length} ids`);
-    const logits = await this.graphs.spanLogits(this.weights, {
-      batch: 1,
-      length,
-      ids: input.ids,
-      match: Float32Array.from(input.match),
-    });
+    const logits = await this.graphs.spanLogits(this.weights, packSpanReads([input], 0));
     const candidates = { starts: input.starts, ends: input.ends, none: input.none, maxSpanTokens: this.maxSpanTokens };
     return chooseSpan(logits.start, logits.end, candidates, options);
   }

@@ -71,6 +71,7 @@ export {
   encodeReadInput,
   goldSpan,
   questionWords,
+  spanReadInput,
   spanText,
   type ChunkWord,
   type ReadInput,

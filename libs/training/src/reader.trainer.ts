@@ -7,14 +7,15 @@ import {
   HashedWordTokenizer,
   loadCheckpoint,
   ModelGraphs,
+  packSpanReads,
   saveCheckpoint,
-  spanBiases,
+  spanTrainBatch,
   type Checkpoint,
-  type SpanCandidates,
+  type SpanReadInput,
   type Tokenizer,
 } from '@fathom/model';
 import { isCorrect } from '@fathom/rewards';
-import { encodeReadInput, goldSpan, spanText, type ReadInput } from '@fathom/rlm';
+import { encodeReadInput, goldSpan, spanReadInput, spanText } from '@fathom/rlm';
 import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
 import { optimizerSchema } from './config';
@@ -138,42 +139,15 @@ export interface ReaderSftObserver {
   onEval?(record: ReaderEvalRecord): void;
 }
 
-/** One training example: the encoded read, its candidates and its gold span. */
-interface SpanExample {
-  input: ReadInput;
-  candidates: SpanCandidates;
-  start: number;
-  end: number;
-}
-
-function candidatesOf(input: ReadInput, maxSpanTokens: number): SpanCandidates {
-  return {
-    starts: input.words.map((w) => w.tokStart),
-    ends: input.words.map((w) => w.tokEnd),
-    none: input.none,
-    maxSpanTokens,
-  };
-}
+/** One training example: the read as the span graphs take it, and its gold span. */
+type SpanExample = SpanReadInput & { start: number; end: number };
 
 /** The example as a span target, or null when its gold is not a span of its chunk within the span cap. */
 function toSpanExample(example: ReaderExample, tokenizer: Tokenizer, maxSpanTokens: number): SpanExample | null {
   const input = encodeReadInput(example.question, example.chunk, tokenizer);
   const gold = goldSpan(input, example.chunk, example.answer, example.distractors);
   if (gold === null || (gold.start !== input.none && gold.end - gold.start >= maxSpanTokens)) return null;
-  return { input, candidates: candidatesOf(input, maxSpanTokens), ...gold };
-}
-
-/** Rows right-padded to one length (a multiple of `padMultiple`); padding is never a candidate. */
-function packRows(inputs: readonly ReadInput[], padId: number, padMultiple: number) {
-  const longest = Math.max(...inputs.map((i) => i.ids.length));
-  const length = Math.ceil(longest / padMultiple) * padMultiple;
-  const ids = new Array<number>(inputs.length * length).fill(padId);
-  const match = new Float32Array(inputs.length * length);
-  inputs.forEach((input, b) => {
-    input.ids.forEach((id, t) => (ids[b * length + t] = id));
-    input.match.forEach((m, t) => (match[b * length + t] = m));
-  });
-  return { batch: inputs.length, length, ids, match };
+  return { ...spanReadInput(input), ...gold };
 }
 
 function padIdOf(tokenizer: Tokenizer): number {
@@ -219,13 +193,19 @@ export async function readerAccuracy(
   for (let i = 0; i < examples.length; i += batchSize) {
     const group = examples.slice(i, i + batchSize);
     const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer));
-    const rows = packRows(inputs, padIdOf(tokenizer), 64);
+    const reads = inputs.map(spanReadInput);
+    const rows = packSpanReads(reads, padIdOf(tokenizer), 64);
     const logits = await graphs.spanLogits(model.params, rows);
     group.forEach((example, b) => {
       const row = (a: Float32Array) => a.subarray(b * rows.length, (b + 1) * rows.length);
-      const choice = chooseSpan(row(logits.start), row(logits.end), candidatesOf(inputs[b], maxSpan), {
-        temperature: 0,
-      });
+      const choice = chooseSpan(
+        row(logits.start),
+        row(logits.end),
+        { ...reads[b], maxSpanTokens: maxSpan },
+        {
+          temperature: 0,
+        },
+      );
       const read = spanText(inputs[b], example.chunk, choice.start, choice.end);
       if (isCorrect(read, { question: example.question, answer: example.answer, aliases: [], context_tokens: 0 }))
         correct++;
@@ -279,27 +259,14 @@ export async function runReaderSft(
           if (example === null) skipped++;
           else batch.push(example);
         }
-        const rows = packRows(
-          batch.map((e) => e.input),
-          padIdOf(tokenizer),
-          config.padMultiple,
-        );
-        const startBias = new Float32Array(rows.batch * rows.length);
-        const endBias = new Float32Array(rows.batch * rows.length);
-        batch.forEach((e, b) => {
-          const bias = spanBiases(e.candidates, rows.length, e.start);
-          startBias.set(bias.startBias, b * rows.length);
-          endBias.set(bias.endBias, b * rows.length);
+        const rows = spanTrainBatch(batch, {
+          padId: padIdOf(tokenizer),
+          padMultiple: config.padMultiple,
+          maxSpanTokens: maxSpan,
         });
         const result = await graphs.spanTrainStep(
           model.params,
-          {
-            ...rows,
-            startBias,
-            endBias,
-            start: batch.map((e) => e.start),
-            end: batch.map((e) => e.end),
-          },
+          rows,
           new Float32Array(rows.batch).fill(-1 / rows.batch),
         );
         if (!Number.isFinite(result.loss))

@@ -29,7 +29,15 @@ export type {
   SpanReadRequest,
   SpanReadResult,
 } from './policy';
-export { encodeReadInput, goldSpan, questionWords, spanText, type ChunkWord, type ReadInput } from './read-input';
+export {
+  encodeReadInput,
+  goldSpan,
+  questionWords,
+  spanReadInput,
+  spanText,
+  type ChunkWord,
+  type ReadInput,
+} from './read-input';
 export { readWithSpan, SamplerPolicy } from './sampler-policy';
 export {
   TextEndpointPolicy,

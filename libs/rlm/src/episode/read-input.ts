@@ -1,3 +1,4 @@
+import type { SpanRead } from '@fathom/contracts';
 import { renderSubcallPrompt, segmentsText } from '../prompt';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
@@ -80,6 +81,20 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
   if (offset < chunk.length) push(chunk.slice(offset), 0);
   push(text.slice(at + chunk.length), 0);
   return { ids, match, words, none: ids.length - 1 };
+}
+
+/**
+ * The read as the span graphs take it (`SpanReadInput` of `@fathom/model`) and a trained read keeps it (`SpanRead`):
+ * ids, exact-match input, and the chunk's word starts and ends as the span's candidates.
+ */
+export function spanReadInput(input: ReadInput): NonNullable<SpanRead['input']> {
+  return {
+    ids: input.ids,
+    match: input.match,
+    starts: input.words.map((w) => w.tokStart),
+    ends: input.words.map((w) => w.tokEnd),
+    none: input.none,
+  };
 }
 
 /** The text of a read: the chunk's characters under the span, or "unknown" for the no-answer position. */

@@ -8,7 +8,7 @@ import type {
   SpanReadResult,
 } from './policy';
 import { RolloutError, RolloutErrorCode } from './errors';
-import { encodeReadInput, spanText } from './read-input';
+import { encodeReadInput, spanReadInput, spanText } from './read-input';
 
 /**
  * A leaf read by `reader`: its prompt encoded with the reader's tokenizer, a span chosen, the chunk's text under it.
@@ -22,13 +22,7 @@ export async function readWithSpan(reader: SpanReader, request: SpanReadRequest)
       RolloutErrorCode.InvalidArgument,
       `llm() prompt of ${encoded.ids.length} tokens is longer than the reader's ${reader.maxLength}`,
     );
-  const input = {
-    ids: encoded.ids,
-    match: encoded.match,
-    starts: encoded.words.map((w) => w.tokStart),
-    ends: encoded.words.map((w) => w.tokEnd),
-    none: encoded.none,
-  };
+  const input = spanReadInput(encoded);
   const choice = await reader.read(input, { temperature: request.temperature, seed: request.seed });
   return {
     text: spanText(encoded, request.chunk, choice.start, choice.end),

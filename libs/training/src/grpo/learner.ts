@@ -1,6 +1,6 @@
 import type { SpanRead, TokenSequence } from '@fathom/contracts';
 import { grpoLoss, type GrpoConfig, type PolicySample } from '@fathom/grpo';
-import { spanBiases, type ModelGraphs, type ParamMap } from '@fathom/model';
+import { spanTrainBatch, type ModelGraphs, type ParamMap } from '@fathom/model';
 import { trainingSequences, trainingSpanReads } from '@fathom/rlm';
 import type { AdamW } from '@fathom/tensor';
 import { packBatch, type PackedBatch } from '../tokens';
@@ -128,36 +128,13 @@ async function spanGradients(
   let objective = 0;
   for (let i = 0; i < rows.length; i += SPAN_ROWS_PER_BATCH) {
     const chunk = rows.slice(i, i + SPAN_ROWS_PER_BATCH);
-    const length = Math.max(...chunk.map((r) => r.read.input.ids.length));
-    const n = chunk.length * length;
-    const ids = new Array<number>(n).fill(learner.padId);
-    const match = new Float32Array(n);
-    const startBias = new Float32Array(n);
-    const endBias = new Float32Array(n);
-    chunk.forEach(({ read }, b) => {
-      const { input } = read;
-      input.ids.forEach((id, t) => (ids[b * length + t] = id));
-      input.match.forEach((m, t) => (match[b * length + t] = m));
-      const bias = spanBiases(
-        { ...input, maxSpanTokens: learner.graphs.config.reader!.maxSpanTokens },
-        length,
-        read.start,
-      );
-      startBias.set(bias.startBias, b * length);
-      endBias.set(bias.endBias, b * length);
-    });
+    const batch = spanTrainBatch(
+      chunk.map(({ read }) => ({ ...read.input, start: read.start, end: read.end })),
+      { padId: learner.padId, maxSpanTokens: learner.graphs.config.reader!.maxSpanTokens },
+    );
     const out = await learner.graphs.spanTrainStep(
       learner.params,
-      {
-        batch: chunk.length,
-        length,
-        ids,
-        match,
-        startBias,
-        endBias,
-        start: chunk.map((r) => r.read.start),
-        end: chunk.map((r) => r.read.end),
-      },
+      batch,
       Float32Array.from(chunk.map((r) => -r.advantage / rows.length)),
     );
     objective += out.loss;

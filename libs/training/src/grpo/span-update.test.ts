@@ -1,7 +1,7 @@
 import type { EpisodeTrajectory, StepGroup } from '@fathom/contracts';
 import { grpoConfig } from '@fathom/grpo';
-import { HashedWordTokenizer, initParams, ModelGraphs, parseHfConfig, spanBiases } from '@fathom/model';
-import { encodeReadInput } from '@fathom/rlm';
+import { HashedWordTokenizer, initParams, ModelGraphs, parseHfConfig, spanTrainBatch } from '@fathom/model';
+import { encodeReadInput, spanReadInput } from '@fathom/rlm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAdamW } from '../optimizer';
 import { applyUpdate } from './learner';
@@ -22,13 +22,7 @@ const config = parseHfConfig({
 });
 const chunk = 'The code of the murenur bator is K9-BKG. The code of the murenur fogor is QJ5-QHW.';
 const encoded = encodeReadInput('What is the code of the murenur fogor?', chunk, tokenizer);
-const input = {
-  ids: encoded.ids,
-  match: encoded.match,
-  starts: encoded.words.map((w) => w.tokStart),
-  ends: encoded.words.map((w) => w.tokEnd),
-  none: encoded.none,
-};
+const input = spanReadInput(encoded);
 const qj5 = encoded.words.find((w) => chunk.slice(w.charStart, w.charEnd) === 'QJ5')!.tokStart;
 const read = { head: 'span' as const, start: qj5, end: qj5 + 2, logprob: -1, probability: Math.exp(-1), input };
 
@@ -48,22 +42,8 @@ describe('applyUpdate with span reads', () => {
   afterAll(() => graphs.release());
 
   async function logpOfRead(params: Map<string, Float32Array>): Promise<number> {
-    const { startBias, endBias } = spanBiases({ ...input, maxSpanTokens: 4 }, input.ids.length, read.start);
-    const out = await graphs.spanTrainStep(
-      params,
-      {
-        batch: 1,
-        length: input.ids.length,
-        ids: input.ids,
-        match: Float32Array.from(input.match),
-        startBias,
-        endBias,
-        start: [read.start],
-        end: [read.end],
-      },
-      new Float32Array(1),
-    );
-    return out.logprobs[0];
+    const batch = spanTrainBatch([{ ...input, start: read.start, end: read.end }], { padId: 0, maxSpanTokens: 4 });
+    return (await graphs.spanTrainStep(params, batch, new Float32Array(1))).logprobs[0];
   }
 
   it.each([
