@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCheckpoint, ModelGraphs, SpanReader, type Checkpoint } from '@fathom/model';
 import { DEFAULT_PROMPT_STYLE, SamplerPolicy, type PromptStyle } from '@fathom/rlm';
@@ -32,6 +32,12 @@ export async function resolvePromptStyle(dir: string, asked?: PromptStyle['syste
 /** The folder inside a checkpoint that holds its paired reader (a model with a span head), when it has one. */
 export const PAIRED_READER_DIR = 'reader';
 
+/** `<dir>/reader` when it holds a checkpoint (the reader paired with the checkpoint in `dir`), else null. */
+export function pairedReaderDir(dir: string): string | null {
+  const paired = join(dir, PAIRED_READER_DIR);
+  return existsSync(join(paired, 'config.json')) ? paired : null;
+}
+
 /**
  * The span reader a checkpoint reads leaf `llm()` calls with: its own span head, else the one of the reader paired
  * with it in `<dir>/reader`, else none (it reads by generation). The one way a checkpoint's reader is found, for
@@ -48,12 +54,8 @@ export async function spanReaderOf(
       checkpoint.params,
       checkpoint.tokenizer,
     );
-  const pairedDir = join(dir, PAIRED_READER_DIR);
-  const paired = await access(join(pairedDir, 'config.json')).then(
-    () => true,
-    () => false,
-  );
-  if (!paired) return null;
+  const pairedDir = pairedReaderDir(dir);
+  if (pairedDir === null) return null;
   const reader = await loadCheckpoint(pairedDir);
   if (!reader.config.reader?.spanHead) throw new Error(`${pairedDir} is not a reader: its config has no span head`);
   if (reader.tokenizer === null) throw new Error(`${pairedDir} has no tokenizer.json`);

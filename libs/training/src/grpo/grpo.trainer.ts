@@ -47,7 +47,6 @@ export interface GrpoObserver {
   onCheckpoint?(dir: string, step: number): void | Promise<void>;
 }
 
-/** Builds the policy a step samples with from a decoder of the current weights. */
 /** Builds the trained policy of a version: its decoder, and its span reader when the model has a span head. */
 export type PolicyFactory = (
   backend: DecodeBackend,

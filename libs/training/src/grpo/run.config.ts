@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { readJsonObject } from '../json-file';
-import { PAIRED_READER_DIR } from '../policy.loader';
+import { pairedReaderDir } from '../policy.loader';
 import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
@@ -48,8 +48,7 @@ function frozenDir(run: Pick<RunConfig, 'model'>, field: 'readerCheckpoint' | 'r
 function readerDir(run: Pick<RunConfig, 'model'>, checkpoint: string): string | undefined {
   const named = frozenDir(run, 'readerCheckpoint');
   if (named !== undefined || run.model.rootCheckpoint !== undefined) return named;
-  const paired = join(checkpoint, PAIRED_READER_DIR);
-  return existsSync(join(paired, 'config.json')) ? paired : undefined;
+  return pairedReaderDir(checkpoint) ?? undefined;
 }
 
 /**
