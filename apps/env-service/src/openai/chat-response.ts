@@ -47,22 +47,22 @@ export function contentOf(trajectory: EpisodeTrajectory, stop: readonly string[]
   return cutAtStop(trajectory.answer ?? '', stop);
 }
 
-/** The `chat.completion` object of a finished episode, with the trace under `fathom`. */
-export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajectory, stop: readonly string[]) {
+/** A `chat.completion` object with one assistant message. */
+function completionObject(meta: CompletionMeta, content: string, finishReason: 'stop' | 'length', usage: Usage) {
   return {
     id: meta.id,
     object: 'chat.completion',
     created: meta.created,
     model: meta.model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: contentOf(trajectory, stop) },
-        finish_reason: finishReasonOf(trajectory),
-        logprobs: null,
-      },
-    ],
-    usage: usageOf(trajectory),
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason, logprobs: null }],
+    usage,
+  };
+}
+
+/** The `chat.completion` object of a finished episode, with the trace under `fathom`. */
+export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajectory, stop: readonly string[]) {
+  return {
+    ...completionObject(meta, contentOf(trajectory, stop), finishReasonOf(trajectory), usageOf(trajectory)),
     fathom: { ...episodeOutcome(trajectory), turns: trajectory.turns },
   };
 }
@@ -72,25 +72,11 @@ export function completionBody(meta: CompletionMeta, trajectory: EpisodeTrajecto
  * the turn cut before the first stop string it holds, and the Inference endpoint's token counts.
  */
 export function turnBody(meta: CompletionMeta, reply: ChatTurnReply, stop: readonly string[]) {
-  return {
-    id: meta.id,
-    object: 'chat.completion',
-    created: meta.created,
-    model: meta.model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: cutAtStop(reply.text, stop) },
-        finish_reason: reply.finishReason,
-        logprobs: null,
-      },
-    ],
-    usage: {
-      prompt_tokens: reply.promptTokens,
-      completion_tokens: reply.completionTokens,
-      total_tokens: reply.promptTokens + reply.completionTokens,
-    },
-  };
+  return completionObject(meta, cutAtStop(reply.text, stop), reply.finishReason, {
+    prompt_tokens: reply.promptTokens,
+    completion_tokens: reply.completionTokens,
+    total_tokens: reply.promptTokens + reply.completionTokens,
+  });
 }
 
 type Delta = { role?: 'assistant'; content?: string };
