@@ -24,6 +24,11 @@ export interface Llama3RopeScaling {
 export interface ReaderHeads {
   /** `reader.match_embedding` (hidden) is added to every position whose `match` input is 1. */
   exactMatch: boolean;
+  /**
+   * `reader.word_feature_embedding` (`WORD_FEATURE_COUNT`, hidden): the row of each position's word-feature input
+   * (`wordFeature`: its word's shape and how much of the question its sentence holds) is added to it.
+   */
+  wordFeatures: boolean;
   /** `reader.span_head.weight` (2, hidden): start and end logits of every position. */
   spanHead: boolean;
   /** The longest span, in tokens, a read may answer with. */
@@ -91,6 +96,7 @@ const hfConfigSchema = z.looseObject({
   fathom_reader: z
     .strictObject({
       exact_match: z.boolean().default(true),
+      word_features: z.boolean().default(false),
       span_head: z.boolean().default(true),
       max_span_tokens: positiveInt.max(512).default(48),
     })
@@ -150,6 +156,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
     ...(c.fathom_reader != null && {
       reader: {
         exactMatch: c.fathom_reader.exact_match,
+        wordFeatures: c.fathom_reader.word_features,
         spanHead: c.fathom_reader.span_head,
         maxSpanTokens: c.fathom_reader.max_span_tokens,
       },
@@ -209,6 +216,7 @@ export function toHfConfig(config: ModelConfig): Record<string, unknown> {
     ...(config.reader && {
       fathom_reader: {
         exact_match: config.reader.exactMatch,
+        word_features: config.reader.wordFeatures,
         span_head: config.reader.spanHead,
         max_span_tokens: config.reader.maxSpanTokens,
       },

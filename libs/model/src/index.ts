@@ -20,6 +20,7 @@ export {
   paramSpecs,
   readerSpecs,
   MATCH_EMBEDDING,
+  WORD_FEATURE_EMBEDDING,
   SPAN_HEAD,
   type LinearModule,
   type ParamMap,
@@ -85,6 +86,16 @@ export {
   type SpanChoice,
   type SpanReadInput,
 } from './span-read';
+export {
+  SENTENCE_MATCHES,
+  sentenceMatch,
+  WORD_FEATURE_COUNT,
+  WORD_SHAPES,
+  wordFeature,
+  wordShape,
+  type SentenceMatch,
+  type WordShape,
+} from './word-features';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
 export type { WeightMode } from './graph/model.graph';
 export { TokenBatchFileSchema, toTrainBatch, type TokenBatchFile } from './batch';

@@ -1,6 +1,7 @@
 import type { ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
 import { Rng } from '@fathom/contracts';
+import { WORD_FEATURE_COUNT } from './word-features';
 
 /** A model's weights by Hugging Face tensor name, row-major float32 (Linear weights are (out, in)). */
 export type ParamMap = Map<string, Float32Array>;
@@ -74,12 +75,16 @@ export function paramSpecs(config: ModelConfig): ParamSpec[] {
 export function readerSpecs(config: ModelConfig): ParamSpec[] {
   const specs: ParamSpec[] = [];
   if (config.reader?.exactMatch) specs.push({ name: MATCH_EMBEDDING, shape: [config.hiddenSize], init: 'normal' });
+  if (config.reader?.wordFeatures)
+    specs.push({ name: WORD_FEATURE_EMBEDDING, shape: [WORD_FEATURE_COUNT, config.hiddenSize], init: 'normal' });
   if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
   return specs;
 }
 
 /** The exact-match vector added to every position whose word occurs in the question, (hidden). */
 export const MATCH_EMBEDDING = 'reader.match_embedding';
+/** One vector per word-feature id (`wordFeature`), added by each position's word-feature input, (ids, hidden). */
+export const WORD_FEATURE_EMBEDDING = 'reader.word_feature_embedding';
 /** Start (row 0) and end (row 1) logit vectors of the span head, (2, hidden). */
 export const SPAN_HEAD = 'reader.span_head.weight';
 

@@ -1,7 +1,7 @@
 import type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 import { ropeInverseFrequencies, type ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
-import { MATCH_EMBEDDING, SPAN_HEAD, type ParamMap } from './params';
+import { MATCH_EMBEDDING, SPAN_HEAD, WORD_FEATURE_EMBEDDING, type ParamMap } from './params';
 
 /**
  * The decoder written as plainly as possible, in float64, one sequence at a time: the oracle the ONNX graphs
@@ -13,18 +13,20 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
 }
 
 /**
- * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token):
- * the oracle of the span graphs. Returns [start, end] per position.
+ * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token) and,
+ * for a model with word features, the word-feature input `feature` (a `wordFeature` id per token): the oracle of the span
+ * graphs. Returns [start, end] per position.
  */
 export function referenceSpanLogits(
   config: ModelConfig,
   params: ParamMap,
   tokens: readonly number[],
   match: readonly number[],
+  feature?: readonly number[],
 ): [number, number][] {
   const head = params.get(SPAN_HEAD);
   if (!head) throw new ModelError(ModelErrorCode.InvalidTensor, `'${SPAN_HEAD}' is missing`);
-  return referenceHidden(config, params, tokens, match).map((h) => {
+  return referenceHidden(config, params, tokens, match, feature).map((h) => {
     const y = referenceLinear(h, head, 2);
     return [y[0], y[1]];
   });
@@ -42,12 +44,16 @@ function referenceLinear(x: Float64Array, weight: Float32Array, out: number, bia
   return y;
 }
 
-/** The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1. */
+/**
+ * The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1, `feature` the
+ * word-feature vector of its id (for a model with word features).
+ */
 function referenceHidden(
   config: ModelConfig,
   params: ParamMap,
   tokens: readonly number[],
   match?: readonly number[],
+  feature?: readonly number[],
 ): Float64Array[] {
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {
@@ -83,6 +89,11 @@ function referenceHidden(
       throw new ModelError(ModelErrorCode.InvalidArgument, `token ${t}`);
     const x = Float64Array.from(embed.subarray(t * d, (t + 1) * d));
     if (match?.[i]) w(MATCH_EMBEDDING).forEach((v, k) => (x[k] += v));
+    if (config.reader?.wordFeatures) {
+      const id = feature?.[i] ?? 0;
+      const row = w(WORD_FEATURE_EMBEDDING).subarray(id * d, (id + 1) * d);
+      row.forEach((v, k) => (x[k] += v));
+    }
     return x;
   });
   const group = numHeads / numKvHeads;

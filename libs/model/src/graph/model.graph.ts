@@ -32,7 +32,15 @@ import type { ModelConfig } from '../config';
 import { ModelError, ModelErrorCode } from '../errors';
 import type { LoraConfig } from '../lora';
 import { loraSpecs } from '../lora';
-import { type LinearModule, linearPrefix, linearShape, MATCH_EMBEDDING, type ParamMap, paramSpecs } from '../params';
+import {
+  type LinearModule,
+  linearPrefix,
+  linearShape,
+  MATCH_EMBEDDING,
+  type ParamMap,
+  paramSpecs,
+  WORD_FEATURE_EMBEDDING,
+} from '../params';
 
 /**
  * Where a graph's weights come from. 'full': every parameter is a graph input (fed zero-copy each run, all
@@ -166,7 +174,8 @@ export interface ForwardOutputs {
  * The decoder stack. ids (B, T) int64; cos, sin± (T, D) rotary tables of the new positions, or (B, 1, 1, D) when each
  * row of a one-position step sits at its own position; `past` per layer when decoding
  * with a cache (every new position attends to all P cached ones and causally to the new ones). `match` (B, T) float,
- * for a model with the exact-match input: 1 at positions whose word occurs in the question, 0 elsewhere.
+ * for a model with the exact-match input: 1 at positions whose word occurs in the question, 0 elsewhere. `feature`
+ * (B, T) int64, for a model with word features: each position's word-feature id (`wordFeature`).
  */
 export function forward(
   config: ModelConfig,
@@ -176,12 +185,14 @@ export function forward(
   sin: Tensor,
   past?: readonly PastKv[],
   match?: Tensor,
+  feature?: Tensor,
 ): ForwardOutputs {
   const { numHeads: h, numKvHeads: k, headDim: d } = config;
   const r = h / k;
   const [b, t] = ids.shape; // named ('B', 'T'), or static where the graph fixes them (a decode step has T = 1)
   let x = embedding(w.get('model.embed_tokens.weight'), ids); // (B, T, hidden)
   if (match) x = add(x, mul(unsqueeze(match, [2]), w.get(MATCH_EMBEDDING))); // (B, T, 1) · (hidden)
+  if (feature) x = add(x, embedding(w.get(WORD_FEATURE_EMBEDDING), feature)); // (B, T, hidden)
   const newKeys: Tensor[] = [];
   const newValues: Tensor[] = [];
   for (let l = 0; l < config.numLayers; l++) {

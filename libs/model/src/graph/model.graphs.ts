@@ -19,6 +19,7 @@ import {
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
 import { ModelError, ModelErrorCode } from '../errors';
+import { WORD_FEATURE_COUNT } from '../word-features';
 import { loraSpecs, mergeLora } from '../lora';
 import { checkParams, type ParamMap, type ParamSpec, paramSpecs, SPAN_HEAD } from '../params';
 import { KvCacheDecoder } from './kv-cache.decoder';
@@ -59,6 +60,8 @@ export interface SpanBatch {
   ids: ArrayLike<number>;
   /** The exact-match input (B, T): 1 at chunk positions whose word occurs in the question, else 0. */
   match: Float32Array;
+  /** The word-feature input (B, T): each position's `wordFeature` id (0 outside the chunk); absent: all 0. */
+  feature?: ArrayLike<number>;
 }
 
 /** Which span each row read (or was taught), and where it was allowed to start and end. */
@@ -305,11 +308,29 @@ export class ModelGraphs {
         ModelErrorCode.InvalidArgument,
         `match has ${b.match.length} entries, batch is ${b.batch}×${b.length}`,
       );
+    if (b.feature !== undefined) {
+      if (b.feature.length !== b.batch * b.length)
+        throw new ModelError(
+          ModelErrorCode.InvalidArgument,
+          `feature has ${b.feature.length} entries, batch is ${b.batch}×${b.length}`,
+        );
+      for (let i = 0; i < b.feature.length; i++)
+        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= WORD_FEATURE_COUNT)
+          throw new ModelError(
+            ModelErrorCode.InvalidArgument,
+            `word feature ${b.feature[i]} at ${i} is not a wordFeature id`,
+          );
+    }
   }
 
   private spanFeeds(b: SpanBatch) {
     const { targets: _, ...feeds } = this.batchFeeds({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
-    return { ...feeds, match: { data: b.match, dims: [b.batch, b.length] } };
+    const dims = [b.batch, b.length];
+    const feature =
+      b.feature === undefined
+        ? new BigInt64Array(b.batch * b.length)
+        : BigInt64Array.from(Array.from(b.feature), BigInt);
+    return { ...feeds, match: { data: b.match, dims }, word_feature: { data: feature, dims } };
   }
 
   /** Start and end logits (B, T) each of the span graphs. */
@@ -361,7 +382,8 @@ export class ModelGraphs {
 
   /**
    * Inputs shared by the full-sequence graphs, and the final hidden states (B, T, hidden). The span graphs also take
-   * `match` (B, T); a reader without the exact-match input takes it unused, so every reader is fed alike.
+   * `match` (B, T) and `word_feature` (B, T); a reader without the exact-match input or word features takes them unused, so
+   * every reader is fed alike.
    */
   private sequence(name: string, spans = false) {
     const g = new Graph(name);
@@ -371,6 +393,7 @@ export class ModelGraphs {
     const cos = g.input('rope_cos', 'float32', ['T', d]);
     const sin = g.input('rope_sin', 'float32', ['T', d]);
     const match = spans ? g.input('match', 'float32', ['B', 'T']) : undefined;
+    const feature = spans ? g.input('word_feature', 'int64', ['B', 'T']) : undefined;
     const { hidden } = forward(
       this.config,
       w,
@@ -379,6 +402,7 @@ export class ModelGraphs {
       sin,
       undefined,
       this.config.reader?.exactMatch ? match : undefined,
+      this.config.reader?.wordFeatures ? feature : undefined,
     );
     return { g, w, hidden };
   }

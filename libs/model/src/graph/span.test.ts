@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHfConfig } from '../config';
-import { initParams, MATCH_EMBEDDING } from '../params';
+import { initParams, MATCH_EMBEDDING, WORD_FEATURE_EMBEDDING } from '../params';
 import { referenceSpanLogits } from '../reference';
 import { chooseSpan, spanBiases, type SpanCandidates } from '../span-read';
 import { SMALL_HF_CONFIGS } from '../testing/configs';
@@ -92,6 +92,49 @@ describe('span head', () => {
         expect(out.grads.get(name)![i]).toBeCloseTo((up - down) / (2 * h), 3);
       }
     }
+    await graphs.release();
+  });
+
+  it('adds the word-feature input of a model with word features, as the reference does', async () => {
+    const featured = parseHfConfig({
+      ...SMALL_HF_CONFIGS.llamaGqaUntied,
+      fathom_reader: { exact_match: true, word_features: true, span_head: true, max_span_tokens: 3 },
+    });
+    const params = initParams(featured, 11, 0.3);
+    const graphs = new ModelGraphs(featured);
+    const feature = [0, 2, 12, 23, 1, 6, 0, 0, 3, 19, 2, 5, 0, 0];
+    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, feature });
+    for (let b = 0; b < 2; b++) {
+      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
+      referenceSpanLogits(featured, params, row(ids), row(match), row(feature)).forEach(([s, e], t) => {
+        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
+        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
+      });
+    }
+    const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
+    expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
+    expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // id 0 is what an absent input feeds
+    const rows = [spanBiases(candidates, length, 4), spanBiases(candidates, length, 6)];
+    const step = await graphs.spanTrainStep(
+      params,
+      {
+        batch: 2,
+        length,
+        ids,
+        match,
+        feature,
+        startBias: Float32Array.from([...rows[0].startBias, ...rows[1].startBias]),
+        endBias: Float32Array.from([...rows[0].endBias, ...rows[1].endBias]),
+        start: [4, 6],
+        end: [5, 6],
+      },
+      Float32Array.from([-1, -1]),
+    );
+    const g = step.grads.get(WORD_FEATURE_EMBEDDING)!;
+    expect(Math.hypot(...g.subarray(23 * featured.hiddenSize, 24 * featured.hiddenSize))).toBeGreaterThan(0);
+    await expect(
+      graphs.spanLogits(params, { batch: 2, length, ids, match, feature: feature.map(() => 99) }),
+    ).rejects.toThrow(/word feature 99/);
     await graphs.release();
   });
 
