@@ -96,8 +96,11 @@ export interface SpanRead {
   logprob: number;
   /** exp(logprob). */
   probability: number;
-  /** Kept only when the run trains on sub-calls: the prompt's ids, exact-match input and span candidates. */
-  input?: { ids: number[]; match: number[]; starts: number[]; ends: number[]; none: number };
+  /**
+   * Kept only when the run trains on sub-calls: the prompt's ids, exact-match and word-feature inputs (`feature`: a
+   * `wordFeature` id per id) and span candidates.
+   */
+  input?: { ids: number[]; match: number[]; feature?: number[]; starts: number[]; ends: number[]; none: number };
 }
 
 /**
@@ -173,6 +176,7 @@ export const SpanReadSchema: z.ZodType<SpanRead> = z.strictObject({
     .strictObject({
       ids: TokenIdsSchema,
       match: z.array(z.union([z.literal(0), z.literal(1)])),
+      feature: z.array(z.number().int().nonnegative().max(255)).optional(),
       starts: PositionsSchema,
       ends: PositionsSchema,
       none: z.number().int().nonnegative(),

@@ -1,4 +1,4 @@
-import { ByteTokenizer, HashedWordTokenizer } from '@fathom/model';
+import { ByteTokenizer, HashedWordTokenizer, wordFeature, type SentenceMatch, type WordShape } from '@fathom/model';
 import { describe, expect, it } from 'vitest';
 import { renderSubcallPrompt } from '../prompt';
 import { encodeReadInput, goldSpan, questionWords, spanText } from './read-input';
@@ -23,6 +23,39 @@ describe('encodeReadInput', () => {
       .map((w) => chunk.slice(w.charStart, w.charEnd));
     expect(matched).toEqual(['code', 'murenur', 'code', 'Murenur', 'fogor']);
     expect(input.match.slice(0, input.words[0].tokStart).every((m) => m === 0)).toBe(true);
+  });
+
+  it("gives each chunk token its word shape and its sentence match, a name apart from a sentence's first word", () => {
+    const text = 'Engraved beneath the Fusgond drum, one reads M3-CS6. Dana paid 1,339 to NATO for a drum.';
+    const input = encodeReadInput('How is the Fusgond drum marked?', text, new HashedWordTokenizer(1024));
+    const features = input.words.map((w) => `${text.slice(w.charStart, w.charEnd)}:${input.feature[w.tokStart]}`);
+    const id = (shape: WordShape, match: SentenceMatch) => wordFeature(shape, match);
+    expect(features).toEqual([
+      `Engraved:${id('capitalised-first', 'most')}`,
+      `beneath:${id('lower', 'most')}`,
+      `the:${id('lower', 'most')}`,
+      `Fusgond:${id('capitalised', 'most')}`,
+      `drum:${id('lower', 'most')}`,
+      `one:${id('lower', 'most')}`,
+      `reads:${id('lower', 'most')}`,
+      `M3:${id('letters-digits', 'most')}`,
+      `CS6:${id('letters-digits', 'most')}`,
+      `Dana:${id('capitalised-first', 'some')}`,
+      `paid:${id('lower', 'some')}`,
+      `1:${id('digits', 'some')}`,
+      `339:${id('digits', 'some')}`,
+      `to:${id('lower', 'some')}`,
+      `NATO:${id('upper', 'some')}`,
+      `for:${id('lower', 'some')}`,
+      `a:${id('lower', 'some')}`,
+      `drum:${id('lower', 'some')}`,
+    ]);
+    const stop = input.words[8].tokEnd + 1; // the full stop closes the first sentence
+    expect(input.feature[stop]).toBe(id('other', 'most'));
+    expect(input.feature.slice(0, input.words[0].tokStart).every((f) => f === 0)).toBe(true);
+    expect(input.feature.at(-1)).toBe(0);
+    const elsewhere = encodeReadInput('Where is the lamp?', 'Dana paid 12.', new HashedWordTokenizer(1024));
+    expect(elsewhere.feature[elsewhere.words[0].tokStart]).toBe(id('capitalised-first', 'none'));
   });
 
   it('finds the gold span on word edges outside the distractors, and reads it back from the chunk', () => {

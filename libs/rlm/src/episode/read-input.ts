@@ -1,4 +1,5 @@
 import type { SpanRead } from '@fathom/contracts';
+import { sentenceMatch, wordFeature, wordShape, type WordShape } from '@fathom/model';
 import { renderSubcallPrompt, segmentsText } from '../prompt';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
@@ -17,6 +18,8 @@ const FUNCTION_WORDS = new Set(
 );
 
 const WORD = /[\p{L}\p{N}]+/gu;
+/** The text between two words when the second opens a sentence. */
+const SENTENCE_END = /[.!?\n]/u;
 
 /** One word of the chunk: its characters `[charStart, charEnd)` in the chunk, its tokens `[tokStart, tokEnd]`. */
 export interface ChunkWord {
@@ -29,12 +32,15 @@ export interface ChunkWord {
 
 /**
  * A leaf read as the span head sees it: the sub-call prompt's ids (the one renderer's `renderSubcallPrompt`), the
- * exact-match input of each id, the chunk's words (the places a span may start and end) and the no-answer position.
+ * exact-match and word-feature inputs of each id, the chunk's words (the places a span may start and end) and the
+ * no-answer position.
  */
 export interface ReadInput {
   ids: number[];
   /** 1 at chunk tokens whose word (case-folded, function words aside) also occurs in the question, else 0. */
   match: number[];
+  /** The word-feature id (`wordFeature`) of each chunk token; 0 elsewhere. */
+  feature: number[];
   words: ChunkWord[];
   /** The prompt's last position, whose start and end logits stand for "the chunk does not say". */
   none: number;
@@ -50,47 +56,91 @@ export function questionWords(question: string): Set<string> {
   return words;
 }
 
+/** One word of the chunk before encoding: where it is, whether the question holds it, the sentence it is in. */
+interface Scanned {
+  start: number;
+  text: string;
+  matched: boolean;
+  shape: WordShape;
+  sentence: number;
+}
+
+/** The chunk's words, each with its exact match, shape and sentence (a new one after ".", "!", "?" or a line break). */
+function scanChunk(chunk: string, asked: ReadonlySet<string>): Scanned[] {
+  const words: Scanned[] = [];
+  let offset = 0;
+  let sentence = 0;
+  for (const m of chunk.matchAll(WORD)) {
+    const opens = words.length === 0 || SENTENCE_END.test(chunk.slice(offset, m.index));
+    if (opens && words.length > 0) sentence++;
+    const text = m[0];
+    words.push({
+      start: m.index,
+      text,
+      matched: asked.has(text.toLowerCase()),
+      shape: wordShape(text, opens),
+      sentence,
+    });
+    offset = m.index + text.length;
+  }
+  return words;
+}
+
 /**
  * Encodes `llm(question, chunk)`'s prompt for the span head. The chunk is encoded word by word (and each run between
  * words on its own), so every word's tokens are known and no token straddles a word edge; for the byte-level
- * tokenizer the ids are exactly those of the rendered prompt.
+ * tokenizer the ids are exactly those of the rendered prompt. Each chunk token's word feature is its word's shape
+ * (a run between words: its own) and how many of the question's content words its sentence holds.
  */
 export function encodeReadInput(question: string, chunk: string, tokenizer: PolicyTokenizer): ReadInput {
   const text = segmentsText(renderSubcallPrompt(question, chunk));
   const at = text.lastIndexOf(chunk);
   const ids = tokenizer.encode(text.slice(0, at));
   const match = ids.map(() => 0);
+  const feature = ids.map(() => 0);
   const asked = questionWords(question);
+  const scanned = scanChunk(chunk, asked);
+  const held = new Map<number, Set<string>>();
+  for (const w of scanned)
+    if (w.matched) (held.get(w.sentence) ?? held.set(w.sentence, new Set()).get(w.sentence)!).add(w.text.toLowerCase());
+  const sentenceOf = (sentence: number) => sentenceMatch(held.get(sentence)?.size ?? 0, asked.size);
   const words: ChunkWord[] = [];
-  const push = (piece: string, matched: number) => {
-    for (const id of tokenizer.encode(piece)) {
-      ids.push(id);
+  const push = (piece: string, matched: number, id: number) => {
+    for (const token of tokenizer.encode(piece)) {
+      ids.push(token);
       match.push(matched);
+      feature.push(id);
     }
   };
+  const between = (piece: string, sentence: number) => {
+    const visible = piece.trim();
+    push(piece, 0, visible === '' ? 0 : wordFeature(wordShape(visible, false), sentenceOf(sentence)));
+  };
   let offset = 0;
-  for (const m of chunk.matchAll(WORD)) {
-    const start = m.index;
-    if (start > offset) push(chunk.slice(offset, start), 0);
+  let sentence = 0; // a run between words belongs to the sentence it follows (it holds that sentence's full stop)
+  for (const w of scanned) {
+    if (w.start > offset) between(chunk.slice(offset, w.start), sentence);
+    sentence = w.sentence;
     const tokStart = ids.length;
-    push(m[0], asked.has(m[0].toLowerCase()) ? 1 : 0);
+    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, sentenceOf(w.sentence)));
     if (ids.length > tokStart)
-      words.push({ charStart: start, charEnd: start + m[0].length, tokStart, tokEnd: ids.length - 1 });
-    offset = start + m[0].length;
+      words.push({ charStart: w.start, charEnd: w.start + w.text.length, tokStart, tokEnd: ids.length - 1 });
+    offset = w.start + w.text.length;
   }
-  if (offset < chunk.length) push(chunk.slice(offset), 0);
-  push(text.slice(at + chunk.length), 0);
-  return { ids, match, words, none: ids.length - 1 };
+  if (offset < chunk.length) between(chunk.slice(offset), scanned.at(-1)?.sentence ?? 0);
+  push(text.slice(at + chunk.length), 0, 0);
+  return { ids, match, feature, words, none: ids.length - 1 };
 }
 
 /**
  * The read as the span graphs take it (`SpanReadInput` of `@fathom/model`) and a trained read keeps it (`SpanRead`):
- * ids, exact-match input, and the chunk's word starts and ends as the span's candidates.
+ * ids, exact-match and word-feature inputs, and the chunk's word starts and ends as the span's candidates.
  */
 export function spanReadInput(input: ReadInput): NonNullable<SpanRead['input']> {
   return {
     ids: input.ids,
     match: input.match,
+    feature: input.feature,
     starts: input.words.map((w) => w.tokStart),
     ends: input.words.map((w) => w.tokEnd),
     none: input.none,
