@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ExportDtypeSchema, SeedSchema, type Split } from '@fathom/contracts';
+import { deriveSeed, ExportDtypeSchema, Rng, SeedSchema, type Split } from '@fathom/contracts';
 import {
   chooseSpan,
   createDefaultModel,
@@ -15,7 +15,7 @@ import {
   type Tokenizer,
 } from '@fathom/model';
 import { isCorrect } from '@fathom/rewards';
-import { encodeReadInput, goldSpan, spanReadInput, spanText } from '@fathom/rlm';
+import { encodeReadInput, goldSpan, spanReadInput, spanText, type ReadInput } from '@fathom/rlm';
 import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
 import { optimizerSchema } from './config';
@@ -41,6 +41,14 @@ const ReaderStageSchema = z.strictObject({
   inventedShare: share.optional(),
   inventedDistractorShare: share.optional(),
   inventedQuestionShare: share.optional(),
+  /**
+   * Share of the chunk's words (those not in the question) whose tokens are replaced by random ordinary tokens, their
+   * word features kept: word dropout (Iyyer et al. 2015) for a hashed vocabulary. Every word of the generated frames is
+   * seen in training, so without it a word never seen marks the answer (the new value) and a sentence of an unseen
+   * wording is read at its first unseen word; with it, unseen words are everywhere and the answer must be found by
+   * the key, the sentence and the word's shape. Default 0.
+   */
+  wordNoise: share.default(0),
 });
 
 /**
@@ -142,12 +150,40 @@ export interface ReaderSftObserver {
 /** One training example: the read as the span graphs take it, and its gold span. */
 type SpanExample = SpanReadInput & { start: number; end: number };
 
-/** The example as a span target, or null when its gold is not a span of its chunk within the span cap. */
-function toSpanExample(example: ReaderExample, tokenizer: Tokenizer, maxSpanTokens: number): SpanExample | null {
+/**
+ * The example as a span target, or null when its gold is not a span of its chunk within the span cap. With `noise`,
+ * each chunk word outside the question has its tokens replaced by random ordinary tokens with that probability.
+ */
+function toSpanExample(
+  example: ReaderExample,
+  tokenizer: Tokenizer,
+  maxSpanTokens: number,
+  noise: { share: number; rng: Rng },
+): SpanExample | null {
   const input = encodeReadInput(example.question, example.chunk, tokenizer);
   const gold = goldSpan(input, example.chunk, example.answer, example.distractors);
   if (gold === null || (gold.start !== input.none && gold.end - gold.start >= maxSpanTokens)) return null;
-  return { ...spanReadInput(input), ...gold };
+  return { ...wordNoise(input, tokenizer, noise), ...gold };
+}
+
+/**
+ * The read of `input` with word dropout: each chunk word outside the question (`match` 0) has its ids replaced by
+ * random ordinary (non-special) token ids with probability `share`; its word features, the question and the prompt are
+ * kept.
+ */
+export function wordNoise(
+  input: ReadInput,
+  tokenizer: Pick<Tokenizer, 'specialTokens' | 'vocabSize'>,
+  noise: { share: number; rng: Rng },
+): SpanReadInput {
+  const ids = [...input.ids];
+  if (noise.share > 0) {
+    const ordinary = tokenizer.specialTokens.size;
+    for (const word of input.words)
+      if (input.match[word.tokStart] === 0 && noise.rng.chance(noise.share))
+        for (let t = word.tokStart; t <= word.tokEnd; t++) ids[t] = noise.rng.int(ordinary, tokenizer.vocabSize - 1);
+  }
+  return { ...spanReadInput(input), ids };
 }
 
 function padIdOf(tokenizer: Tokenizer): number {
@@ -232,7 +268,7 @@ export async function runReaderSft(
   const steps = config.stages.reduce((n, s) => n + s.steps, 0);
   const optimizer = createAdamW(model.params, graphs.trainableSpecs, config.optimizer, steps);
   const metrics = await MetricsLog.create(join(config.out, 'metrics.jsonl'));
-  const { steps: _, ...lastShares } = config.stages.at(-1)!;
+  const { steps: _, wordNoise: __, ...lastShares } = config.stages.at(-1)!;
   const evalSet = [
     ...generateReaderExamples({ ...lastShares, split: 'eval', n: config.evalExamples, seed: config.seed }),
   ];
@@ -241,8 +277,9 @@ export async function runReaderSft(
   let lastEval: ReaderEvalRecord | null = null;
   let step = 0;
   try {
-    for (const [stage, { steps: stageSteps, ...shares }] of config.stages.entries()) {
+    for (const [stage, { steps: stageSteps, wordNoise, ...shares }] of config.stages.entries()) {
       const split: Split = 'train';
+      const noise = { share: wordNoise, rng: new Rng(deriveSeed('reader-word-noise', config.seed, stage)) };
       const stream = generateReaderExamples({
         ...shares,
         split,
@@ -255,7 +292,7 @@ export async function runReaderSft(
         const batch: SpanExample[] = [];
         let skipped = 0;
         while (batch.length < config.batchSize) {
-          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, maxSpan);
+          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, maxSpan, noise);
           if (example === null) skipped++;
           else batch.push(example);
         }
