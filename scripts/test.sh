@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The one test runner for the whole repo (Vitest). Extra arguments narrow the run (paths or -t filters).
+# The long checks (SLOW_TESTS in vitest.config.ts) run with FATHOM_TEST_SLOW=1 (CI sets it), and in a run narrowed
+# to paths, so a path names what it holds.
 # First installs the system packages the selected tests need (silent when present): chromium for the dashboard's
 # browser tests, Debian's python3-websockets/-requests for the OpenEnv conformance client. When one cannot be
 # installed, its tests skip with a loud reason that the summary counts.
@@ -28,6 +30,8 @@ if covers tests/openenv "$@"; then
   bash scripts/ensure-python.sh || echo "test: python3-websockets/-requests could not be installed; the OpenEnv conformance tests will be skipped" >&2
   bash scripts/ensure-openenv-python.sh || echo "test: no Python for upstream OpenEnv's client; its REPLEnv test will be skipped" >&2
 fi
+
+for arg in "$@"; do [[ $arg != -* && -e $arg ]] && export FATHOM_TEST_SLOW=${FATHOM_TEST_SLOW:-1}; done
 
 mkdir -p test-results
 report=test-results/vitest-$$.json
