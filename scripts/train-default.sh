@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains the span reader of FATHOM's default model and pairs it with the root policy in data/checkpoints/default:
-#   1. reader SFT: the span loss on the generated reader curriculum (configs/sft/reader.json), from scratch, then a
-#      stage with more invented frames (configs/sft/reader-frames.json) from its checkpoint, with a fresh schedule;
+#   1. reader SFT: the span loss on the generated reader curriculum (configs/sft/reader.json), from scratch, with word
+#      noise in its second stage (about 11 minutes of steps on this machine);
 #   2. the reader replaces data/checkpoints/default/reader (the shipped one is this step's);
 #   3. with `grpo`: GRPO of the reader, its leaf reads sampled as spans inside real episodes whose turns the frozen
 #      root writes (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the SFT one. On
@@ -20,10 +20,9 @@ install_reader() {
   echo "train-default: data/checkpoints/default/reader is now $1"
 }
 
-rm -rf out/reader out/reader-frames
+rm -rf out/reader
 "$fathom" sft --config configs/sft/reader.json
-"$fathom" sft --config configs/sft/reader-frames.json
-install_reader out/reader-frames/final
+install_reader out/reader/final
 
 if [ "${1:-}" = grpo ]; then
   rm -rf out/reader-grpo
