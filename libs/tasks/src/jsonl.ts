@@ -1,5 +1,6 @@
-import { createReadStream, createWriteStream, openSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { once } from 'node:events';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Task, TaskSchema } from '@fathom/contracts';
 import { TasksError, TasksErrorCode } from './errors';
@@ -98,7 +99,7 @@ function drainedOrFailed(out: NodeJS.WritableStream & { errored: Error | null })
 }
 
 /**
- * Writes tasks as JSONL (one `serializeTask` line each, "\n"-terminated), honouring stream back-pressure so memory
+ * Writes tasks as JSONL (one `serializeTask` line each, "\n"-terminated) to `path`, making its folder when missing, honouring stream back-pressure so memory
  * stays at about one task. `onTask` runs after each task is queued (for progress bars).
  * Resolves with the number of tasks and bytes written once the file is flushed and closed.
  */
@@ -107,9 +108,10 @@ export async function writeTasksJsonl(
   tasks: Iterable<Task> | AsyncIterable<Task>,
   onTask?: (task: Task, index: number) => void,
 ): Promise<{ count: number; bytes: number }> {
-  // Opened synchronously so a bad path fails here, before any task is generated.
+  // Opened synchronously (its folder made first) so a bad path fails here, before any task is generated.
   let fd: number;
   try {
+    mkdirSync(dirname(path), { recursive: true });
     fd = openSync(path, 'w');
   } catch (error) {
     throw fileError(path, error);

@@ -35,7 +35,7 @@ const frameFamily = new Map(TASK_TYPES.flatMap((t) => FRAMES[t].map((f) => [f.id
 describe('determinism', () => {
   it('writes byte-identical files for the same arguments and seed, and different ones for another seed', async () => {
     const options = { split: 'heldout' as const, n: 40, seed: 5, minTokens: 512, maxTokens: 4096 };
-    const [a, b, c] = ['a', 'b', 'c'].map((name) => join(dir, `${name}.jsonl`));
+    const [a, b, c] = ['a', 'b', 'new/folder/c'].map((name) => join(dir, `${name}.jsonl`)); // c's folder is made
     await writeTasksJsonl(a, generateTasks(options));
     await writeTasksJsonl(b, generateTasks(options));
     await writeTasksJsonl(c, generateTasks({ ...options, seed: 6 }));
