@@ -6,6 +6,7 @@ import { HashedWordTokenizer, loadCheckpoint, WORD_FEATURE_COUNT, WORD_FEATURE_E
 import { encodeReadInput } from '@fathom/rlm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReaderSftConfig, runReaderSft, wordNoise } from './reader.trainer';
+import { TINY_HF_CONFIG } from './testing/fixtures';
 
 const tokenizer = new HashedWordTokenizer(4096);
 const question = 'What is the code of the murenur fogor?';
@@ -45,18 +46,9 @@ describe('runReaderSft', () => {
     await writeFile(
       model,
       JSON.stringify({
-        architectures: ['Qwen2ForCausalLM'],
+        ...TINY_HF_CONFIG,
         vocab_size: 1028,
-        hidden_size: 32,
-        intermediate_size: 64,
-        num_hidden_layers: 1,
-        num_attention_heads: 2,
-        num_key_value_heads: 1,
-        head_dim: 16,
-        rms_norm_eps: 1e-6,
-        rope_theta: 10000,
         max_position_embeddings: 1024,
-        tie_word_embeddings: true,
         fathom_reader: { exact_match: true, word_features: true, span_head: true, max_span_tokens: 6 },
       }),
     );
