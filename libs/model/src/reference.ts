@@ -13,9 +13,9 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
 }
 
 /**
- * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token) and,
- * for a model with word features, the word-feature input `feature` (a `wordFeature` id per token): the oracle of the span
- * graphs. Returns [start, end] per position.
+ * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token)
+ * and, for a model with word features, the word-feature input `feature` (a `wordFeature` id per token): the oracle of
+ * the span graphs. Returns [start, end] per position.
  */
 export function referenceSpanLogits(
   config: ModelConfig,

@@ -99,9 +99,9 @@ function drainedOrFailed(out: NodeJS.WritableStream & { errored: Error | null })
 }
 
 /**
- * Writes tasks as JSONL (one `serializeTask` line each, "\n"-terminated) to `path`, making its folder when missing, honouring stream back-pressure so memory
- * stays at about one task. `onTask` runs after each task is queued (for progress bars).
- * Resolves with the number of tasks and bytes written once the file is flushed and closed.
+ * Writes tasks as JSONL (one `serializeTask` line each, "\n"-terminated) to `path`, making its folder when missing,
+ * honouring stream back-pressure so memory stays at about one task. `onTask` runs after each task is queued (for
+ * progress bars). Resolves with the number of tasks and bytes written once the file is flushed and closed.
  */
 export async function writeTasksJsonl(
   path: string,

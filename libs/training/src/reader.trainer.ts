@@ -168,8 +168,8 @@ function toSpanExample(
 
 /**
  * The read of `input` with word dropout: each chunk word outside the question (`match` 0) has its ids replaced by
- * random ordinary (non-special) token ids with probability `share`; its word features, the question and the prompt are
- * kept.
+ * random ordinary (non-special) token ids with probability `share`; its word features, the question and the prompt
+ * are kept.
  */
 export function wordNoise(
   input: ReadInput,
@@ -234,14 +234,8 @@ export async function readerAccuracy(
     const logits = await graphs.spanLogits(model.params, rows);
     group.forEach((example, b) => {
       const row = (a: Float32Array) => a.subarray(b * rows.length, (b + 1) * rows.length);
-      const choice = chooseSpan(
-        row(logits.start),
-        row(logits.end),
-        { ...reads[b], maxSpanTokens: maxSpan },
-        {
-          temperature: 0,
-        },
-      );
+      const candidates = { ...reads[b], maxSpanTokens: maxSpan };
+      const choice = chooseSpan(row(logits.start), row(logits.end), candidates, { temperature: 0 });
       const read = spanText(inputs[b], example.chunk, choice.start, choice.end);
       if (isCorrect(read, { question: example.question, answer: example.answer, aliases: [], context_tokens: 0 }))
         correct++;

@@ -382,8 +382,8 @@ export class ModelGraphs {
 
   /**
    * Inputs shared by the full-sequence graphs, and the final hidden states (B, T, hidden). The span graphs also take
-   * `match` (B, T) and `word_feature` (B, T); a reader without the exact-match input or word features takes them unused, so
-   * every reader is fed alike.
+   * `match` (B, T) and `word_feature` (B, T); a reader without the exact-match input or word features takes them
+   * unused, so every reader is fed alike.
    */
   private sequence(name: string, spans = false) {
     const g = new Graph(name);

@@ -100,9 +100,12 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
   const feature = ids.map(() => 0);
   const asked = questionWords(question);
   const scanned = scanChunk(chunk, asked);
-  const held = new Map<number, Set<string>>();
-  for (const w of scanned)
-    if (w.matched) (held.get(w.sentence) ?? held.set(w.sentence, new Set()).get(w.sentence)!).add(w.text.toLowerCase());
+  const held = new Map<number, Set<string>>(); // each sentence's distinct question words
+  for (const w of scanned) {
+    if (!w.matched) continue;
+    const words = held.get(w.sentence) ?? new Set<string>();
+    held.set(w.sentence, words.add(w.text.toLowerCase()));
+  }
   const sentenceOf = (sentence: number) => sentenceMatch(held.get(sentence)?.size ?? 0, asked.size);
   const words: ChunkWord[] = [];
   const push = (piece: string, matched: number, id: number) => {
@@ -127,7 +130,7 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
       words.push({ charStart: w.start, charEnd: w.start + w.text.length, tokStart, tokEnd: ids.length - 1 });
     offset = w.start + w.text.length;
   }
-  if (offset < chunk.length) between(chunk.slice(offset), scanned.at(-1)?.sentence ?? 0);
+  if (offset < chunk.length) between(chunk.slice(offset), sentence);
   push(text.slice(at + chunk.length), 0, 0);
   return { ids, match, feature, words, none: ids.length - 1 };
 }
