@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_DEPTH } from '@fathom/contracts';
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
 import { envInt, grpcEnvShape, HostNameListSchema, loadEnvConfig, OriginListSchema, PortSchema } from '@fathom/runtime';
@@ -67,7 +68,7 @@ export const EnvServiceConfigSchema = z.object({
   OUTPUT_CHARS: envInt(100).default(4_000),
   /** llm() calls per episode and recursion depth of sub-calls. */
   MAX_LLM_CALLS: envInt(0).default(16),
-  MAX_DEPTH: envInt(1).default(2),
+  MAX_DEPTH: envInt(1).default(DEFAULT_MAX_DEPTH),
   /**
    * Bearer token of the OpenAI-compatible API (/v1/*): requests there need `Authorization: Bearer <API_TOKEN>`.
    * Unset: /v1 is open. The OpenEnv routes never need it, as upstream's clients send none.

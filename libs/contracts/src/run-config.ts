@@ -19,6 +19,12 @@ export const EntityIdSchema = z
  * batchSize × grpo.groupSize is bounded (the laptop default is 4 × 8 = 32; 1024 is a GPU-cluster step); the step
  * count bounds how long one run can occupy the learner and how many Step rows it writes.
  */
+/**
+ * How deep `llm()` sub-calls may recurse: the one default of the run config's `rollout.maxDepth`, the sandbox's
+ * `maxDepth` limit (libs/sandbox, which enforces it) and the env-service's `MAX_DEPTH`.
+ */
+export const DEFAULT_MAX_DEPTH = 2;
+
 export const RUN_LIMITS = {
   /** Episodes per GRPO step: batchSize × grpo.groupSize. */
   maxEpisodesPerStep: 1024,
@@ -144,8 +150,8 @@ export const RunConfigSchema = z
          * trained leaf reads sample at `leafTemperature` 1.
          */
         temperature: z.number().min(0).max(2).default(1),
-        /** Recursion depth of llm() sub-calls (2 in training, as in the original FATHOM). */
-        maxDepth: z.number().int().positive().max(8).default(2),
+        /** Recursion depth of llm() sub-calls (`DEFAULT_MAX_DEPTH`, as in the original FATHOM). */
+        maxDepth: z.number().int().positive().max(8).default(DEFAULT_MAX_DEPTH),
         /**
          * The prompt renderer's style. Absent: the style the checkpoint records (fathom_prompt_style.json), so
          * rollouts see the prompts the SFT policy was trained on; the run's preflight checks it either way.

@@ -81,6 +81,14 @@ export function describeOversize(what: string, chars: number, limitName: string,
   return `${what} of ${chars} characters exceeds the limit of ${limit} characters (${limitName})`;
 }
 
+/**
+ * The one check of the recursion limit, in the isolate's `llm()` bridge and in the OpenEnv client (whose server sees
+ * a child episode as a root): the refusal of a call at `depth` when it is deeper than `maxDepth`, or null.
+ */
+export function depthRefusal(depth: number, maxDepth: number): string | null {
+  return depth > maxDepth ? `llm() recursion depth limit reached (max depth ${maxDepth})` : null;
+}
+
 /** Thrown on the host only for misuse of the pool API (never for anything guest code does). */
 export class SandboxPoolError extends Error {
   override name = 'SandboxPoolError';

@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import { describeBreach, describeOversize, type StepError } from './errors';
+import { depthRefusal, describeBreach, describeOversize, type StepError } from './errors';
 import { GUEST_PRELUDE } from './guest-prelude';
 import type { SandboxLimits } from './limits';
 import { rewriteTopLevel } from './rewrite';
@@ -326,8 +326,8 @@ export class IsolateEpisode {
     }
     const prompt = promptIn;
     const chunk = chunkIn;
-    if (depth > this.limits.maxDepth)
-      return refuse(`llm() recursion depth limit reached (max depth ${this.limits.maxDepth})`);
+    const tooDeep = depthRefusal(depth, this.limits.maxDepth);
+    if (tooDeep !== null) return refuse(tooDeep);
     if (this.llmCalls >= this.limits.maxLlmCalls)
       return refuse(`llm() call limit reached (${this.limits.maxLlmCalls} per episode)`);
     const tokenBudget = this.limits.maxSubcallTokens - this.subcallTokens;

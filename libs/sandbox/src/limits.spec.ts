@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isEpisodeFatal, STEP_ERROR_CODES } from './errors';
+import { DEFAULT_MAX_DEPTH } from '@fathom/contracts';
+import { depthRefusal, isEpisodeFatal, STEP_ERROR_CODES } from './errors';
 import { DEFAULT_LIMITS, resolveLimits } from './limits';
 
 describe('resolveLimits', () => {
@@ -22,6 +23,15 @@ describe('resolveLimits', () => {
 
   it('allows maxDepth 0 (no sub-calls at all)', () => {
     expect(resolveLimits(DEFAULT_LIMITS, { maxDepth: 0 }).maxDepth).toBe(0);
+  });
+
+  it("takes the run config's one maxDepth default, and refuses a call only when it is deeper", () => {
+    expect(DEFAULT_LIMITS.maxDepth).toBe(DEFAULT_MAX_DEPTH);
+    expect(depthRefusal(DEFAULT_MAX_DEPTH, DEFAULT_MAX_DEPTH)).toBeNull();
+    expect(depthRefusal(DEFAULT_MAX_DEPTH + 1, DEFAULT_MAX_DEPTH)).toBe(
+      `llm() recursion depth limit reached (max depth ${DEFAULT_MAX_DEPTH})`,
+    );
+    expect(depthRefusal(1, 0)).not.toBeNull();
   });
 });
 

@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_DEPTH } from '@fathom/contracts';
+
 /**
  * Resource limits of one REPL episode. Every limit is enforced by the sandbox itself; breaching one
  * becomes a `StepError` the model sees in its observation, never an exception on the host.
@@ -46,7 +48,7 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxSteps: 32,
   maxOutputChars: 4_000,
   maxLlmCalls: 16,
-  maxDepth: 2,
+  maxDepth: DEFAULT_MAX_DEPTH,
   maxSubcallTokens: 32_000,
   subcallTimeoutMs: 60_000,
   maxAnswerChars: 10_000,

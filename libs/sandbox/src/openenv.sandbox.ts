@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { DocCache, documentSha256 } from './doc-cache';
-import { STEP_ERROR_CODES, type StepError, type StepErrorCode } from './errors';
+import { depthRefusal, STEP_ERROR_CODES, type StepError, type StepErrorCode } from './errors';
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits';
 import { endedResult } from './protocol';
 import type { SandboxPool } from './pool';
@@ -273,8 +273,8 @@ class OpenEnvEpisode implements SandboxEpisode {
     let data: Message;
     try {
       if (this.llm === undefined) throw new Error('llm() is not available');
-      if (depth > this.limits.maxDepth)
-        throw new Error(`llm() recursion depth limit reached (max depth ${this.limits.maxDepth})`);
+      const tooDeep = depthRefusal(depth, this.limits.maxDepth);
+      if (tooDeep !== null) throw new Error(tooDeep);
       const response = await this.llm({
         prompt,
         ...(chunk === undefined ? {} : { chunk }),
