@@ -1,5 +1,5 @@
 import type { Task, TaskType } from '@fathom/contracts';
-import { QUESTIONS, SUB_QUESTIONS, type Phrasing } from './frames';
+import { OWNER_OF_QUESTION, QUESTIONS, SUB_QUESTIONS, type Phrasing } from './frames';
 import { theList } from './text';
 
 /** What the oracle reader answers when the chunk does not hold the fact asked. */
@@ -35,7 +35,8 @@ function relationOf(
  * never by reading the text.
  *
  * - A sub-question is asked when `question` is its recorded text or any phrasing of its relation (train or heldout
- *   family) with its key — compared after trimming, lower-casing and dropping the final "?" or ".". If all of its
+ *   family) with its key — compared after trimming, lower-casing and dropping the final "?" or "."; a multi_hop's
+ *   first hop also when `question` is `OWNER_OF_QUESTION` before the task question (in any phrasing). If all of its
  *   evidence sentences are inside `chunk`, the answer is its answer.
  * - The task question (in any phrasing of its type) is answered with the task's answer when `chunk` holds the
  *   evidence of every sub-question (for tracking and single-fact types that is the one sub-question above).
@@ -53,14 +54,28 @@ export function oracleRead(task: Task, question: string, chunk: string): string 
   for (const [index, sub] of meta.subquestions.entries()) {
     if (!holds(sub.evidence)) continue;
     const { phrasings, key } = relationOf(task.type, index, meta.keys);
-    const askedHere = normalise(sub.question) === asked || phrasings.some((p) => normalise(p.render(key)) === asked);
+    const askedHere =
+      normalise(sub.question) === asked ||
+      phrasings.some((p) => normalise(p.render(key)) === asked) ||
+      (task.type === 'multi_hop' && index === 0 && asksTask(task, OWNER_OF_QUESTION, asked));
     if (askedHere) return sub.answer;
   }
 
-  const taskKey = task.type === 'multi_needle' ? theList(meta.keys) : meta.key;
-  const isTaskQuestion =
-    normalise(task.question) === asked || QUESTIONS[task.type].some((p) => normalise(p.render(taskKey)) === asked);
-  if (isTaskQuestion && meta.subquestions.length > 0 && meta.subquestions.every((sub) => holds(sub.evidence)))
+  if (
+    asksTask(task, '', asked) &&
+    meta.subquestions.length > 0 &&
+    meta.subquestions.every((sub) => holds(sub.evidence))
+  )
     return task.answer;
   return ORACLE_UNKNOWN;
+}
+
+/** Whether `asked` (normalised) is `prefix` before the task's question, as recorded or in any phrasing of its type. */
+function asksTask(task: Task, prefix: string, asked: string): boolean {
+  const { meta } = task;
+  if (meta === undefined) return false;
+  const taskKey = task.type === 'multi_needle' ? theList(meta.keys) : meta.key;
+  return [task.question, ...QUESTIONS[task.type].map((p) => p.render(taskKey))].some(
+    (q) => normalise(prefix + q) === asked,
+  );
 }

@@ -1,6 +1,14 @@
 import type { Family, ReaderKind, Split, TaskType } from '@fathom/contracts';
 import { fillerSentence } from './filler';
-import { QUESTIONS, SUB_QUESTIONS, inventable, inventedQuestion, phrasingsOf, type Phrasing } from './frames';
+import {
+  OWNER_OF_QUESTION,
+  QUESTIONS,
+  SUB_QUESTIONS,
+  inventable,
+  inventedQuestion,
+  phrasingsOf,
+  type Phrasing,
+} from './frames';
 import { DEFAULT_VARIANT_RATES, resolveShare } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
@@ -225,6 +233,12 @@ function statedEvidence(subject: Subject): Sentence[] {
   return subject.unknown ? [] : subject.evidence;
 }
 
+/**
+ * Share of multi_hop first hops asked as `OWNER_OF_QUESTION` before the task question (the form a program that copies
+ * nothing from the question asks) instead of a phrasing of "who owns the object".
+ */
+const OWNER_OF_QUESTION_SHARE = 0.5;
+
 /** Builds a task of a random reader type and picks one of its sub-questions, or undefined when it has no distractor. */
 function drawSubject(
   rng: Rng,
@@ -247,7 +261,9 @@ function drawSubject(
   const question =
     invent.question && inventable(type, relation)
       ? inventedQuestion(rng, type, relation, key)
-      : rng.pick(phrasingsOf(phrasings, family)).render(key);
+      : type === 'multi_hop' && index === 0 && rng.chance(OWNER_OF_QUESTION_SHARE)
+        ? OWNER_OF_QUESTION + draft.question
+        : rng.pick(phrasingsOf(phrasings, family)).render(key);
   const unknown = rng.chance(unknownShare);
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));

@@ -3,6 +3,7 @@ import { TASK_TYPES, type Task } from '@fathom/contracts';
 import {
   ORACLE_UNKNOWN,
   OTHER_ENTITY,
+  OWNER_OF_QUESTION,
   QUESTIONS,
   SUB_QUESTIONS,
   generateReaderExamples,
@@ -55,6 +56,18 @@ describe('oracleRead', () => {
     }
   });
 
+  it("answers a multi_hop's first hop asked as OWNER_OF_QUESTION before the task question, in any phrasing", () => {
+    for (const t of tasks.filter((task) => task.type === 'multi_hop')) {
+      const [owner, home] = t.meta!.subquestions;
+      const chunk = around(t, owner.evidence);
+      expect(oracleRead(t, OWNER_OF_QUESTION + t.question, chunk), t.id).toBe(owner.answer);
+      for (const p of QUESTIONS.multi_hop)
+        expect(oracleRead(t, OWNER_OF_QUESTION + p.render(t.meta!.key), chunk), t.id).toBe(owner.answer);
+      expect(oracleRead(t, OWNER_OF_QUESTION + t.question, around(t, home.evidence)), t.id).toBe(ORACLE_UNKNOWN);
+      expect(oracleRead(t, 'Who is the owner? What colour is the sky?', chunk)).toBe(ORACLE_UNKNOWN);
+    }
+  });
+
   it('does not answer a multi_hop question from the first hop alone, nor a question about something else', () => {
     for (const t of tasks.filter((task) => task.type === 'multi_hop')) {
       const [owner] = t.meta!.subquestions;
@@ -89,6 +102,14 @@ describe('generateReaderExamples', () => {
     expect([...generateReaderExamples({ split: 'heldout', n: 5, seed: 3, maxChunkChars: 800 })]).not.toEqual(
       examples.slice(0, 5),
     );
+  });
+
+  it("asks about half of multi_hop's first hops as OWNER_OF_QUESTION before a phrasing of the task question", () => {
+    const firstHop = /^(Who owns|Who is the owner|To whom|Whose property)/;
+    const owners = examples.filter((e) => e.type === 'multi_hop' && firstHop.test(e.question));
+    const keyless = owners.filter((e) => e.question.startsWith(OWNER_OF_QUESTION));
+    expect(keyless.length).toBeGreaterThan(0.3 * owners.length);
+    expect(keyless.length).toBeLessThan(0.7 * owners.length);
   });
 
   it('keeps chunks within the limit, holding the answer unless the answer is "unknown" (about 10%)', () => {

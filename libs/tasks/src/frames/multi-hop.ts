@@ -32,6 +32,13 @@ export const MULTI_HOP_OWNER_QUESTIONS: Phrasing[] = definePhrasings(
   [(k) => `To whom does the ${k} belong?`, (k) => `Whose property is the ${k}?`],
 );
 
+/**
+ * The first hop asked without copying the object: this prefix before the task question itself. A program that
+ * cannot copy the object's name from the question finds its sentences with `search(question)` and asks
+ * `llm(OWNER_OF_QUESTION + question, part)`; the reader reads the owner of the object the question names.
+ */
+export const OWNER_OF_QUESTION = 'Who is the owner? ';
+
 /** Second hop: where a person lives. */
 export const MULTI_HOP_HOME_QUESTIONS: Phrasing[] = definePhrasings(
   'multi_hop.home',
