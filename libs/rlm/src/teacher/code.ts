@@ -211,18 +211,33 @@ export function readAndAnswerCells(style: CodeStyle, q: string, key: string): st
   return style.look ? [`${find}\n${lookCell(style)}`, `${define}\n${call}`] : [`${define}\n${call}`];
 }
 
+/** A statement that fills `name` with the sentences `search(query)` finds, in document order, as strings. */
+export const searchStatement = (name: string, query: string): string =>
+  `const ${name} = search(${query}).sort((a, b) => a.start - b.start).map((h) => h.text);`;
+
+/**
+ * Lines that find the sentences `search(query)` finds (into `style.hits`) and read their windows in document order
+ * with the question expression `q` (a for-of that breaks), leaving the first reading that is not "unknown" in
+ * `style.value`.
+ */
+export function searchAndReadLines(style: CodeStyle, query: string, q: string): string[] {
+  return [
+    searchStatement(style.hits, query),
+    ...readInline({ ...style, loop: 'for_break' }, q, windowsOf(style, style.hits)),
+  ];
+}
+
 /**
  * Cells that find the sentences of the question's key with `search(question)` — nothing copied from the question —
- * and read them in document order with the question: each sentence alone, then the windows of all of them, answering
- * the first reading that is not "unknown"; with or without a first cell that looks at what the search found. A fact
- * stated in one sentence is read from that sentence, so a read only decides whether one sentence states it (a
- * negated, hypothetical, reported or superseded sentence, or one about a near-duplicate entity, reads "unknown"); a
- * fact no single sentence states, such as a final place that takes every move, is read from the window. The same
- * program reads any one-key question, so what it gets right depends on the reader alone.
+ * and read their windows in document order with the question, answering the first reading that is not "unknown";
+ * with or without a first cell that looks at what the search found. A window holds several of the key's sentences,
+ * so a read decides which of them states the fact (a negated, hypothetical, reported or superseded sentence, or one
+ * about a near-duplicate entity, does not), and a fact no single sentence states, such as a final place that takes
+ * every move, is read whole. The same program reads any one-key question, so what it gets right depends on the reader
+ * alone.
  */
 export function searchAndReadCells(style: CodeStyle): string[] {
-  const find = `const ${style.hits} = search(question).sort((a, b) => a.start - b.start).map((h) => h.text);`;
-  return findAndReadCells(style, find, 'question', `[...${style.hits}, ...${windowsOf(style, style.hits)}]`);
+  return findAndReadCells(style, searchStatement(style.hits, 'question'), 'question');
 }
 
 /**

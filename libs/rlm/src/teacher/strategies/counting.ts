@@ -4,7 +4,8 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
  * `counting`: whole-word occurrences of a word in any letter case (plurals and longer words do not count). Code
- * counts; llm() never should. The word is copied from the question into a regex literal.
+ * counts; llm() never should. The word is copied from the question into a regex literal, or taken from the question
+ * at run time.
  */
 
 function wholeWordCell(view: TeacherView, style: CodeStyle): string {
@@ -20,6 +21,21 @@ function wholeWordCell(view: TeacherView, style: CodeStyle): string {
   }
 }
 
+/**
+ * The question-only count: the word is taken from the question at run time (the quoted word, whatever the phrasing),
+ * so the program copies nothing of the question; a whole-word, case-insensitive pattern of it is counted with code.
+ * Its names are fixed, as in every question-only program: a policy that cannot copy a name it chose a line up
+ * declares one and reads another (measured: `const name = …` then `kteme`).
+ */
+function quotedWordCell(style: CodeStyle): string {
+  const [word, n] = ['word', 'n'];
+  const pattern = `new RegExp('\\\\b' + ${word} + '\\\\b', 'gi')`;
+  const take = `const ${word} = question.match(/["'](.+?)["']/)[1];`;
+  return style.forLoop
+    ? `${take}\nlet ${n} = 0;\nfor (const m of ctx.matchAll(${pattern})) ${n}++;\nanswer(${n});`
+    : `${take}\nanswer((ctx.match(${pattern}) || []).length);`;
+}
+
 export const COUNTING_STRATEGIES: readonly TeacherStrategy[] = [
   {
     name: 'counting.whole_word',
@@ -28,6 +44,14 @@ export const COUNTING_STRATEGIES: readonly TeacherStrategy[] = [
     usesLlm: false,
     summary: 'a whole-word, case-insensitive regex literal of the word; counts matches with code',
     next: (view, style, obs) => playCells([wholeWordCell(view, style)], obs),
+  },
+  {
+    name: 'counting.quoted_word',
+    type: 'counting',
+    robust: true,
+    usesLlm: false,
+    summary: 'takes the quoted word from the question at run time and counts its whole-word matches with code',
+    next: (_view, style, obs) => playCells([quotedWordCell(style)], obs),
   },
   {
     name: 'counting.substring',

@@ -1,10 +1,33 @@
-import { lit, readerFunction, templateExpression } from '../code';
+import { OWNER_OF_QUESTION, SUB_QUESTIONS } from '@fathom/tasks';
+import { lit, readerFunction, searchAndReadLines, templateExpression, type CodeStyle } from '../code';
+import { QUESTION_ONLY_NAMES } from './read';
 import { playCells, type TeacherStrategy } from './types';
 
 /**
  * `multi_hop`: "In which city does the owner of the lamp live?". Two reads: llm() names the owner from the object's
- * sentences, then code greps the owner's sentences and llm() reads the city from them.
+ * sentences, then code finds the owner's sentences and llm() reads the city from them.
  */
+
+/**
+ * The question-only two hops: `search(question)` finds the object's sentences and llm() reads them with
+ * `OWNER_OF_QUESTION` before the question, so nothing of the question is copied; the owner read is printed, then
+ * `search(owner)` finds the owner's sentences and llm() reads them with a home question of the train family built on
+ * the owner. Names and loop are fixed, as in every question-only program.
+ */
+function searchHopsCells(style: CodeStyle): string[] {
+  // The object's sentences are `owned`, not the one-key program's `hits`: the program's first word after `const`
+  // tells it apart (measured: with `hits` first and `let owner` as the only difference in its first line, the
+  // trained root wrote the one-key program for every multi_hop question).
+  const first: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, hits: 'owned', value: 'owner' };
+  const second: CodeStyle = { ...first, hits: 'homes', value: 'reply' };
+  const home = SUB_QUESTIONS.home.filter((p) => p.family === 'train')[style.forLoop ? 0 : 1];
+  const ask = templateExpression(home.render('{0}'), ['owner']);
+  return [
+    [...searchAndReadLines(first, 'question', `${lit(OWNER_OF_QUESTION)} + question`), 'print(owner);'].join('\n'),
+    [...searchAndReadLines(second, 'owner', ask), 'answer(reply);'].join('\n'),
+  ];
+}
+
 export const MULTI_HOP_STRATEGIES: readonly TeacherStrategy[] = [
   {
     name: 'multi_hop.two_hops',
@@ -22,5 +45,14 @@ export const MULTI_HOP_STRATEGIES: readonly TeacherStrategy[] = [
         : [`${readerFunction(style)}\n${first}\n${second}`];
       return playCells(cells, obs);
     },
+  },
+  {
+    name: 'multi_hop.search_question',
+    type: 'multi_hop',
+    robust: true,
+    usesLlm: true,
+    summary:
+      "llm() reads the owner from the sentences search(question) finds, then the city from the owner's; nothing copied",
+    next: (_view, style, obs) => playCells(searchHopsCells(style), obs),
   },
 ];

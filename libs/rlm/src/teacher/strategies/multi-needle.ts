@@ -1,4 +1,6 @@
-import { lit, readerFunction, sentencesWith, templateExpression, type CodeStyle } from '../code';
+import { SUB_QUESTIONS } from '@fathom/tasks';
+import { lit, readerFunction, searchAndReadLines, sentencesWith, templateExpression, type CodeStyle } from '../code';
+import { QUESTION_ONLY_NAMES } from './read';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -44,6 +46,35 @@ function firstNumberCell(view: TeacherView, style: CodeStyle): string {
   ].join('\n');
 }
 
+/**
+ * The question-only sum: the item list is taken from the question at run time — every phrasing names the items as
+ * "the A, the B and the C", so a pattern finds the list, and words after the last item ("… cost altogether") are
+ * dropped until the last item is a whole phrase of the document — and printed; then each item's sentences, found by
+ * `search(item)`, are read window by window with a train-family price question built on the item, and code sums the
+ * prices. Names and loop are fixed, as in every question-only program.
+ */
+function itemsFromQuestionCells(style: CodeStyle): string[] {
+  const read: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, value: 'reply' };
+  const price = SUB_QUESTIONS.price.filter((p) => p.family === 'train')[style.forLoop ? 0 : 1];
+  const list = '/(?:\\bthe (?:(?!\\bthe )[^,])+?, )*\\bthe (?:(?!\\bthe )[^,])+? and the [^,?.]+/';
+  const items = [
+    `const items = question.match(${list})[0].split(/, | and /).map((s) => s.slice(4));`,
+    'let last = items.pop();',
+    "while (last.includes(' ') && !new RegExp('\\\\b' + last + '\\\\b').test(ctx)) last = last.slice(0, last.lastIndexOf(' '));",
+    'items.push(last);',
+    'print(items);',
+  ];
+  const sum = [
+    'let total = 0;',
+    'for (const item of items) {',
+    ...searchAndReadLines(read, 'item', templateExpression(price.render('{0}'), ['item'])).map((l) => `  ${l}`),
+    `  total += Number(reply${NUMBER});`,
+    '}',
+    'answer(total);',
+  ];
+  return [items.join('\n'), sum.join('\n')];
+}
+
 export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy[] = [
   {
     name: 'multi_needle.read_per_item',
@@ -52,6 +83,15 @@ export const MULTI_NEEDLE_STRATEGIES: readonly TeacherStrategy[] = [
     usesLlm: true,
     summary: "llm() reads each item's price from the item's grep'd sentences; code sums the prices",
     next: (view, style, obs) => playCells([sumCell(view, style)], obs),
+  },
+  {
+    name: 'multi_needle.search_question',
+    type: 'multi_needle',
+    robust: true,
+    usesLlm: true,
+    summary:
+      "the item list taken from the question at run time; llm() reads each item's price; code sums; nothing copied",
+    next: (_view, style, obs) => playCells(itemsFromQuestionCells(style), obs),
   },
   {
     name: 'multi_needle.first_number',

@@ -10,6 +10,9 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 type OneKeyType = 'niah' | 'extractive' | 'tracking';
 
+/** The names and loop every question-only program writes (`searchQuestion`, `multi_hop.search_question`). */
+export const QUESTION_ONLY_NAMES = { hits: 'hits', part: 'part', loop: 'for_break' } as const;
+
 /**
  * The robust reader: grep the key, read its sentences in windows with the task question, answer the first reading
  * that is not "unknown". A fact stated in one sentence (niah, extractive) is found in whichever window holds it; a
@@ -38,22 +41,14 @@ const wholeFor =
 
 /**
  * The question-only reader: `search(question)` finds the key's sentences by the question's rarest words, so the
- * program copies nothing from the question and is one text for every one-key type; the sentences are read in
- * document order with the task question, one at a time and then in windows (a final place needs all its events in
- * order, `searchAndReadCells`). Its names
- * and loop are fixed (`hits`, `part`, `reply`, a for-of that breaks): a policy that cannot copy a name it chose a few
- * lines up mixes drawn names (measured: `reply` read where `result` was declared), so only the window size, the
- * joiner and looking first vary.
+ * program copies nothing from the question and is one text for every one-key type; the windows of those sentences
+ * are read in document order with the task question (`searchAndReadCells`). Its names and loop are fixed (`hits`,
+ * `part`, `reply`, a for-of that breaks): a policy that cannot copy a name it chose a few lines up mixes drawn names
+ * (measured: `reply` read where `result` was declared), so only the window size, the joiner and looking first vary.
  */
 export function searchQuestion(type: OneKeyType, summary: string): TeacherStrategy {
   const whole = wholeFor(type);
-  const fixed = (style: CodeStyle): CodeStyle => ({
-    ...whole(style),
-    hits: 'hits',
-    part: 'part',
-    value: 'reply',
-    loop: 'for_break',
-  });
+  const fixed = (style: CodeStyle): CodeStyle => ({ ...whole(style), ...QUESTION_ONLY_NAMES, value: 'reply' });
   return {
     name: `${type}.search_question`,
     type,
