@@ -1,28 +1,53 @@
 #!/usr/bin/env bash
-# Trains the span reader of FATHOM's default model and pairs it with the root policy in data/checkpoints/default:
+# Trains FATHOM's default model, the pair in data/checkpoints/default (a root policy and its span reader in reader/):
 #   1. reader SFT: the span loss on the generated reader curriculum (configs/sft/reader.json), from scratch, with word
-#      noise in its second stage (about 11 minutes of steps on this machine);
-#   2. the reader replaces data/checkpoints/default/reader (the shipped one is this step's);
+#      noise in its second stage (about 7–11 minutes of steps on this machine); it replaces
+#      data/checkpoints/default/reader;
+#   2. root SFT: 400 steps from the sentence-grpo root of experiments/sentence (restored from git history by
+#      experiments/checkpoint.sh) on one teacher episode of each of 1,500 train tasks, every one written by a
+#      question-only strategy (docs/TEACHER.md): the windows of search(question) for niah, extractive and tracking,
+#      the quoted word taken from the question for counting, the item list taken from it for multi_needle, two hops
+#      for multi_hop (configs/sft/root.json, about 23 minutes of steps); then 150 steps at a lower learning rate on
+#      1,000 more tasks, three times as many of them multi_hop (configs/sft/root-hops.json, about 8 minutes), which
+#      the first stage left writing the one-key program for most multi_hop questions; it replaces the root files of
+#      data/checkpoints/default;
 #   3. with `grpo`: GRPO of the reader, its leaf reads sampled as spans inside real episodes whose turns the frozen
-#      root writes (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the SFT one. On
-#      2026-12-07 it measured no better (docs/RESULTS.md), so the shipped reader is step 2's.
-# The root (the files of data/checkpoints/default itself) is the sentence-grpo policy of experiments/sentence; its
-# recipe is there. Usage: bash scripts/train-default.sh [grpo]
+#      root writes (also sampled) (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the
+#      SFT one. On 2026-12-07 it measured no better (docs/RESULTS.md), so the shipped reader is step 1's.
+# Usage: bash scripts/train-default.sh [grpo]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 fathom=apps/cli/bin/fathom
+default=data/checkpoints/default
 
 install_reader() {
-  rm -rf data/checkpoints/default/reader
-  mkdir -p data/checkpoints/default/reader
-  cp "$1"/* data/checkpoints/default/reader/
-  echo "train-default: data/checkpoints/default/reader is now $1"
+  rm -rf "$default/reader"
+  mkdir -p "$default/reader"
+  cp "$1"/* "$default/reader/"
+  echo "train-default: $default/reader is now $1"
 }
 
 rm -rf out/reader
 "$fathom" sft --config configs/sft/reader.json
 install_reader out/reader/final
+
+bash experiments/checkpoint.sh sentence-grpo
+rm -rf out/root
+mkdir -p out/root
+question_only=robust=1,niah.read_mentions=0,extractive.read_mentions=0,tracking.read_mentions=0
+question_only+=,counting.whole_word=0,multi_hop.two_hops=0,multi_needle.read_per_item=0
+"$fathom" data generate --split train --n 1500 --seed 31 --max-tokens 32000 \
+  --mix niah=1,extractive=1,tracking=1.5,counting=1,multi_hop=1.5,multi_needle=1.5 --out out/root/tasks.jsonl
+"$fathom" sft-data --tasks out/root/tasks.jsonl --out out/root/teacher.jsonl --seed 31 --mix "$question_only"
+"$fathom" sft --config configs/sft/root.json
+"$fathom" data generate --split train --n 1000 --seed 32 --max-tokens 32000 \
+  --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=3,multi_needle=1 --out out/root/tasks-hops.jsonl
+"$fathom" sft-data --tasks out/root/tasks-hops.jsonl --out out/root/teacher-hops.jsonl --seed 32 --mix "$question_only"
+"$fathom" sft --config configs/sft/root-hops.json
+find "$default" -maxdepth 1 -type f -delete
+cp out/root/hops/final/* "$default/"
+echo "train-default: the root of $default is now out/root/hops/final"
 
 if [ "${1:-}" = grpo ]; then
   rm -rf out/reader-grpo
