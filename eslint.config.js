@@ -35,6 +35,18 @@ export default tseslint.config(
     },
   },
   {
+    // Programs for the REPL sandbox (guest code): its globals are the REPL's (libs/rlm/src/prompt.ts).
+    files: ['experiments/**/programs/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['ctx', 'question', 'answer', 'print', 'llm', 'search', 'grep', 'sentences', 'chunks'].map((g) => [
+          g,
+          'readonly',
+        ]),
+      ),
+    },
+  },
+  {
     // The dashboard's ES modules run in the browser.
     files: ['apps/admin-api/dashboard/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
