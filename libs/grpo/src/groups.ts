@@ -10,15 +10,24 @@ export interface ScoredGroup {
 
 export type SkipReason = 'zero_std' | 'stale';
 
-export interface GroupSelection<G extends ScoredGroup> {
+/**
+ * Which groups a step trains on and why the others were skipped: the one shape of a selection, whose trainable
+ * entries and skip reasons each stage of the step names (`GroupSelection` here, the learner's `StepSelection`).
+ */
+export interface Selection<Trainable, Reason extends string> {
   submitted: number;
-  trainable: { group: G; stats: GroupAdvantages; staleness: number }[];
-  skipped: { groupId: string; reason: SkipReason; detail: string }[];
+  trainable: Trainable[];
+  skipped: { groupId: string; reason: Reason; detail: string }[];
   /** Policy versions behind the learner (0 = on-policy) → number of groups used. */
   stalenessHistogram: Record<number, number>;
-  /** Fraction of submitted groups whose rewards all equal (TRL's frac_reward_zero_std). */
+  /** Fraction of the groups that reached scoring whose rewards all equal (TRL's frac_reward_zero_std). */
   fracRewardZeroStd: number;
 }
+
+export type GroupSelection<G extends ScoredGroup> = Selection<
+  { group: G; stats: GroupAdvantages; staleness: number },
+  SkipReason
+>;
 
 /**
  * Decides which groups a step trains on: groups older than `maxStaleness` versions are skipped as stale,

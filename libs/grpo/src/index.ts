@@ -1,4 +1,4 @@
 export { GrpoConfigSchema, grpoConfig, type GrpoConfig } from './config';
 export { groupAdvantages, type GroupAdvantages } from './advantages';
 export { grpoLoss, type PolicySample, type GrpoLossResult } from './loss';
-export { selectGroups, type ScoredGroup, type GroupSelection, type SkipReason } from './groups';
+export { selectGroups, type ScoredGroup, type GroupSelection, type Selection, type SkipReason } from './groups';

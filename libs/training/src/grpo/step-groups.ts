@@ -1,8 +1,8 @@
 import type { StepGroup } from '@fathom/contracts';
-import { selectGroups, type GrpoConfig } from '@fathom/grpo';
+import { selectGroups, type GrpoConfig, type Selection, type SkipReason } from '@fathom/grpo';
 
-/** Why a group was not trained on. */
-export type StepSkipReason = 'version_mismatch' | 'too_few_samples' | 'stale' | 'zero_std';
+/** Why a group was not trained on: the learner's own checks, then `@fathom/grpo`'s. */
+export type StepSkipReason = 'version_mismatch' | 'too_few_samples' | SkipReason;
 export const STEP_SKIP_REASONS: readonly StepSkipReason[] = [
   'version_mismatch',
   'too_few_samples',
@@ -17,18 +17,8 @@ export interface TrainableGroup {
   staleness: number;
 }
 
-export interface StepSelection {
-  submitted: number;
-  trainable: TrainableGroup[];
-  skipped: { groupId: string; reason: StepSkipReason; detail: string }[];
-  /** Versions behind the learner → groups trained on. */
-  stalenessHistogram: Record<number, number>;
-  /**
-   * Share of the groups that reached scoring (version agreed, at least `minOkSamples` scorable samples) whose
-   * rewards all equal: TRL's frac_reward_zero_std.
-   */
-  fracRewardZeroStd: number;
-}
+/** A step's selection; the groups that reach scoring are those whose version agreed with `minOkSamples` samples. */
+export type StepSelection = Selection<TrainableGroup, StepSkipReason>;
 
 /**
  * Decides which groups a step trains on, each skip with its reason: a group whose trajectories report another
