@@ -1,6 +1,6 @@
-import { DEFAULT_MAX_DEPTH } from '@fathom/contracts';
 import { LOG_LEVELS } from '@fathom/observability';
 import { DEFAULT_READER_WINDOW_CHARS } from '@fathom/rlm';
+import { DEFAULT_LIMITS } from '@fathom/sandbox';
 import { envInt, grpcEnvShape, HostNameListSchema, loadEnvConfig, OriginListSchema, PortSchema } from '@fathom/runtime';
 import { z } from 'zod';
 
@@ -25,7 +25,7 @@ export const EnvServiceConfigSchema = z.object({
   /** host:port of the Inference gRPC service that answers llm() sub-calls. */
   INFERENCE_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port'),
   /** Deadline of one Inference.Generate call. */
-  INFERENCE_TIMEOUT_MS: envInt(1).default(60_000),
+  INFERENCE_TIMEOUT_MS: envInt(1).default(DEFAULT_LIMITS.subcallTimeoutMs),
   /** Tokens a sub-call may generate, and its sampling temperature. */
   LLM_MAX_TOKENS: envInt(1).default(256),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
@@ -50,13 +50,13 @@ export const EnvServiceConfigSchema = z.object({
   /** Steps per episode (code and answer); the step that reaches it ends the episode. */
   MAX_STEPS: envInt(1).default(16),
   /** Per-step wall-clock limit; a request's timeout_s can only lower it. */
-  STEP_TIMEOUT_MS: envInt(1).default(5_000),
+  STEP_TIMEOUT_MS: envInt(1).default(DEFAULT_LIMITS.stepWallMs),
   /** Per-step CPU limit. */
-  STEP_CPU_MS: envInt(1).default(2_000),
+  STEP_CPU_MS: envInt(1).default(DEFAULT_LIMITS.stepCpuMs),
   /** CPU budget of a whole episode (all its steps). */
-  EPISODE_CPU_MS: envInt(1).default(20_000),
+  EPISODE_CPU_MS: envInt(1).default(DEFAULT_LIMITS.episodeCpuMs),
   /** Isolate heap limit per episode. */
-  SANDBOX_MEMORY_MB: envInt(8).default(128),
+  SANDBOX_MEMORY_MB: envInt(8).default(DEFAULT_LIMITS.memoryMb),
   /** Sandbox worker processes. */
   SANDBOX_WORKERS: envInt(1).default(2),
   /**
@@ -65,10 +65,10 @@ export const EnvServiceConfigSchema = z.object({
    */
   SANDBOX_LOW_PRIORITY_WORKERS: envInt(0).default(1),
   /** stdout characters shown per step before truncation. */
-  OUTPUT_CHARS: envInt(100).default(4_000),
+  OUTPUT_CHARS: envInt(100).default(DEFAULT_LIMITS.maxOutputChars),
   /** llm() calls per episode and recursion depth of sub-calls. */
-  MAX_LLM_CALLS: envInt(0).default(16),
-  MAX_DEPTH: envInt(1).default(DEFAULT_MAX_DEPTH),
+  MAX_LLM_CALLS: envInt(0).default(DEFAULT_LIMITS.maxLlmCalls),
+  MAX_DEPTH: envInt(1).default(DEFAULT_LIMITS.maxDepth),
   /**
    * Bearer token of the OpenAI-compatible API (/v1/*): requests there need `Authorization: Bearer <API_TOKEN>`.
    * Unset: /v1 is open. The OpenEnv routes never need it, as upstream's clients send none.
