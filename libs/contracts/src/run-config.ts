@@ -15,16 +15,16 @@ export const EntityIdSchema = z
   .regex(ENTITY_ID_PATTERN, 'must be 1-128 letters, digits, "_", "." or "-", starting with a letter or digit');
 
 /**
- * Sizes a run may ask for. One step's episodes are sampled, scored and kept in the learner's memory together, so
- * batchSize × grpo.groupSize is bounded (the laptop default is 4 × 8 = 32; 1024 is a GPU-cluster step); the step
- * count bounds how long one run can occupy the learner and how many Step rows it writes.
- */
-/**
  * How deep `llm()` sub-calls may recurse: the one default of the run config's `rollout.maxDepth`, the sandbox's
  * `maxDepth` limit (libs/sandbox, which enforces it) and the env-service's `MAX_DEPTH`.
  */
 export const DEFAULT_MAX_DEPTH = 2;
 
+/**
+ * Sizes a run may ask for. One step's episodes are sampled, scored and kept in the learner's memory together, so
+ * batchSize × grpo.groupSize is bounded (the laptop default is 4 × 8 = 32; 1024 is a GPU-cluster step); the step
+ * count bounds how long one run can occupy the learner and how many Step rows it writes.
+ */
 export const RUN_LIMITS = {
   /** Episodes per GRPO step: batchSize × grpo.groupSize. */
   maxEpisodesPerStep: 1024,

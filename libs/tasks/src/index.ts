@@ -25,7 +25,16 @@ export {
   type ResolvedGenerateOptions,
   type LengthDistribution,
 } from './generator';
-export { FRAMES, OWNER_OF_QUESTION, QUESTIONS, SUB_QUESTIONS, type Frame, type Phrasing, type Slots } from './frames';
+export {
+  FRAMES,
+  OWNER_OF_QUESTION,
+  phrasingsOf,
+  QUESTIONS,
+  SUB_QUESTIONS,
+  type Frame,
+  type Phrasing,
+  type Slots,
+} from './frames';
 export { splitOf } from './lexicon';
 export { readTasksJsonl, writeTasksJsonl, serializeTask } from './jsonl';
 export {

@@ -211,6 +211,10 @@ export function readAndAnswerCells(style: CodeStyle, q: string, key: string): st
   return style.look ? [`${find}\n${lookCell(style)}`, `${define}\n${call}`] : [`${define}\n${call}`];
 }
 
+/** An expression: a whole-word pattern (`\b` on both sides) of the string held by the variable `variable`. */
+export const wholeWordRegExp = (variable: string, flags = ''): string =>
+  `new RegExp('\\\\b' + ${variable} + '\\\\b'${flags === '' ? '' : `, '${flags}'`})`;
+
 /** A statement that fills `name` with the sentences `search(query)` finds, in document order, as strings. */
 export const searchStatement = (name: string, query: string): string =>
   `const ${name} = search(${query}).sort((a, b) => a.start - b.start).map((h) => h.text);`;

@@ -1,5 +1,5 @@
 import { escapeRegExp } from '@fathom/contracts';
-import { lit, type CodeStyle } from '../code';
+import { lit, wholeWordRegExp, type CodeStyle } from '../code';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -28,11 +28,10 @@ function wholeWordCell(view: TeacherView, style: CodeStyle): string {
  * declares one and reads another (measured: `const name = …` then `kteme`).
  */
 function quotedWordCell(style: CodeStyle): string {
-  const [word, n] = ['word', 'n'];
-  const pattern = `new RegExp('\\\\b' + ${word} + '\\\\b', 'gi')`;
-  const take = `const ${word} = question.match(/["'](.+?)["']/)[1];`;
+  const pattern = wholeWordRegExp('word', 'gi');
+  const take = `const word = question.match(/["'](.+?)["']/)[1];`;
   return style.forLoop
-    ? `${take}\nlet ${n} = 0;\nfor (const m of ctx.matchAll(${pattern})) ${n}++;\nanswer(${n});`
+    ? `${take}\nlet n = 0;\nfor (const m of ctx.matchAll(${pattern})) n++;\nanswer(n);`
     : `${take}\nanswer((ctx.match(${pattern}) || []).length);`;
 }
 

@@ -1,6 +1,6 @@
 import { OWNER_OF_QUESTION, SUB_QUESTIONS } from '@fathom/tasks';
 import { lit, readerFunction, searchAndReadLines, templateExpression, type CodeStyle } from '../code';
-import { QUESTION_ONLY_NAMES } from './read';
+import { QUESTION_ONLY_NAMES, trainQuestionOn } from './read';
 import { playCells, type TeacherStrategy } from './types';
 
 /**
@@ -20,8 +20,7 @@ function searchHopsCells(style: CodeStyle): string[] {
   // trained root wrote the one-key program for every multi_hop question).
   const first: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, hits: 'owned', value: 'owner' };
   const second: CodeStyle = { ...first, hits: 'homes', value: 'reply' };
-  const home = SUB_QUESTIONS.home.filter((p) => p.family === 'train')[style.forLoop ? 0 : 1];
-  const ask = templateExpression(home.render('{0}'), ['owner']);
+  const ask = trainQuestionOn(SUB_QUESTIONS.home, style, 'owner');
   return [
     [...searchAndReadLines(first, 'question', `${lit(OWNER_OF_QUESTION)} + question`), 'print(owner);'].join('\n'),
     [...searchAndReadLines(second, 'owner', ask), 'answer(reply);'].join('\n'),

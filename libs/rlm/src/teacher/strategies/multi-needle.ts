@@ -1,6 +1,14 @@
 import { SUB_QUESTIONS } from '@fathom/tasks';
-import { lit, readerFunction, searchAndReadLines, sentencesWith, templateExpression, type CodeStyle } from '../code';
-import { QUESTION_ONLY_NAMES } from './read';
+import {
+  lit,
+  readerFunction,
+  searchAndReadLines,
+  sentencesWith,
+  templateExpression,
+  wholeWordRegExp,
+  type CodeStyle,
+} from '../code';
+import { QUESTION_ONLY_NAMES, trainQuestionOn } from './read';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -55,19 +63,19 @@ function firstNumberCell(view: TeacherView, style: CodeStyle): string {
  */
 function itemsFromQuestionCells(style: CodeStyle): string[] {
   const read: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, value: 'reply' };
-  const price = SUB_QUESTIONS.price.filter((p) => p.family === 'train')[style.forLoop ? 0 : 1];
+
   const list = '/(?:\\bthe (?:(?!\\bthe )[^,])+?, )*\\bthe (?:(?!\\bthe )[^,])+? and the [^,?.]+/';
   const items = [
     `const items = question.match(${list})[0].split(/, | and /).map((s) => s.slice(4));`,
     'let last = items.pop();',
-    "while (last.includes(' ') && !new RegExp('\\\\b' + last + '\\\\b').test(ctx)) last = last.slice(0, last.lastIndexOf(' '));",
+    `while (last.includes(' ') && !${wholeWordRegExp('last')}.test(ctx)) last = last.slice(0, last.lastIndexOf(' '));`,
     'items.push(last);',
     'print(items);',
   ];
   const sum = [
     'let total = 0;',
     'for (const item of items) {',
-    ...searchAndReadLines(read, 'item', templateExpression(price.render('{0}'), ['item'])).map((l) => `  ${l}`),
+    ...searchAndReadLines(read, 'item', trainQuestionOn(SUB_QUESTIONS.price, style, 'item')).map((l) => `  ${l}`),
     `  total += Number(reply${NUMBER});`,
     '}',
     'answer(total);',

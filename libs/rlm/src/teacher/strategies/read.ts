@@ -1,4 +1,12 @@
-import { readAndAnswerCells, searchAndReadCells, sentencesWith, WHOLE_WINDOWS, type CodeStyle } from '../code';
+import { phrasingsOf, type Phrasing } from '@fathom/tasks';
+import {
+  readAndAnswerCells,
+  searchAndReadCells,
+  sentencesWith,
+  templateExpression,
+  WHOLE_WINDOWS,
+  type CodeStyle,
+} from '../code';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -10,8 +18,17 @@ import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 type OneKeyType = 'niah' | 'extractive' | 'tracking';
 
-/** The names and loop every question-only program writes (`searchQuestion`, `multi_hop.search_question`). */
+/** The names and loop every question-only program writes (`searchQuestion`, multi_hop's and multi_needle's). */
 export const QUESTION_ONLY_NAMES = { hits: 'hits', part: 'part', loop: 'for_break' } as const;
+
+/**
+ * A question-only program's sub-question about `variable`: a train-family phrasing of `phrasings` (the first or the
+ * second, by `style.forLoop`), built on the variable as a string expression.
+ */
+export function trainQuestionOn(phrasings: readonly Phrasing[], style: CodeStyle, variable: string): string {
+  const phrasing = phrasingsOf(phrasings, 'train')[style.forLoop ? 0 : 1];
+  return templateExpression(phrasing.render('{0}'), [variable]);
+}
 
 /**
  * The robust reader: grep the key, read its sentences in windows with the task question, answer the first reading
