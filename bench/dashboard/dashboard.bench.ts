@@ -24,7 +24,7 @@ import {
   RunRepository,
   type PrismaClient,
 } from '@fathom/persistence';
-import { groupId, median, REWARD_COMPONENTS, TASK_TYPES } from '@fathom/contracts';
+import { DEFAULT_REWARD_WEIGHTS, FORMAT_COMPONENT, groupId, median, TASK_TYPES } from '@fathom/contracts';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -99,7 +99,13 @@ async function seed(prisma: PrismaClient): Promise<void> {
   }));
   for (let i = 0; i < steps.length; i += 500) await prisma.step.createMany({ data: steps.slice(i, i + 500) });
   const components = steps.flatMap((s) =>
-    REWARD_COMPONENTS.map((component) => ({ runId: RUN, step: s.step, component, mean: rand(), std: rand() / 2 })),
+    [FORMAT_COMPONENT, ...Object.keys(DEFAULT_REWARD_WEIGHTS)].map((component) => ({
+      runId: RUN,
+      step: s.step,
+      component,
+      mean: rand(),
+      std: rand() / 2,
+    })),
   );
   for (let i = 0; i < components.length; i += 2000) {
     await prisma.rewardComponentStat.createMany({ data: components.slice(i, i + 2000) });

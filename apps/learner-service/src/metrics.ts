@@ -1,8 +1,10 @@
-import { REWARD_COMPONENTS } from '@fathom/contracts';
 import type { GrpoStepRecord } from '@fathom/training';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
+/** A step record's key of a reward component's mean: `rewards/<component>/mean`. */
+const REWARD_COMPONENT_MEAN = /^rewards\/([a-z][a-z0-9_]*)\/mean$/;
 
 /** The learner's Prometheus series: one sample per step of the run it is training. */
 export class LearnerMetrics {
@@ -80,9 +82,10 @@ export class LearnerMetrics {
     const groups = record.groups as { trainable: number; skipped: Record<string, number> };
     this.groupsTrainable.set(groups.trainable);
     for (const [reason, n] of Object.entries(groups.skipped)) if (n > 0) this.skippedGroups.inc({ reason }, n);
-    for (const c of REWARD_COMPONENTS) {
-      const mean = num(record[`rewards/${c}/mean`]);
-      if (mean !== undefined) this.rewardComponent.set({ component: c }, mean);
+    for (const [key, value] of Object.entries(record)) {
+      const component = REWARD_COMPONENT_MEAN.exec(key)?.[1];
+      const mean = num(value);
+      if (component !== undefined && mean !== undefined) this.rewardComponent.set({ component }, mean);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { meanStd, REWARD_COMPONENTS } from '@fathom/contracts';
+import { meanStd, rewardComponentNames } from '@fathom/contracts';
 import type { StepRecord } from '@fathom/persistence';
 import type { StepGroup } from '@fathom/contracts';
 import type { GrpoStepRecord } from '@fathom/training';
@@ -32,7 +32,7 @@ export function stepRowOf(runId: string, record: GrpoStepRecord, groups: readonl
       number
     >,
     metrics: JSON.parse(JSON.stringify(record)),
-    components: REWARD_COMPONENTS.map((component) => ({
+    components: rewardComponentNames(results).map((component) => ({
       component,
       ...meanStd(results.map((r) => r.components[component])),
     })),

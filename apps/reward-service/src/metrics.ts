@@ -1,4 +1,4 @@
-import { REWARD_COMPONENTS, type GroupReward, type RewardGroupJob } from '@fathom/contracts';
+import type { GroupReward, RewardGroupJob } from '@fathom/contracts';
 import { LATENCY_BUCKETS_S } from '@fathom/observability';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -50,6 +50,6 @@ export class RewardMetrics {
     if (reward === null) return;
     if (reward.zeroStd) this.zeroStdGroups.inc();
     this.reward.set(reward.totals.mean);
-    for (const c of REWARD_COMPONENTS) this.component.set({ component: c }, reward.perComponent[c].mean);
+    for (const [component, { mean }] of Object.entries(reward.perComponent)) this.component.set({ component }, mean);
   }
 }

@@ -1,9 +1,22 @@
 import { z } from 'zod';
 
-/** Reward components, in the order they are reported. Every result carries all of them. */
-export const REWARD_COMPONENTS = ['format', 'correctness', 'token_budget', 'recursion_efficiency'] as const;
-export const RewardComponentSchema = z.enum(REWARD_COMPONENTS);
-export type RewardComponent = z.infer<typeof RewardComponentSchema>;
+/**
+ * A reward component's name: how run configs, results, Episode rows, metric labels and the dashboard refer to it.
+ * The components themselves (name, scoring function, gate) are registered in libs/rewards.
+ */
+export const RewardComponentNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a reward component name is snake_case, e.g. "token_budget"');
+
+/** The component weighted by `formatBonus`: a bonus on top of `weights`, which sum to 1. */
+export const FORMAT_COMPONENT = 'format';
+
+/** The weighted components of FATHOM's reward v3 and their default weights. */
+export const DEFAULT_REWARD_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
+  correctness: 0.7,
+  token_budget: 0.15,
+  recursion_efficiency: 0.15,
+});
 
 /** Shapes of the token-budget curve; the formulas are in `libs/rewards/src/components/token-budget.ts`. */
 export const TOKEN_BUDGET_VARIANTS = ['capped_linear', 'exponential'] as const;
@@ -34,23 +47,19 @@ const weight = z.number().min(0).max(1);
  * Every field has a default; `RewardConfigSchema.parse({})` gives FATHOM's reward v3.
  * Unknown keys are rejected.
  *
- * total = min(cap, w.correctness·correctness + w.token_budget·token_budget
- *                  + w.recursion_efficiency·recursion_efficiency + formatBonus·format)
+ * total = min(cap, Σ weights[name]·name + formatBonus·format)   over the components `weights` names
  * where cap = wrongAnswerCap when the answer is wrong and 1 + formatBonus otherwise.
  */
 export const RewardConfigSchema = z
   .strictObject({
     /** Where the total comes from (`REWARD_SOURCES`); `env` needs episodes run in an OpenEnv environment. */
     source: RewardSourceSchema.default('task'),
-    /** Weights of the three weighted components; must sum to 1. */
-    weights: z
-      .strictObject({
-        correctness: weight.default(0.7),
-        token_budget: weight.default(0.15),
-        recursion_efficiency: weight.default(0.15),
-      })
-      .prefault({}),
-    /** Additive bonus for a well-formed `<answer>` tag. A bonus, never a multiplicative gate. */
+    /**
+     * The weighted components the reward composes, by name, and their weights; must sum to 1. Each name must be a
+     * component registered in libs/rewards. Given, it replaces the default map (no per-name defaults are merged in).
+     */
+    weights: z.record(RewardComponentNameSchema, weight).default(() => ({ ...DEFAULT_REWARD_WEIGHTS })),
+    /** The weight of the `format` component: an additive bonus for a well-formed `<answer>` tag, never a gate. */
     formatBonus: z.number().min(0).max(1).default(0.1),
     /** A wrong (or missing) answer never scores above this total, whatever the other components say. */
     wrongAnswerCap: z.number().min(0).max(1).default(0.25),
@@ -77,29 +86,37 @@ export const RewardConfigSchema = z
       .prefault({}),
   })
   .superRefine((config, ctx) => {
-    const { correctness, token_budget, recursion_efficiency } = config.weights;
-    const sum = correctness + token_budget + recursion_efficiency;
+    const weights = Object.entries(config.weights);
+    if (config.weights[FORMAT_COMPONENT] !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['weights', FORMAT_COMPONENT],
+        message: `${FORMAT_COMPONENT} is weighted by formatBonus, not in weights`,
+      });
+    }
+    const sum = weights.reduce((total, [, w]) => total + w, 0);
     if (Math.abs(sum - 1) > REWARD_WEIGHT_SUM_TOLERANCE) {
       ctx.addIssue({
         code: 'custom',
         path: ['weights'],
-        message:
-          `reward weights must sum to 1, got correctness ${correctness} + token_budget ${token_budget} + ` +
-          `recursion_efficiency ${recursion_efficiency} = ${sum}`,
+        message: `reward weights must sum to 1, got ${weights.map(([name, w]) => `${name} ${w}`).join(' + ')} = ${sum}`,
       });
     }
   });
 export type RewardConfig = z.infer<typeof RewardConfigSchema>;
 export type RewardConfigInput = z.input<typeof RewardConfigSchema>;
 
-/** Each component's value in [0, 1]. `recursion_efficiency` is 0 unless the answer is correct. */
-export const RewardComponentsSchema = z.strictObject({
-  format: z.number().min(0).max(1),
-  correctness: z.number().min(0).max(1),
-  token_budget: z.number().min(0).max(1),
-  recursion_efficiency: z.number().min(0).max(1),
-});
+/**
+ * Each composed component's value in [0, 1], by name: every component the config's `weights` names, then `format`.
+ * A gated component (`recursion_efficiency`) is 0 unless the answer is correct.
+ */
+export const RewardComponentsSchema = z.record(RewardComponentNameSchema, z.number().min(0).max(1));
 export type RewardComponents = z.infer<typeof RewardComponentsSchema>;
+
+/** The component names of some results, in the order first seen: what a group's or a step's statistics cover. */
+export function rewardComponentNames(results: readonly { components: RewardComponents }[]): string[] {
+  return [...new Set(results.flatMap((result) => Object.keys(result.components)))];
+}
 
 /** Where the graded answer came from. */
 export const ANSWER_SOURCES = ['tag', 'repl', 'last_line', 'none'] as const;
@@ -159,12 +176,8 @@ export const GroupRewardSchema = z.strictObject({
     min: z.number(),
     max: z.number(),
   }),
-  perComponent: z.strictObject({
-    format: MeanStdSchema,
-    correctness: MeanStdSchema,
-    token_budget: MeanStdSchema,
-    recursion_efficiency: MeanStdSchema,
-  }),
+  /** Mean and std of each component over the group, by name. */
+  perComponent: z.record(RewardComponentNameSchema, MeanStdSchema),
   /** True when every total in the group is the same: the group carries no GRPO advantage. */
   zeroStd: z.boolean(),
 });

@@ -1,6 +1,7 @@
 import { RewardConfigSchema, type RewardConfig, type RewardConfigInput } from '@fathom/contracts';
 import { z } from 'zod';
 import { RewardError, RewardErrorCode } from './errors';
+import { rewardComponent } from './registry';
 
 /** FATHOM's reward v3: `RewardConfigSchema.parse({})`. */
 export const DEFAULT_REWARD_CONFIG: RewardConfig = Object.freeze(RewardConfigSchema.parse({}));
@@ -10,7 +11,8 @@ const resolved = new WeakMap<object, RewardConfig>();
 
 /**
  * Validate a reward config (partial input; defaults fill the rest). Throws `RewardError` INVALID_CONFIG naming
- * every bad field, e.g. "reward weights must sum to 1, got correctness 0.8 + …". `undefined` is the default config.
+ * every bad field, e.g. "reward weights must sum to 1, got correctness 0.8 + …", or a component in `weights` that
+ * is not registered. `undefined` is the default config.
  */
 export function resolveRewardConfig(input?: RewardConfigInput): RewardConfig {
   if (input === undefined) return DEFAULT_REWARD_CONFIG;
@@ -19,6 +21,7 @@ export function resolveRewardConfig(input?: RewardConfigInput): RewardConfig {
     const parsed = RewardConfigSchema.safeParse(input);
     if (!parsed.success) throw new RewardError(RewardErrorCode.InvalidConfig, z.prettifyError(parsed.error));
     config = parsed.data;
+    for (const name of Object.keys(config.weights)) rewardComponent(name);
     resolved.set(input, config);
   }
   return config;

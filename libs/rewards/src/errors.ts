@@ -1,11 +1,13 @@
 /** Error taxonomy of `libs/rewards`: every error this library throws is a `RewardError` with one of these codes. */
 export enum RewardErrorCode {
-  /** The reward config failed validation (unknown key, weights not summing to 1, out-of-range value). */
+  /** The reward config failed validation (unknown key or component, weights not summing to 1, out-of-range value). */
   InvalidConfig = 'INVALID_CONFIG',
   /** The trajectory does not match `RewardTrajectorySchema` (negative or fractional token counts, missing fields). */
   InvalidTrajectory = 'INVALID_TRAJECTORY',
   /** `scoreGroup` was given no trajectories. */
   EmptyGroup = 'EMPTY_GROUP',
+  /** `registerRewardComponent` was given a name that is not snake_case or is taken. */
+  InvalidComponent = 'INVALID_COMPONENT',
 }
 
 /** The one place that turns a code into a message. */
@@ -17,6 +19,8 @@ export function rewardErrorMessage(code: RewardErrorCode, detail: string): strin
       return `invalid trajectory for reward: ${detail}`;
     case RewardErrorCode.EmptyGroup:
       return `cannot score an empty group: ${detail}`;
+    case RewardErrorCode.InvalidComponent:
+      return `cannot register reward component ${detail}`;
     default: {
       const unreachable: never = code;
       return `unknown reward error ${String(unreachable)}: ${detail}`;

@@ -1,6 +1,6 @@
 import {
   meanStd,
-  REWARD_COMPONENTS,
+  rewardComponentNames,
   ZERO_STD_EPSILON,
   type GroupReward,
   type RewardConfigInput,
@@ -30,8 +30,8 @@ export function scoreGroup(
   const rewards = results.map((result) => result.total);
   const { mean, std } = meanStd(rewards);
   const perComponent = Object.fromEntries(
-    REWARD_COMPONENTS.map((component) => [component, meanStd(results.map((r) => r.components[component]))]),
-  ) as GroupReward['perComponent'];
+    rewardComponentNames(results).map((name) => [name, meanStd(results.map((r) => r.components[name]))]),
+  );
   return {
     rewards,
     results,

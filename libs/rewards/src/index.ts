@@ -3,6 +3,8 @@
  * and the eval. Attacks and their mitigations: libs/rewards/REWARD_AUDIT.md.
  */
 export {
+  DEFAULT_REWARD_WEIGHTS,
+  FORMAT_COMPONENT,
   RewardConfigSchema,
   RewardTrajectorySchema,
   type RewardConfig,
@@ -26,5 +28,13 @@ export {
 export { formatScore } from './components/format';
 export { tokenBudgetScore, type TokenBudgetScore } from './components/token-budget';
 export { recursionEfficiency } from './components/recursion';
+export {
+  composedComponents,
+  registerRewardComponent,
+  registeredRewardComponents,
+  rewardComponent,
+  type EpisodeFacts,
+  type RewardComponent,
+} from './registry';
 export { countTrajectoryLlmCalls, scoreTrajectory } from './score';
 export { scoreGroup } from './group';

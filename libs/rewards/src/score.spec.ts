@@ -1,4 +1,4 @@
-import { REWARD_COMPONENTS, RewardResultSchema } from '@fathom/contracts';
+import { RewardResultSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
 import { RewardError, RewardErrorCode } from './errors';
 import { scoreTrajectory } from './score';
@@ -23,7 +23,12 @@ describe('scoreTrajectory composition', () => {
   it('reports every component for every outcome', () => {
     for (const text of ['<answer>red</answer>', '<answer>blue</answer>', 'red', '', '<answer></answer>']) {
       const result = scoreTrajectory(trajectory(text), MIRROR_TASK);
-      expect(Object.keys(result.components).sort()).toEqual([...REWARD_COMPONENTS].sort());
+      expect(Object.keys(result.components).sort()).toEqual([
+        'correctness',
+        'format',
+        'recursion_efficiency',
+        'token_budget',
+      ]);
       expect(RewardResultSchema.safeParse(result).success).toBe(true);
     }
   });

@@ -6,13 +6,13 @@ import {
 } from '@fathom/contracts';
 import { z } from 'zod';
 import { gradeAnswer, type RewardTask } from './components/correctness';
-import { formatScore } from './components/format';
 import { recursionEfficiency } from './components/recursion';
 import { tokenBudgetScore } from './components/token-budget';
 import { resolveRewardConfig } from './config';
 import { RewardError, RewardErrorCode } from './errors';
 import { extractAnswer, extractCodeBlocks, lastLineAnswer, replAnswer } from './extract';
 import { countLlmCallsStatic } from './llm-calls';
+import { composedComponents, type EpisodeFacts } from './registry';
 
 /** `llm()` calls of a trajectory: the executed record when there is one, else a static count of its code. */
 export function countTrajectoryLlmCalls(trajectory: RewardTrajectory): {
@@ -40,14 +40,15 @@ export function countTrajectoryLlmCalls(trajectory: RewardTrajectory): {
  * INVALID_TRAJECTORY for a trajectory that fails `RewardTrajectorySchema`), never because of what the
  * model wrote.
  *
- *   total = min(cap, Σ weight_i · component_i + formatBonus · format)
+ *   total = min(cap, Σ weights[name] · name + formatBonus · format)   over the components `config.weights` names
  *   cap   = wrongAnswerCap if the answer is wrong, else 1 + formatBonus   → total ∈ [0, 1 + formatBonus]
  *
  * The answer is read from the final turn only: the value its code passed to the REPL's `answer()` when a code
  * cell ended the episode (`replAnswer`; well-formed unless blank, like a single tag), else the last `<answer>`
  * tag, or without one the final turn's last line (per `config.answer.untagged`), which can be correct but never
  * earns the format bonus.
- * `recursion_efficiency` is paid only for a correct answer. Every component is always reported. With
+ * A gated component (`requiresCorrectAnswer`: `recursion_efficiency`) is paid only for a correct answer. Every
+ * composed component is always reported, under its registered name. With
  * `config.source` `env` the total is the environment's (`trajectory.envReward`, 0 when absent) and the components,
  * still computed from the task, are diagnostics.
  *
@@ -78,18 +79,23 @@ export function scoreTrajectory(
   const calls = countTrajectoryLlmCalls(traj);
   const recursionRaw = recursionEfficiency(calls.calls, cfg.recursion);
 
-  const components = {
-    format: formatScore(extracted, grade),
-    correctness: grade.correct ? 1 : 0,
-    token_budget: budget.score,
-    recursion_efficiency: grade.correct ? recursionRaw : 0,
+  const facts: EpisodeFacts = {
+    trajectory: traj,
+    task,
+    config: cfg,
+    extracted,
+    grade,
+    budget,
+    llmCalls: calls.calls,
+    recursionEfficiencyRaw: recursionRaw,
   };
-  const { weights } = cfg;
-  const uncappedTotal =
-    weights.correctness * components.correctness +
-    weights.token_budget * components.token_budget +
-    weights.recursion_efficiency * components.recursion_efficiency +
-    cfg.formatBonus * components.format;
+  const components: RewardResult['components'] = {};
+  let uncappedTotal = 0;
+  for (const { component, weight } of composedComponents(cfg)) {
+    const value = component.requiresCorrectAnswer && !grade.correct ? 0 : component.score(facts);
+    components[component.name] = value;
+    uncappedTotal += weight * value;
+  }
   const cap = grade.correct ? 1 + cfg.formatBonus : cfg.wrongAnswerCap;
   const taskTotal = Math.max(0, Math.min(uncappedTotal, cap));
   const total = cfg.source === 'env' ? (traj.envReward ?? 0) : taskTotal;

@@ -1,4 +1,4 @@
-import { meanStd, REWARD_COMPONENTS, type StepGroup } from '@fathom/contracts';
+import { meanStd, rewardComponentNames, type StepGroup } from '@fathom/contracts';
 import { rolloutMetrics } from '@fathom/rlm';
 import type { UpdateMetrics, UpdateTimings } from './learner';
 import { STEP_SKIP_REASONS, type StepSelection } from './step-groups';
@@ -86,7 +86,7 @@ export function stepRecord(
     reward: mean(rewards),
     reward_std: mean(groups.filter((g) => g.rewards.length >= 2).map((g) => meanStd(g.rewards).std)),
     ...Object.fromEntries(
-      REWARD_COMPONENTS.map((c) => [`rewards/${c}/mean`, mean(results.map((r) => r.components[c]))]),
+      rewardComponentNames(results).map((c) => [`rewards/${c}/mean`, mean(results.map((r) => r.components[c]))]),
     ),
     frac_reward_zero_std: selection.fracRewardZeroStd,
     'completions/mean_length': completion_tokens_mean,
