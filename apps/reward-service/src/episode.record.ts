@@ -66,7 +66,6 @@ export function episodeRecordOf(
   task: Task,
   style: PromptStyle,
 ): EpisodeRecord {
-  const c = result.components;
   return {
     runId: key.runId,
     step: key.step,
@@ -78,10 +77,7 @@ export function episodeRecordOf(
     policyVersion: trajectory.policyVersion,
     status: trajectory.status,
     reward: result.total,
-    rewardCorrectness: c.correctness,
-    rewardFormat: c.format,
-    rewardTokenBudget: c.token_budget,
-    rewardRecursionEfficiency: c.recursion_efficiency,
+    rewardComponents: result.components,
     llmCalls: result.diagnostics.llmCalls,
     tokens: trajectory.tokens.completion + trajectory.tokens.subcall,
     turns: trajectory.turns.length,

@@ -2,9 +2,14 @@ import type { Episode, Prisma, PrismaClient } from './generated/client';
 import { assertFinite } from './finite';
 import { withoutNul } from './text';
 
-export type { Episode };
+/** Each reward component's value by name, as the run's reward config composed them. */
+export type RewardComponentValues = Record<string, number>;
 
-export type EpisodeRecord = Omit<Prisma.EpisodeCreateManyInput, 'id' | 'createdAt'> & {
+/** A stored episode, its reward components typed. */
+export type StoredEpisode = Omit<Episode, 'rewardComponents'> & { rewardComponents: RewardComponentValues };
+
+export type EpisodeRecord = Omit<Prisma.EpisodeCreateManyInput, 'id' | 'createdAt' | 'rewardComponents'> & {
+  rewardComponents: RewardComponentValues;
   transcript: Prisma.InputJsonValue;
   recursionTree: Prisma.InputJsonValue;
 };
@@ -31,10 +36,7 @@ const SUMMARY = {
   policyVersion: true,
   status: true,
   reward: true,
-  rewardCorrectness: true,
-  rewardFormat: true,
-  rewardTokenBudget: true,
-  rewardRecursionEfficiency: true,
+  rewardComponents: true,
   llmCalls: true,
   tokens: true,
   turns: true,
@@ -42,13 +44,12 @@ const SUMMARY = {
   goldAnswer: true,
 } as const;
 
-const REWARD_FIELDS = [
-  'reward',
-  'rewardCorrectness',
-  'rewardFormat',
-  'rewardTokenBudget',
-  'rewardRecursionEfficiency',
-] as const;
+/** The reward components of a row as written by `recordMany`: a JSON object of finite numbers. */
+function withComponents<T extends { rewardComponents: Prisma.JsonValue }>(
+  row: T,
+): Omit<T, 'rewardComponents'> & { rewardComponents: RewardComponentValues } {
+  return { ...row, rewardComponents: row.rewardComponents as RewardComponentValues };
+}
 
 /** Scored episodes, keyed by (runId, step, groupId, sampleIndex): a re-delivered group inserts nothing. */
 export class EpisodeRepository {
@@ -57,11 +58,9 @@ export class EpisodeRepository {
   /** Inserts the episodes not yet stored; returns how many were new. NUL characters are stored as U+FFFD. */
   async recordMany(episodes: readonly EpisodeRecord[]): Promise<number> {
     for (const e of episodes) {
-      assertFinite(
-        e as Record<string, unknown>,
-        REWARD_FIELDS,
-        `episode ${e.runId}:${e.step}:${e.groupId}:${e.sampleIndex}`,
-      );
+      const what = `episode ${e.runId}:${e.step}:${e.groupId}:${e.sampleIndex}`;
+      assertFinite(e, ['reward'], what);
+      assertFinite(e.rewardComponents, Object.keys(e.rewardComponents), `${what}, reward component`);
     }
     const { count } = await this.prisma.episode.createMany({ data: episodes.map(withoutNul), skipDuplicates: true });
     return count;
@@ -86,10 +85,14 @@ export class EpisodeRepository {
     });
     const hasMore = items.length > limit;
     const pageItems = hasMore ? items.slice(0, limit) : items;
-    return { items: pageItems, nextCursor: hasMore ? pageItems[pageItems.length - 1].id : null };
+    return {
+      items: pageItems.map(withComponents),
+      nextCursor: hasMore ? pageItems[pageItems.length - 1].id : null,
+    };
   }
 
-  get(id: bigint): Promise<Episode | null> {
-    return this.prisma.episode.findUnique({ where: { id } });
+  async get(id: bigint): Promise<StoredEpisode | null> {
+    const row = await this.prisma.episode.findUnique({ where: { id } });
+    return row === null ? null : withComponents(row);
   }
 }

@@ -3,7 +3,13 @@ export { applyMigrations, dropDatabase, ensureDatabase, MIGRATIONS_DIR, type Mig
 export { RunRepository, type NewRun, type Run, type RunStatus } from './run.repository';
 export { PolicyVersionRepository, type PolicyVersion } from './policy-version.repository';
 export { StepRepository, type StepRecord, type Step, type RewardComponentStat } from './step.repository';
-export { EpisodeRepository, type EpisodeRecord, type EpisodeFilter, type Episode } from './episode.repository';
+export {
+  EpisodeRepository,
+  type EpisodeRecord,
+  type EpisodeFilter,
+  type RewardComponentValues,
+  type StoredEpisode,
+} from './episode.repository';
 export {
   EvalRepository,
   evalRowsOf,

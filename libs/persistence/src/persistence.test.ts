@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, appendFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import {
   applyMigrations,
   createPrismaClient,
@@ -18,6 +19,8 @@ import {
   type StepRecord,
 } from './index';
 
+/** The migration that moved Episode's four reward columns into one JSONB map. */
+const COMPONENTS_MIGRATION = '20261207000000_episode_reward_components';
 const server = process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432';
 const dbName = `fathom_test_persistence_${process.pid}`;
 const url = `${server}/${dbName}`;
@@ -51,6 +54,40 @@ describe('migrations', () => {
     const first = readdirSync(dir).filter((n) => /^\d+_/.test(n))[0];
     appendFileSync(join(dir, first, 'migration.sql'), '\n-- edited\n');
     await expect(applyMigrations(url, dir)).rejects.toThrow(new RegExp(`migration ${first} was changed after`));
+  });
+
+  it("move an episode's per-component reward columns into its rewardComponents map", async () => {
+    const before = mkdtempSync(join(tmpdir(), 'fathom-migrations-'));
+    for (const name of readdirSync(MIGRATIONS_DIR).filter((n) => /^\d+_/.test(n) && n < COMPONENTS_MIGRATION)) {
+      cpSync(join(MIGRATIONS_DIR, name), join(before, name), { recursive: true });
+    }
+    const oldUrl = `${url}_components`;
+    await dropDatabase(oldUrl);
+    await ensureDatabase(oldUrl);
+    await applyMigrations(oldUrl, before);
+    const client = new pg.Client({ connectionString: oldUrl });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO "Run" (id, name, config, "updatedAt") VALUES ('r', 'r', '{}', now())`);
+      await client.query(
+        `INSERT INTO "Episode" ("runId", step, "groupId", "sampleIndex", "taskId", "taskType", "contextTokens",
+           "policyVersion", status, reward, "rewardCorrectness", "rewardFormat", "rewardTokenBudget",
+           "rewardRecursionEfficiency", "llmCalls", tokens, turns, "goldAnswer", transcript, "recursionTree")
+         VALUES ('r', 1, 'g', 0, 't', 'niah', 4096, 0, 'ok', 0.9625, 1, 1, 0.25, 0.75, 1, 10, 1, 'red', '{}', '{}')`,
+      );
+      expect((await applyMigrations(oldUrl)).applied).toEqual([COMPONENTS_MIGRATION]);
+      const { rows } = await client.query(`SELECT * FROM "Episode"`);
+      expect(rows[0].rewardComponents).toEqual({
+        correctness: 1,
+        token_budget: 0.25,
+        recursion_efficiency: 0.75,
+        format: 1,
+      });
+      expect(Object.keys(rows[0]).filter((column) => /^reward./.test(column))).toEqual(['rewardComponents']);
+    } finally {
+      await client.end();
+      await dropDatabase(oldUrl);
+    }
   });
 });
 
@@ -170,10 +207,7 @@ describe('repositories', () => {
       policyVersion: 0,
       status: 'ok',
       reward,
-      rewardCorrectness: reward > 0.5 ? 1 : 0,
-      rewardFormat: 1,
-      rewardTokenBudget: 0.8,
-      rewardRecursionEfficiency: 1,
+      rewardComponents: { correctness: reward > 0.5 ? 1 : 0, token_budget: 0.8, recursion_efficiency: 1, format: 1 },
       llmCalls: sampleIndex,
       tokens: 100,
       turns: 2,
@@ -196,9 +230,13 @@ describe('repositories', () => {
     expect(second.nextCursor).toBeNull();
     const full = await episodes.get(first.items[0].id);
     expect(full?.transcript).toEqual({ turns: [{ completion: 'x', observation: 'y' }] });
+    expect(full?.rewardComponents).toEqual({ correctness: 0, token_budget: 0.8, recursion_efficiency: 1, format: 1 });
+    expect(high.items.find((e) => e.sampleIndex === 0)?.rewardComponents.correctness).toBe(1);
     await expect(episodes.recordMany([{ ...make(9, Number.POSITIVE_INFINITY) }])).rejects.toThrow(
       /reward must be a finite/,
     );
+    const nan = { ...make(9, 0.5), rewardComponents: { correctness: Number.NaN } };
+    await expect(episodes.recordMany([nan])).rejects.toThrow(/reward component: correctness must be a finite number/);
   });
 
   it('EpisodeRepository: stores what a policy wrote even when it contains NUL (Postgres cannot)', async () => {
@@ -215,10 +253,7 @@ describe('repositories', () => {
       policyVersion: 0,
       status: 'ok',
       reward: 0.1,
-      rewardCorrectness: 0,
-      rewardFormat: 1,
-      rewardTokenBudget: 0.5,
-      rewardRecursionEfficiency: 0,
+      rewardComponents: { correctness: 0, token_budget: 0.5, recursion_efficiency: 0, format: 1 },
       llmCalls: 0,
       tokens: 10,
       turns: 1,

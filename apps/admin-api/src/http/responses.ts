@@ -106,10 +106,9 @@ const EpisodeSummaryShape = {
   policyVersion: z.number().int(),
   status: z.string().describe('ok, truncated, timeout, sandbox_error or infra_error'),
   reward: z.number(),
-  rewardCorrectness: z.number(),
-  rewardFormat: z.number(),
-  rewardTokenBudget: z.number(),
-  rewardRecursionEfficiency: z.number(),
+  rewardComponents: z
+    .record(z.string(), z.number())
+    .describe("Each reward component's value by name: the components the run's reward config composed"),
   llmCalls: z.number().int(),
   tokens: z.number().int(),
   turns: z.number().int(),

@@ -1,6 +1,5 @@
 import type { RunConfig } from '@fathom/contracts';
 import type {
-  Episode,
   EpisodeRepository,
   PolicyVersion,
   PolicyVersionRepository,
@@ -8,6 +7,7 @@ import type {
   RunRepository,
   RunStatus,
   StepRepository,
+  StoredEpisode,
 } from '@fathom/persistence';
 import type { Logger } from '@fathom/observability';
 import type { JobProducer } from '@fathom/queue';
@@ -103,7 +103,7 @@ export class RunService {
     return this.deps.episodes.list(id, filter, { limit, cursor });
   }
 
-  async episode(id: bigint): Promise<Episode> {
+  async episode(id: bigint): Promise<StoredEpisode> {
     const episode = await this.deps.episodes.get(id);
     if (!episode) throw new AdminError('EPISODE_NOT_FOUND', `episode ${id} does not exist`);
     return episode;
