@@ -1,6 +1,7 @@
 // @ts-check
 import { api } from '../api.js';
 import { empty, facts, fmt, h, table } from '../dom.js';
+import { componentNames } from '../rewards.js';
 
 /** @param {import('../app.js').PageContext} ctx */
 export async function episodePage({ main, params, signal }) {
@@ -39,13 +40,7 @@ export async function episodePage({ main, params, signal }) {
       table(
         'Reward and its components',
         ['Component', 'Value'],
-        [
-          ['total', fmt(e.reward)],
-          ['correctness', fmt(e.rewardCorrectness)],
-          ['format', fmt(e.rewardFormat)],
-          ['token_budget', fmt(e.rewardTokenBudget)],
-          ['recursion_efficiency', fmt(e.rewardRecursionEfficiency)],
-        ],
+        [['total', fmt(e.reward)], ...componentNames([e]).map((name) => [name, fmt(e.rewardComponents[name])])],
         { numeric: [false, true], className: 'reward-table' },
       ),
     ),

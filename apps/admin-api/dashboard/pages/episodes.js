@@ -1,6 +1,7 @@
 // @ts-check
 import { api } from '../api.js';
 import { empty, fmt, h, table } from '../dom.js';
+import { componentNames } from '../rewards.js';
 
 const TASK_TYPES = ['niah', 'extractive', 'multi_needle', 'counting'];
 /** The filters GET /runs/:id/episodes accepts, as [query name, label, input type]. */
@@ -128,6 +129,7 @@ export async function episodesPage({ main, params, query, signal }) {
 
 /** @param {any[]} episodes */
 function episodesTable(episodes) {
+  const components = componentNames(episodes);
   return table(
     'Episodes, newest first',
     [
@@ -137,7 +139,7 @@ function episodesTable(episodes) {
       'Task type',
       'Context tokens',
       'Reward',
-      'Correctness',
+      ...components,
       'llm() calls',
       'Tokens',
       'Status',
@@ -149,11 +151,11 @@ function episodesTable(episodes) {
       e.taskType,
       fmt(e.contextTokens),
       fmt(e.reward),
-      fmt(e.rewardCorrectness),
+      ...components.map((name) => fmt(e.rewardComponents[name])),
       fmt(e.llmCalls),
       fmt(e.tokens),
       e.status,
     ]),
-    { numeric: [false, true, false, false, true, true, true, true, true, false] },
+    { numeric: [false, true, false, false, true, true, ...components.map(() => true), true, true, false] },
   );
 }

@@ -439,8 +439,8 @@ describe.skipIf(missingChromium !== null)('the dashboard in headless chromium', 
         ['total', '0.95'],
         ['correctness', '1'],
         ['format', '0.1'],
-        ['token_budget', '-0.05'],
         ['recursion_efficiency', '0.15'],
+        ['token_budget', '-0.05'],
       ]);
       expect(await page.locator('[data-token-counts]').textContent()).toBe(
         '64 tokens trained on, 201 not; 277 in llm() calls; stopped by answer.',
