@@ -8,7 +8,7 @@ import type { LearnGroupJob } from '@fathom/contracts';
 import { createLogger } from '@fathom/observability';
 import { BullMqTransport, handlerFor, JobProducer } from '@fathom/queue';
 import { deleteQueuePrefix, samplePayloads, waitFor } from '@fathom/queue/testing';
-import { REWARD_SERVING, RewardClient } from '@fathom/rpc';
+import { PolicyClient, policyServing, type PolicySnapshot } from '@fathom/rpc';
 import { z } from 'zod';
 import { loadEnvConfig, serviceEnvShape } from './env-config';
 import { startWorkerService, type WorkerParts, type WorkerService } from './worker.service';
@@ -27,13 +27,26 @@ afterEach(async () => {
   await deleteQueuePrefix(prefix, redisUrl);
 });
 
-/** The parts of a learn-queue consumer that record what happens to them, serving the Reward service over gRPC. */
+/** The one policy version the test services serve over gRPC: a model with no tensors. */
+const SNAPSHOT: PolicySnapshot = {
+  runId: 'run-a',
+  version: 3,
+  step: 30,
+  checkpointPath: null,
+  configJson: '{}',
+  tensors: [],
+};
+
+/** The parts of a learn-queue consumer that record what happens to them, serving the Policy service over gRPC. */
 function recordingParts(events: string[], handled: LearnGroupJob[]): WorkerParts {
   return {
     queues: ['learn'],
     handlers: [handlerFor('learn.group', async (job) => void handled.push(job))],
     concurrency: { learn: 1 },
-    grpc: { port: 0, ...REWARD_SERVING },
+    grpc: {
+      port: 0,
+      ...policyServing({ latest: (runId) => (runId === SNAPSHOT.runId ? SNAPSHOT : undefined), get: () => undefined }),
+    },
     start: () => events.push('started'),
     stop: async () => void events.push('stopped'),
     close: async () => void events.push('parts closed'),
@@ -53,10 +66,6 @@ function configOf(httpPort = 0, env: Record<string, string> = {}) {
   });
 }
 
-const GROUP = [
-  { turns: [{ completion: '<answer>red</answer>' }], llmCalls: [], tokens: { completion: 5, subcall: 0 } },
-];
-const TASK = { question: 'What colour is the van?', answer: 'red', aliases: [], context_tokens: 100 };
 const nonLoopbackIPv4 = Object.values(networkInterfaces())
   .flat()
   .find((i) => i !== undefined && i.family === 'IPv4' && !i.internal)?.address;
@@ -74,10 +83,9 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
       build: async () => recordingParts(events, handled),
     });
     expect(events).toEqual(['started']);
-    const reward = new RewardClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
-    cleanups.push(async () => reward.close());
-    const scored = await reward.scoreGroup(GROUP, TASK);
-    expect(scored.results[0]?.components.correctness).toBe(1);
+    const policy = new PolicyClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
+    cleanups.push(async () => policy.close());
+    expect((await policy.getLatest('run-a')).version).toBe(3);
 
     const transport = new BullMqTransport({ redisUrl, prefix });
     cleanups.push(() => transport.close());
@@ -98,9 +106,7 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
     service = undefined;
     expect(events).toEqual(['started', 'stopped', 'parts closed']);
     await expect(fetch(`${base}/health`)).rejects.toThrow();
-    await expect(reward.scoreGroup([], { question: 'q', answer: 'a', aliases: [], context_tokens: 1 })).rejects.toThrow(
-      /UNAVAILABLE/,
-    );
+    await expect(policy.getLatest('run-a')).rejects.toThrow(/UNAVAILABLE/);
   });
 
   it('serves gRPC on loopback only unless GRPC_HOST says otherwise', async () => {
@@ -111,14 +117,14 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
       infra: { healthQueue: 'learn' },
       build: async () => recordingParts([], []),
     });
-    const local = new RewardClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
+    const local = new PolicyClient(`127.0.0.1:${service.grpcPort}`, { retries: 0 });
     cleanups.push(async () => local.close());
-    expect((await local.scoreGroup(GROUP, TASK)).results).toHaveLength(1);
+    expect((await local.getLatest('run-a')).version).toBe(3);
     // Where the machine has a non-loopback address, the same port there is closed.
     if (nonLoopbackIPv4 === undefined) return;
-    const remote = new RewardClient(`${nonLoopbackIPv4}:${service.grpcPort}`, { retries: 0, deadlineMs: 2_000 });
+    const remote = new PolicyClient(`${nonLoopbackIPv4}:${service.grpcPort}`, { retries: 0, deadlineMs: 2_000 });
     cleanups.push(async () => remote.close());
-    await expect(remote.scoreGroup(GROUP, TASK)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    await expect(remote.getLatest('run-a')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
   });
 
   it('with GRPC_TOKEN answers only the calls that carry it, and UNAUTHENTICATED the others', async () => {
@@ -132,19 +138,32 @@ describe('a worker service on the machine’s Redis and Postgres', () => {
     });
     const address = `127.0.0.1:${service.grpcPort}`;
     const client = (options: { token?: string }) => {
-      const reward = new RewardClient(address, { retries: 0, ...options });
-      cleanups.push(async () => reward.close());
-      return reward;
+      const policy = new PolicyClient(address, { retries: 0, ...options });
+      cleanups.push(async () => policy.close());
+      return policy;
     };
-    await expect(client({}).scoreGroup(GROUP, TASK)).rejects.toMatchObject({
+    await expect(client({}).getLatest('run-a')).rejects.toMatchObject({
       code: grpc.status.UNAUTHENTICATED,
       message: expect.stringMatching(/needs "authorization: Bearer <GRPC_TOKEN>" metadata/),
     });
-    await expect(client({ token: `${token}!` }).scoreGroup(GROUP, TASK)).rejects.toMatchObject({
+    await expect(client({ token: `${token}!` }).getLatest('run-a')).rejects.toMatchObject({
       code: grpc.status.UNAUTHENTICATED,
       message: expect.stringMatching(/not this server's GRPC_TOKEN/),
     });
-    expect((await client({ token }).scoreGroup(GROUP, TASK)).results[0]?.components.correctness).toBe(1);
+    expect((await client({ token }).getLatest('run-a')).version).toBe(3);
+  });
+
+  it('serves no gRPC when its parts name none', async () => {
+    const { grpc: _served, ...parts } = recordingParts([], []);
+    service = await startWorkerService({
+      name: 'test-service',
+      config: configOf(),
+      logger,
+      infra: { healthQueue: 'learn' },
+      build: async () => parts,
+    });
+    expect(service.grpcPort).toBeNull();
+    expect((await fetch(`http://127.0.0.1:${service.httpPort}/health`)).status).toBe(200);
   });
 
   it('closes what it had opened when its HTTP port is taken', async () => {

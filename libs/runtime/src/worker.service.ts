@@ -31,8 +31,8 @@ export interface WorkerParts {
   drainTimeoutMs?: number;
   /** The queues whose counts `/metrics` reports (default: every queue). */
   metricsQueues?: readonly QueueName[];
-  /** What its gRPC server serves, on `port` (0: any free port), beside /health and /metrics. */
-  grpc: GrpcServing & { port: number };
+  /** What its gRPC server serves, on `port` (0: any free port), beside /health and /metrics; absent: no gRPC server. */
+  grpc?: GrpcServing & { port: number };
   /** Fields of the "started" log line besides the ports. */
   ready?: LogFields;
   /** Runs once the consumer has started (the learner's run scheduler). */
@@ -55,7 +55,8 @@ export interface WorkerServiceSpec<C extends WorkerServiceConfig> {
 export interface WorkerService {
   /** The port of /health and /metrics. */
   httpPort: number;
-  grpcPort: number;
+  /** The port of its gRPC server; null when it serves no gRPC. */
+  grpcPort: number | null;
   /** Stops the service in its order: `stop`, the consumer (drained), gRPC and /health, `close`, the connections. */
   close(): Promise<void>;
 }
@@ -98,18 +99,18 @@ export class WorkerServiceModule {
     infra: ServiceInfra,
     consumer: JobConsumer,
     lifecycle: WorkerLifecycle,
-    grpc: GrpcServing,
+    grpc: GrpcServing | undefined,
     logger: Logger,
   ): DynamicModule {
     return {
       module: WorkerServiceModule,
       imports: [OpsModule.create({ registry: infra.registry, checks: infra.checks, logger })],
-      controllers: grpc.controllers,
+      controllers: grpc?.controllers ?? [],
       providers: [
         { provide: JobConsumer, useValue: consumer },
         { provide: WorkerLifecycle, useValue: lifecycle },
         { provide: Logger, useValue: logger },
-        ...(grpc.providers ?? []),
+        ...(grpc?.providers ?? []),
       ],
     };
   }
@@ -135,7 +136,7 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
   });
   let app: NestExpressApplication | undefined;
   let lifecycle: WorkerLifecycle;
-  let grpcPort: number;
+  let grpcPort: number | null = null;
   try {
     const consumer = new JobConsumer({
       transport,
@@ -152,13 +153,15 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
       WorkerServiceModule.create(infra, consumer, lifecycle, parts.grpc, logger),
       { bodyParser: false, logger: new NestJsonLogger(logger) },
     );
-    grpcPort = await serveGrpc(app, {
-      host: config.GRPC_HOST,
-      port: parts.grpc.port,
-      services: parts.grpc.services,
-      logger,
-      token: config.GRPC_TOKEN,
-    });
+    if (parts.grpc !== undefined) {
+      grpcPort = await serveGrpc(app, {
+        host: config.GRPC_HOST,
+        port: parts.grpc.port,
+        services: parts.grpc.services,
+        logger,
+        token: config.GRPC_TOKEN,
+      });
+    }
     await app.listen(config.HTTP_PORT, config.HOST);
   } catch (error) {
     if (app !== undefined) await app.close().catch(() => undefined);
@@ -170,7 +173,11 @@ export async function startWorkerService<C extends WorkerServiceConfig>(
   }
   lifecycle.start();
   const port = (app.getHttpServer().address() as AddressInfo).port;
-  logger.info(`${spec.name} started`, { http_port: port, grpc_port: grpcPort, ...parts.ready });
+  logger.info(`${spec.name} started`, {
+    http_port: port,
+    ...(grpcPort === null ? {} : { grpc_port: grpcPort }),
+    ...parts.ready,
+  });
   let closed: Promise<void> | undefined;
   return { httpPort: port, grpcPort, close: () => (closed ??= app.close()) };
 }
