@@ -88,7 +88,7 @@ EXPOSE 8080
 CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/admin-api.mjs"]
 
 FROM runtime AS reward-service
-EXPOSE 9200 50071
+EXPOSE 9200
 CMD ["node", "--no-node-snapshot", "--enable-source-maps", "dist/reward-service.mjs"]
 
 FROM runtime AS rollout-worker

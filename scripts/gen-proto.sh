@@ -11,4 +11,4 @@ mkdir -p "$out"
 node_modules/.bin/node node_modules/@grpc/proto-loader/build/bin/proto-loader-gen-types.js \
   --keepCase --longs=Number --enums=String --oneofs --includeComments \
   --grpcLib=@grpc/grpc-js -I proto -O "$out" \
-  env.proto inference.proto policy.proto reward.proto
+  env.proto inference.proto policy.proto

@@ -63,8 +63,8 @@ export interface Stack {
   envUrl: string | null;
   /**
    * Starts a service of the stack again (after it was killed, or stops it first) with the same environment: the
-   * learner and the reward-service bind the same gRPC port (chosen up front), so the services that call them find
-   * them again. It replaces the old one in `services`.
+   * learner binds the same gRPC port (chosen up front), so the services that call it find it again. It replaces the
+   * old one in `services`.
    */
   restart(name: string): Promise<ServiceProcess>;
   /** Starts one more rollout worker (e.g. after the others, or none, were started); it stops with the stack. */
@@ -171,7 +171,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       'learner-service started',
     );
     policyAddress = `127.0.0.1:${learner.ready.grpc_port}`;
-    await launch('reward-service', 'reward-service', { GRPC_PORT: String(await freePort()) }, 'reward-service started');
+    await launch('reward-service', 'reward-service', {}, 'reward-service started');
     let envUrl: string | null = null;
     if (o.envService) {
       firstInferencePort = String(await freePort());

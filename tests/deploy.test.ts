@@ -860,7 +860,7 @@ describe('docker-compose.yml', () => {
   it('fails on ports that are not the configured ones, a wrong gRPC address, a missing target and a Redis that evicts', () => {
     const problems = checkCompose(
       mutated(compose, (c) => {
-        obj(composeService(c, 'reward-service').environment).GRPC_PORT = '50072';
+        obj(composeService(c, 'learner-service').environment).GRPC_PORT = '50062';
         obj(composeService(c, 'env-service').environment).HTTP_PORT = '8001';
         obj(composeService(c, 'rollout-worker').environment).POLICY_ADDRESS = 'learner-service:50071';
         obj(composeService(c, 'admin-api').build).target = 'admin';
@@ -869,9 +869,9 @@ describe('docker-compose.yml', () => {
       stages,
     ).join('\n');
     expect(problems).toMatch(
-      /reward-service: ports\/expose \[9200, 50071\] are not the service's ports \[9200, 50072\]/,
+      /learner-service: ports\/expose \[9300, 50061\] are not the service's ports \[9300, 50062\]/,
     );
-    expect(problems).toMatch(/POLICY_ADDRESS=learner-service:50071: learner-service's gRPC port is 50061/);
+    expect(problems).toMatch(/POLICY_ADDRESS=learner-service:50071: learner-service's gRPC port is 50062/);
     expect(problems).toMatch(/env-service: healthcheck port 8000 is not HTTP_PORT 8001/);
     expect(problems).toMatch(/build target admin is not a stage/);
     expect(problems).toMatch(/redis runs without --maxmemory-policy noeviction/);
@@ -958,14 +958,13 @@ describe('k8s/', () => {
   it('fails on a gRPC server left on loopback and on a service not given GRPC_TOKEN', () => {
     const problems = checkK8s(
       mutated(k8s, (objects) => {
-        delete obj(objects.find((o) => o.kind === 'ConfigMap' && o.name === 'reward-service-config')!.body.data)
-          .GRPC_HOST;
+        delete obj(objects.find((o) => o.kind === 'ConfigMap' && o.name === 'env-service-config')!.body.data).GRPC_HOST;
         const env = k8sContainer(objects, 'Deployment', 'env-service');
         env.env = arr(env.env).filter((e) => obj(e).name !== 'GRPC_TOKEN');
       }),
       stages,
     ).join('\n');
-    expect(problems).toMatch(/Deployment\/reward-service: GRPC_HOST 127.0.0.1 is loopback/);
+    expect(problems).toMatch(/Deployment\/env-service: GRPC_HOST 127.0.0.1 is loopback/);
     expect(problems).toMatch(/Deployment\/env-service: GRPC_TOKEN is not passed to it/);
   });
 

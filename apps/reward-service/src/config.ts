@@ -1,15 +1,13 @@
-import { PortSchema, envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
+import { envInt, loadEnvConfig, serviceEnvShape } from '@fathom/runtime';
 import { z } from 'zod';
 
 /**
  * The reward-service's configuration, read once at boot from environment variables; defaults work on one machine.
  * It takes `reward.group` jobs, scores them with libs/rewards, writes Episode rows and hands the scored group to
- * the `learn` queue; it also serves gRPC Reward.ScoreGroup.
+ * the `learn` queue.
  */
 export const RewardServiceConfigSchema = z.object({
   ...serviceEnvShape(9200),
-  /** gRPC Reward; 0 picks a free port. */
-  GRPC_PORT: PortSchema.default(50071),
   /** reward.group jobs scored at once. */
   CONCURRENCY: envInt(1).default(4),
   DRAIN_TIMEOUT_MS: envInt(0).default(30_000),

@@ -1,7 +1,6 @@
 import { createLogger, type Logger } from '@fathom/observability';
 import { EpisodeRepository, RunRepository } from '@fathom/persistence';
 import { handlerFor, JobProducer } from '@fathom/queue';
-import { REWARD_SERVING } from '@fathom/rpc';
 import { EndedRuns, startWorkerService, type WorkerService } from '@fathom/runtime';
 import { RunContextCache } from '@fathom/training';
 import type { RewardServiceConfig } from './config';
@@ -10,7 +9,7 @@ import { RewardService } from './reward.service';
 
 /**
  * Starts the reward-service: consumes the `reward` queue (CONCURRENCY groups at once), writes Episode rows, feeds
- * the `learn` queue, serves gRPC Reward.ScoreGroup and /health + /metrics.
+ * the `learn` queue, serves /health + /metrics.
  */
 export function startRewardService(
   config: RewardServiceConfig,
@@ -38,7 +37,6 @@ export function startRewardService(
         concurrency: { reward: config.CONCURRENCY },
         drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
         metricsQueues: ['reward'],
-        grpc: { port: config.GRPC_PORT, ...REWARD_SERVING },
         close: () => endedRuns.close(),
       };
     },

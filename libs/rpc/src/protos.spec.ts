@@ -18,7 +18,6 @@ describe('loadService', () => {
       'GetWeights',
     ]);
     expect(loadService('policy.proto', 'fathom.policy.v1.Policy').service.GetWeights.responseStream).toBe(true);
-    expect(Object.keys(loadService('reward.proto', 'fathom.reward.v1.Reward').service)).toEqual(['ScoreGroup']);
   });
 
   it('loads each proto once', () => {
@@ -28,9 +27,9 @@ describe('loadService', () => {
   it('rejects a path that is not a service, at compile time and at run time', () => {
     // @ts-expect-error a message type, not a service
     expect(() => loadService('policy.proto', 'fathom.policy.v1.WeightsChunk')).toThrow(/no service at/);
-    // @ts-expect-error the Reward service lives in reward.proto
-    expect(() => loadService('policy.proto', 'fathom.reward.v1.Reward')).toThrow(
-      /no service at "fathom.reward.v1.Reward"/,
+    // @ts-expect-error the Inference service lives in inference.proto
+    expect(() => loadService('policy.proto', 'fathom.inference.v1.Inference')).toThrow(
+      /no service at "fathom.inference.v1.Inference"/,
     );
   });
 });

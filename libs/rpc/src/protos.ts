@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { ProtoGrpcType as EnvProto } from './generated/env';
 import type { ProtoGrpcType as InferenceProto } from './generated/inference';
 import type { ProtoGrpcType as PolicyProto } from './generated/policy';
-import type { ProtoGrpcType as RewardProto } from './generated/reward';
 
 /** The repository's proto/ folder. */
 export const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
@@ -28,7 +27,6 @@ export interface ProtoTypes {
   'env.proto': EnvProto;
   'inference.proto': InferenceProto;
   'policy.proto': PolicyProto;
-  'reward.proto': RewardProto;
 }
 export type ProtoFile = keyof ProtoTypes;
 

@@ -48,7 +48,7 @@ export async function serveGrpc(app: INestApplication, options: GrpcTransportOpt
 /**
  * Serves controllers alone, as a Nest microservice on `GrpcTransport` (the tests and benches of a gRPC service). The
  * services themselves serve theirs from their one Nest application (`serveGrpc`): the env-service, and through
- * `startWorkerService` the learner (Policy), the reward-service (Reward) and the rollout workers (Inference).
+ * `startWorkerService` the learner (Policy) and the rollout workers (Inference).
  */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<GrpcServiceHandle> {
   const transport = new GrpcTransport(options);

@@ -5,24 +5,34 @@ import { createLogger } from '@fathom/observability';
 import { of } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StatusError } from '../errors';
-import type { RewardClient } from '../generated/fathom/reward/v1/Reward';
-import type { ScoreGroupReply__Output } from '../generated/fathom/reward/v1/ScoreGroupReply';
+import type { GenerateReply__Output } from '../generated/fathom/inference/v1/GenerateReply';
+import type { InferenceClient } from '../generated/fathom/inference/v1/Inference';
 import { loadService } from '../protos';
 import { startGrpcService, type GrpcServiceHandle } from './grpc.service';
 import { StatusErrorFilter } from './status.filter';
 
 const logger = createLogger({ service: 'rpc-test', level: 'silent' });
-const REWARD = [{ proto: 'reward.proto' as const, name: 'fathom.reward.v1.Reward' }];
+const INFERENCE = [{ proto: 'inference.proto' as const, name: 'fathom.inference.v1.Inference' }];
 
-/** What the scripted ScoreGroup handler does next: answer a reply, an Observable of replies, or throw. */
+/** What the scripted Generate handler does next: answer a reply, an Observable of replies, or throw. */
 let script: () => unknown = () => ({});
 
 @Controller()
 @UseFilters(StatusErrorFilter)
-class ScriptedRewardController {
-  @GrpcMethod('Reward', 'ScoreGroup')
-  scoreGroup(): unknown {
+class ScriptedInferenceController {
+  @GrpcMethod('Inference', 'Generate')
+  generate(): unknown {
     return script();
+  }
+
+  @GrpcMethod('Inference', 'Describe')
+  describe(): unknown {
+    return {};
+  }
+
+  @GrpcMethod('Inference', 'ReadSpan')
+  readSpan(): unknown {
+    return {};
   }
 }
 
@@ -34,29 +44,29 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function serve(): Promise<{ server: GrpcServiceHandle; client: RewardClient }> {
+async function serve(): Promise<{ server: GrpcServiceHandle; client: InferenceClient }> {
   const server = await startGrpcService({
     host: '127.0.0.1',
     port: 0,
     logger,
-    services: REWARD,
-    controllers: [ScriptedRewardController],
+    services: INFERENCE,
+    controllers: [ScriptedInferenceController],
   });
   cleanup.push(() => server.close());
-  const Reward = loadService('reward.proto', 'fathom.reward.v1.Reward');
-  const client = new Reward(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+  const Inference = loadService('inference.proto', 'fathom.inference.v1.Inference');
+  const client = new Inference(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   cleanup.push(() => client.close());
   return { server, client };
 }
 
-function scoreGroup(client: RewardClient): Promise<ScoreGroupReply__Output> {
+function generate(client: InferenceClient): Promise<GenerateReply__Output> {
   return new Promise((resolve, reject) =>
-    client.ScoreGroup({}, (error, reply) => (error ? reject(error) : resolve(reply!))),
+    client.Generate({}, (error, reply) => (error ? reject(error) : resolve(reply!))),
   );
 }
 
-async function firstTotal(client: RewardClient): Promise<number | undefined> {
-  return (await scoreGroup(client)).results?.[0]?.total;
+async function text(client: InferenceClient): Promise<string | undefined> {
+  return (await generate(client)).text;
 }
 
 async function failure(call: Promise<unknown>): Promise<grpc.ServiceError> {
@@ -71,30 +81,30 @@ async function failure(call: Promise<unknown>): Promise<grpc.ServiceError> {
 describe('GrpcTransport (Nest microservice)', () => {
   it('answers what a controller method returns, resolves or emits last', async () => {
     const { client } = await serve();
-    script = () => ({ results: [{ total: 0.5 }] });
-    expect(await firstTotal(client)).toBe(0.5);
-    script = async () => ({ results: [{ total: 0.25 }] });
-    expect(await firstTotal(client)).toBe(0.25);
-    script = () => of({ results: [{ total: 0.1 }] }, { results: [{ total: 0.75 }] });
-    expect(await firstTotal(client)).toBe(0.75);
+    script = () => ({ text: 'a' });
+    expect(await text(client)).toBe('a');
+    script = async () => ({ text: 'b' });
+    expect(await text(client)).toBe('b');
+    script = () => of({ text: 'c' }, { text: 'd' });
+    expect(await text(client)).toBe('d');
   });
 
   it('answers a StatusError with its status, anything else INTERNAL naming the method, and keeps serving', async () => {
     const { client } = await serve();
     script = () => {
-      throw new StatusError(grpc.status.FAILED_PRECONDITION, 'no such group');
+      throw new StatusError(grpc.status.FAILED_PRECONDITION, 'no such model');
     };
-    const refused = await failure(scoreGroup(client));
+    const refused = await failure(generate(client));
     expect(refused.code).toBe(grpc.status.FAILED_PRECONDITION);
-    expect(refused.details).toBe('no such group');
+    expect(refused.details).toBe('no such model');
 
     script = () => Promise.reject(new TypeError('cannot read x of undefined'));
-    const failed = await failure(scoreGroup(client));
+    const failed = await failure(generate(client));
     expect(failed.code).toBe(grpc.status.INTERNAL);
-    expect(failed.details).toBe('/fathom.reward.v1.Reward/ScoreGroup: cannot read x of undefined');
+    expect(failed.details).toBe('/fathom.inference.v1.Inference/Generate: cannot read x of undefined');
 
-    script = () => ({ results: [{ total: 2 }] });
-    expect(await firstTotal(client)).toBe(2);
+    script = () => ({ text: 'e' });
+    expect(await text(client)).toBe('e');
   });
 
   it('refuses to start when a method of a served service has no handler, naming the decorator to add', async () => {
@@ -102,11 +112,11 @@ describe('GrpcTransport (Nest microservice)', () => {
       host: '127.0.0.1',
       port: 0,
       logger,
-      services: REWARD,
+      services: INFERENCE,
       controllers: [EmptyController],
     });
     await expect(start).rejects.toThrow(
-      "no handler for /fathom.reward.v1.Reward/ScoreGroup: decorate a controller method @GrpcMethod('Reward', 'ScoreGroup')",
+      "no handler for /fathom.inference.v1.Inference/Generate: decorate a controller method @GrpcMethod('Inference', 'Generate')",
     );
   });
 
@@ -116,15 +126,15 @@ describe('GrpcTransport (Nest microservice)', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     script = async () => {
       await released;
-      return { results: [{ total: 1 }] };
+      return { text: 'f' };
     };
-    const inFlight = scoreGroup(client);
+    const inFlight = generate(client);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = server.close();
-    const late = await failure(scoreGroup(client));
+    const late = await failure(generate(client));
     expect(late.code).toBe(grpc.status.UNAVAILABLE);
     release();
-    expect((await inFlight).results?.[0]?.total).toBe(1);
+    expect((await inFlight).text).toBe('f');
     await closed;
   });
 });

@@ -6,10 +6,10 @@ import { requireToken } from '../auth';
 import { loadService, type ProtoFile } from '../protos';
 import { bindServer, createServer, shutdownServer } from '../server';
 
-/** A service of a proto file that a transport serves: `{ proto: 'reward.proto', name: 'fathom.reward.v1.Reward' }`. */
+/** A service of a proto file that a transport serves: `{ proto: 'policy.proto', name: 'fathom.policy.v1.Policy' }`. */
 export interface GrpcServiceSpec {
   proto: ProtoFile;
-  /** The fully qualified service name; handlers name it without its package (`@GrpcMethod('Reward', 'ScoreGroup')`). */
+  /** The fully qualified service name; handlers name it without its package (`@GrpcMethod('Policy', 'GetLatest')`). */
   name: string;
 }
 

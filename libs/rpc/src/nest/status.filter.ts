@@ -24,7 +24,7 @@ export class StatusErrorFilter implements RpcExceptionFilter {
   }
 }
 
-/** The method path of the call a handler was given (`/fathom.reward.v1.Reward/ScoreGroup`). */
+/** The method path of the call a handler was given (`/fathom.policy.v1.Policy/GetLatest`). */
 export function methodOf(host: ArgumentsHost): string {
   const call = host.getArgs().find((arg): arg is { getPath(): string } => typeof arg?.getPath === 'function');
   return call?.getPath() ?? 'unknown method';
