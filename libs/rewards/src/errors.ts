@@ -6,7 +6,7 @@ export enum RewardErrorCode {
   InvalidTrajectory = 'INVALID_TRAJECTORY',
   /** `scoreGroup` was given no trajectories. */
   EmptyGroup = 'EMPTY_GROUP',
-  /** `registerRewardComponent` was given a name that is not snake_case or is taken. */
+  /** A component registered under a name that is not snake_case or is taken, or that scored outside [0, 1]. */
   InvalidComponent = 'INVALID_COMPONENT',
 }
 
@@ -20,7 +20,7 @@ export function rewardErrorMessage(code: RewardErrorCode, detail: string): strin
     case RewardErrorCode.EmptyGroup:
       return `cannot score an empty group: ${detail}`;
     case RewardErrorCode.InvalidComponent:
-      return `cannot register reward component ${detail}`;
+      return `invalid reward component ${detail}`;
     default: {
       const unreachable: never = code;
       return `unknown reward error ${String(unreachable)}: ${detail}`;

@@ -14,6 +14,8 @@ registerRewardComponent({
 });
 /** A gated component: always 1 before its gate. */
 registerRewardComponent({ name: 'always_one_if_correct', requiresCorrectAnswer: true, score: () => 1 });
+/** A broken component: its value is out of range. */
+registerRewardComponent({ name: 'out_of_range', requiresCorrectAnswer: false, score: () => 1.5 });
 
 function thrown(action: () => unknown): RewardError {
   try {
@@ -34,6 +36,7 @@ describe('reward component registry', () => {
       'recursion_efficiency',
       'few_turns',
       'always_one_if_correct',
+      'out_of_range',
     ]);
   });
 
@@ -59,6 +62,13 @@ describe('reward component registry', () => {
     });
   });
 
+  it('refuses a value outside [0, 1], naming the component', () => {
+    const config = { weights: { correctness: 0.5, out_of_range: 0.5 } };
+    const error = thrown(() => scoreTrajectory(trajectory('<answer>red</answer>'), MIRROR_TASK, config));
+    expect(error.code).toBe(RewardErrorCode.InvalidComponent);
+    expect(error.message).toBe('invalid reward component "out_of_range" scored 1.5, outside [0, 1]');
+  });
+
   it('rejects a config naming an unregistered component, naming the registered ones', () => {
     const error = thrown(() => resolveRewardConfig({ weights: { correctness: 0.5, brevity: 0.5 } }));
     expect(error.code).toBe(RewardErrorCode.InvalidConfig);
@@ -76,7 +86,7 @@ describe('reward component registry', () => {
       registerRewardComponent({ name: 'correctness', requiresCorrectAnswer: false, score: () => 0 }),
     );
     expect(taken.code).toBe(RewardErrorCode.InvalidComponent);
-    expect(taken.message).toMatch(/"correctness" is already registered/);
+    expect(taken.message).toMatch(/invalid reward component "correctness": the name is already registered/);
     expect(
       thrown(() => registerRewardComponent({ name: 'Token Budget', requiresCorrectAnswer: false, score: () => 0 }))
         .message,

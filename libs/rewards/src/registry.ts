@@ -37,7 +37,10 @@ export interface RewardComponent {
   readonly name: string;
   /** A gate (OpenEnv's `Gate` rubric): when true the component is paid only for a correct answer, else it is 0. */
   readonly requiresCorrectAnswer: boolean;
-  /** The component's value in [0, 1]. Pure and deterministic; never throws for what the model wrote. */
+  /**
+   * The component's value in [0, 1] (anything else is a bug of the component: `scoreTrajectory` throws INVALID_COMPONENT).
+   * Pure and deterministic; never throws for what the model wrote.
+   */
   score(facts: EpisodeFacts): number;
 }
 
@@ -63,7 +66,7 @@ export function registerRewardComponent(component: RewardComponent): void {
     throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}": ${name.error.issues[0].message}`);
   }
   if (registry.has(component.name)) {
-    throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}" is already registered`);
+    throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}": the name is already registered`);
   }
   registry.set(component.name, component);
 }

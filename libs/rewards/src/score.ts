@@ -93,6 +93,9 @@ export function scoreTrajectory(
   let uncappedTotal = 0;
   for (const { component, weight } of composedComponents(cfg)) {
     const value = component.requiresCorrectAnswer && !grade.correct ? 0 : component.score(facts);
+    if (!(value >= 0 && value <= 1)) {
+      throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}" scored ${value}, outside [0, 1]`);
+    }
     components[component.name] = value;
     uncappedTotal += weight * value;
   }
