@@ -82,6 +82,8 @@ export class LearnerMetrics {
     const groups = record.groups as { trainable: number; skipped: Record<string, number> };
     this.groupsTrainable.set(groups.trainable);
     for (const [reason, n] of Object.entries(groups.skipped)) if (n > 0) this.skippedGroups.inc({ reason }, n);
+    // The last step's components only: one the run's config does not compose must not linger from another run.
+    this.rewardComponent.reset();
     for (const [key, value] of Object.entries(record)) {
       const component = REWARD_COMPONENT_MEAN.exec(key)?.[1];
       const mean = num(value);

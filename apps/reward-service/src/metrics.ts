@@ -50,6 +50,8 @@ export class RewardMetrics {
     if (reward === null) return;
     if (reward.zeroStd) this.zeroStdGroups.inc();
     this.reward.set(reward.totals.mean);
+    // The last group's components only: one its run's config no longer composes must not linger.
+    this.component.reset();
     for (const [component, { mean }] of Object.entries(reward.perComponent)) this.component.set({ component }, mean);
   }
 }
