@@ -1,7 +1,7 @@
 import type { ModelConfig } from './config';
 import { ModelError, ModelErrorCode } from './errors';
 import { Rng } from '@fathom/contracts';
-import { WORD_FEATURE_COUNT } from './word-features';
+import { wordFeatureCount } from './word-features';
 
 /** A model's weights by Hugging Face tensor name, row-major float32 (Linear weights are (out, in)). */
 export type ParamMap = Map<string, Float32Array>;
@@ -76,7 +76,11 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
   const specs: ParamSpec[] = [];
   if (config.reader?.exactMatch) specs.push({ name: MATCH_EMBEDDING, shape: [config.hiddenSize], init: 'normal' });
   if (config.reader?.wordFeatures)
-    specs.push({ name: WORD_FEATURE_EMBEDDING, shape: [WORD_FEATURE_COUNT, config.hiddenSize], init: 'normal' });
+    specs.push({
+      name: WORD_FEATURE_EMBEDDING,
+      shape: [wordFeatureCount(config.reader.sentenceRecency), config.hiddenSize],
+      init: 'normal',
+    });
   if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
   return specs;
 }

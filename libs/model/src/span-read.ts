@@ -161,6 +161,8 @@ export function chooseSpan(
  */
 export class SpanReader {
   readonly maxSpanTokens: number;
+  /** The word features its reads are encoded with beyond shape and sentence match. */
+  readonly features: { sentenceRecency: boolean };
 
   constructor(
     private readonly graphs: ModelGraphs,
@@ -175,6 +177,7 @@ export class SpanReader {
         'a span reader needs a model with a span head (fathom_reader)',
       );
     this.maxSpanTokens = heads.maxSpanTokens;
+    this.features = { sentenceRecency: heads.sentenceRecency };
   }
 
   /** The longest prompt it reads. */

@@ -11,6 +11,7 @@ import {
   saveCheckpoint,
   spanTrainBatch,
   type Checkpoint,
+  type ReaderHeads,
   type SpanReadInput,
   type Tokenizer,
 } from '@fathom/model';
@@ -41,6 +42,7 @@ const ReaderStageSchema = z.strictObject({
   inventedShare: share.optional(),
   inventedDistractorShare: share.optional(),
   inventedQuestionShare: share.optional(),
+  unownedShare: share.optional(),
   /**
    * Share of the chunk's words (those not in the question) whose tokens are replaced by random ordinary tokens, their
    * word features kept: word dropout (Iyyer et al. 2015) for a hashed vocabulary. Every word of the generated frames is
@@ -157,12 +159,12 @@ type SpanExample = SpanReadInput & { start: number; end: number };
 function toSpanExample(
   example: ReaderExample,
   tokenizer: Tokenizer,
-  maxSpanTokens: number,
+  heads: ReaderHeads,
   noise: { share: number; rng: Rng },
 ): SpanExample | null {
-  const input = encodeReadInput(example.question, example.chunk, tokenizer);
+  const input = encodeReadInput(example.question, example.chunk, tokenizer, heads);
   const gold = goldSpan(input, example.chunk, example.answer, example.distractors);
-  if (gold === null || (gold.start !== input.none && gold.end - gold.start >= maxSpanTokens)) return null;
+  if (gold === null || (gold.start !== input.none && gold.end - gold.start >= heads.maxSpanTokens)) return null;
   return { ...wordNoise(input, tokenizer, noise), ...gold };
 }
 
@@ -228,7 +230,7 @@ export async function readerAccuracy(
   let correct = 0;
   for (let i = 0; i < examples.length; i += batchSize) {
     const group = examples.slice(i, i + batchSize);
-    const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer));
+    const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer, model.config.reader));
     const reads = inputs.map(spanReadInput);
     const rows = packSpanReads(reads, padIdOf(tokenizer), 64);
     const logits = await graphs.spanLogits(model.params, rows);
@@ -257,7 +259,7 @@ export async function runReaderSft(
 ): Promise<{ finalDir: string; last: ReaderStepRecord | null; lastEval: ReaderEvalRecord | null }> {
   const model = await initialModel(config);
   const tokenizer = model.tokenizer!;
-  const maxSpan = model.config.reader!.maxSpanTokens;
+  const heads = model.config.reader!;
   const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: false });
   const steps = config.stages.reduce((n, s) => n + s.steps, 0);
   const optimizer = createAdamW(model.params, graphs.trainableSpecs, config.optimizer, steps);
@@ -286,14 +288,14 @@ export async function runReaderSft(
         const batch: SpanExample[] = [];
         let skipped = 0;
         while (batch.length < config.batchSize) {
-          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, maxSpan, noise);
+          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, heads, noise);
           if (example === null) skipped++;
           else batch.push(example);
         }
         const rows = spanTrainBatch(batch, {
           padId: padIdOf(tokenizer),
           padMultiple: config.padMultiple,
-          maxSpanTokens: maxSpan,
+          maxSpanTokens: heads.maxSpanTokens,
         });
         const result = await graphs.spanTrainStep(
           model.params,

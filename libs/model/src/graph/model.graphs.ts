@@ -19,7 +19,7 @@ import {
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
 import { ModelError, ModelErrorCode } from '../errors';
-import { WORD_FEATURE_COUNT } from '../word-features';
+import { wordFeatureCount } from '../word-features';
 import { loraSpecs, mergeLora } from '../lora';
 import { checkParams, type ParamMap, type ParamSpec, paramSpecs, SPAN_HEAD } from '../params';
 import { KvCacheDecoder } from './kv-cache.decoder';
@@ -314,8 +314,9 @@ export class ModelGraphs {
           ModelErrorCode.InvalidArgument,
           `feature has ${b.feature.length} entries, batch is ${b.batch}×${b.length}`,
         );
+      const count = wordFeatureCount(this.config.reader?.sentenceRecency ?? false);
       for (let i = 0; i < b.feature.length; i++)
-        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= WORD_FEATURE_COUNT)
+        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= count)
           throw new ModelError(
             ModelErrorCode.InvalidArgument,
             `word feature ${b.feature[i]} at ${i} is not a wordFeature id`,
