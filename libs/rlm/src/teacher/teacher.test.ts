@@ -61,8 +61,11 @@ const replayLlm =
   (task: Task): LlmHandler =>
   async ({ prompt, chunk }) => ({ text: oracleRead(task, prompt, chunk ?? ''), promptTokens: 0, completionTokens: 0 });
 
-async function replay(example: SftExample): Promise<{ answers: (string | null)[]; errors: (string | null)[] }> {
-  const task = byId.get(example.task_id) as Task;
+/** Plays `example`'s cells on `task` (its own by default) in the real sandbox, the oracle reader answering llm(). */
+async function replay(
+  example: SftExample,
+  task = byId.get(example.task_id) as Task,
+): Promise<{ answers: (string | null)[]; errors: (string | null)[] }> {
   const episode = await pool.openEpisode({
     ctx: task.context,
     ctxKey: task.id,
@@ -97,6 +100,17 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
       else expect(s.accuracy, s.strategy).toBeLessThan(1);
     }
     const wrong = every.filter((e) => e.robust && !e.correct).map((e) => `${e.strategy} ${e.task_id}: ${e.answer}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the multi_hop program backs off to reading a one-key question itself where no owner is stated', async () => {
+    const program = every.find((e) => e.strategy === 'multi_hop.search_question' && e.correct)!;
+    const oneKey = TASKS.filter((t) => t.type === 'niah' || t.type === 'extractive' || t.type === 'tracking');
+    const wrong: string[] = [];
+    for (const task of oneKey) {
+      const { answers } = await replay(program, task);
+      if (answers.at(-1) !== task.answer) wrong.push(`${task.id} (${task.type}): ${answers.at(-1)}`);
+    }
     expect(wrong).toEqual([]);
   });
 
