@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Metafile } from 'esbuild';
 import { join } from 'node:path';
+import { METRIC_PREFIX } from '@fathom/observability';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -639,10 +640,13 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
 // ---------------------------------------------------------------- Grafana
 
 type MetricType = 'Counter' | 'Gauge' | 'Histogram' | 'Summary';
+/** The metric type each method of `metricFactory` declares. */
+const FACTORY_TYPES = { counter: 'Counter', gauge: 'Gauge', histogram: 'Histogram' } as const;
 
 /**
  * Metric names registered with prom-client in the source of apps/ and libs/ (tests excluded): `new Gauge({ name:
- * 'x' ...})`, and calls of a file-local factory such as `const gauge = (name, help) => new Gauge({ name, ... })`.
+ * 'x' ...})`, calls of a file-local factory such as `const gauge = (name, help) => new Gauge({ name, ... })`, and
+ * `metricFactory`'s `gauge('x', ...)`, named with its prefix.
  */
 function registeredMetrics(): Map<string, MetricType> {
   const metrics = new Map<string, MetricType>();
@@ -657,6 +661,9 @@ function registeredMetrics(): Map<string, MetricType> {
         for (const m of text.matchAll(new RegExp(`\\b${factory}\\(\\s*['"]([\\w:]+)['"]`, 'g'))) {
           metrics.set(m[1]!, type as MetricType);
         }
+      }
+      for (const m of text.matchAll(/\.(counter|gauge|histogram)\(\s*['"]([\w:]+)['"]/g)) {
+        metrics.set(METRIC_PREFIX + m[2]!, FACTORY_TYPES[m[1] as keyof typeof FACTORY_TYPES]);
       }
     }
   }
