@@ -49,7 +49,7 @@ const DASHBOARD_METRICS = [
   'fathom_queue_job_seconds',
   'fathom_rollout_tokens_per_second',
   'fathom_rollout_env_step_seconds',
-  'env_step_seconds',
+  'fathom_env_step_seconds',
   'fathom_step_reward_component',
   'fathom_reward_component',
   'fathom_frac_reward_zero_std',
