@@ -22,28 +22,28 @@ describe('metricFactory', () => {
   it('declares each metric on its registry under the fathom_ prefix, with its labels', async () => {
     const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
     const metric = metricFactory(registry);
-    metric.counter('env_errors_total', 'e', { labelNames: ['code'] }).inc({ code: 'BAD' }, 2);
-    metric.gauge('env_active_sessions', 'a').set(3);
-    metric.histogram('env_step_seconds', 'l').observe(0.002);
-    metric.histogram('learner_step_seconds', 'w', { buckets: [1, 60] }).observe(5);
+    metric.counter('demo_errors_total', 'e', { labelNames: ['code'] }).inc({ code: 'BAD' }, 2);
+    metric.gauge('demo_active_sessions', 'a').set(3);
+    metric.histogram('demo_step_seconds', 'l').observe(0.002);
+    metric.histogram('demo_group_seconds', 'w', { buckets: [1, 60] }).observe(5);
     const text = await registry.metrics();
-    expect(text).toContain('fathom_env_errors_total{code="BAD",service="s"} 2');
-    expect(text).toContain('fathom_env_active_sessions{service="s"} 3');
-    expect(text.match(/^fathom_env_step_seconds_bucket/gm)).toHaveLength(LATENCY_BUCKETS_S.length + 1);
-    expect(text).toContain('fathom_learner_step_seconds_bucket{le="60",service="s"} 1');
+    expect(text).toContain('fathom_demo_errors_total{code="BAD",service="s"} 2');
+    expect(text).toContain('fathom_demo_active_sessions{service="s"} 3');
+    expect(text.match(/^fathom_demo_step_seconds_bucket/gm)).toHaveLength(LATENCY_BUCKETS_S.length + 1);
+    expect(text).toContain('fathom_demo_group_seconds_bucket{le="60",service="s"} 1');
   });
 
   it('runs a collect hook at each scrape with the metric as this', async () => {
     const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
     let warm = 4;
-    metricFactory(registry).gauge('env_sandbox_warm_isolates', 'w', {
+    metricFactory(registry).gauge('demo_warm_isolates', 'w', {
       collect() {
         this.set(warm);
       },
     });
-    expect(sumSamples(await registry.metrics(), 'fathom_env_sandbox_warm_isolates')).toBe(4);
+    expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(4);
     warm = 2;
-    expect(sumSamples(await registry.metrics(), 'fathom_env_sandbox_warm_isolates')).toBe(2);
+    expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(2);
   });
 });
 
