@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 
 /** The decoder families this library implements; both are RMSNorm + RoPE + GQA + SwiGLU decoders. */
 export const ARCHITECTURES = ['LlamaForCausalLM', 'Qwen2ForCausalLM'] as const;
@@ -107,7 +107,7 @@ const hfConfigSchema = z.looseObject({
 });
 
 function fail(field: string, why: string): never {
-  throw new ModelError(ModelErrorCode.InvalidConfig, `config.json field '${field}': ${why}`);
+  throw new ModelError('INVALID_CONFIG', `config.json field '${field}': ${why}`);
 }
 
 /**
@@ -125,7 +125,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
   const architecture = c.architectures[0];
   if (!(ARCHITECTURES as readonly string[]).includes(architecture)) {
     throw new ModelError(
-      ModelErrorCode.UnknownArchitecture,
+      'UNKNOWN_ARCHITECTURE',
       `config.json field 'architectures' is '${architecture}'; supported: ${ARCHITECTURES.join(', ')}`,
     );
   }

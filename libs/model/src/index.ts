@@ -1,4 +1,4 @@
-export { ModelError, ModelErrorCode } from './errors';
+export { ModelError, type ModelErrorCode } from './errors';
 export {
   ARCHITECTURES,
   parseHfConfig,

@@ -1,5 +1,5 @@
 import type { ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { Rng } from '@fathom/contracts';
 import { wordFeatureCount } from './word-features';
 
@@ -128,23 +128,23 @@ export function checkParams(config: ModelConfig, params: ParamMap, shapes?: Map<
   const specs = paramSpecs(config);
   for (const spec of specs) {
     const data = params.get(spec.name);
-    if (!data) throw new ModelError(ModelErrorCode.InvalidTensor, `'${spec.name}' is missing`);
+    if (!data) throw new ModelError('INVALID_TENSOR', `'${spec.name}' is missing`);
     const shape = shapes?.get(spec.name);
     if (shape && (shape.length !== spec.shape.length || shape.some((n, i) => n !== spec.shape[i]))) {
       throw new ModelError(
-        ModelErrorCode.InvalidTensor,
+        'INVALID_TENSOR',
         `'${spec.name}' has shape [${shape.join(', ')}], the config needs [${spec.shape.join(', ')}]`,
       );
     }
     if (data.length !== numel(spec.shape)) {
       throw new ModelError(
-        ModelErrorCode.InvalidTensor,
+        'INVALID_TENSOR',
         `'${spec.name}' has ${data.length} elements, the config needs [${spec.shape.join(', ')}]`,
       );
     }
   }
   const known = new Set(specs.map((s) => s.name));
   for (const name of params.keys()) {
-    if (!known.has(name)) throw new ModelError(ModelErrorCode.InvalidTensor, `'${name}' is not a tensor of this model`);
+    if (!known.has(name)) throw new ModelError('INVALID_TENSOR', `'${name}' is not a tensor of this model`);
   }
 }
