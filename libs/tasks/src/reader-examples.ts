@@ -13,7 +13,7 @@ import { DEFAULT_VARIANT_RATES, resolveShare } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS, type Insert } from './task-types';
-import { TasksError, TasksErrorCode } from './errors';
+import { TasksError } from './errors';
 
 /** One leaf sub-call of the reader curriculum: `llm(question, chunk)` should answer `answer`. */
 export interface ReaderExample {
@@ -429,9 +429,9 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const seed = options.seed ?? 0;
   const maxChars = options.maxChunkChars ?? 1000;
   if (!Number.isSafeInteger(n) || n < 0)
-    throw new TasksError(TasksErrorCode.InvalidOptions, `n must be a non-negative integer, got ${n}`);
+    throw new TasksError('INVALID_OPTIONS', `n must be a non-negative integer, got ${n}`);
   if (!Number.isInteger(maxChars) || maxChars < 400)
-    throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
+    throw new TasksError('INVALID_OPTIONS', `maxChunkChars must be an integer >= 400, got ${maxChars}`);
   const evidenceShare = resolveShare('evidenceShare', options.evidenceShare);
   const copyShare = resolveShare('copyShare', options.copyShare);
   const recallShare = resolveShare('recallShare', options.recallShare);
