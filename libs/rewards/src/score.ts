@@ -10,7 +10,7 @@ import { formatScore } from './components/format';
 import { recursionEfficiency } from './components/recursion';
 import { tokenBudgetScore } from './components/token-budget';
 import { resolveRewardConfig } from './config';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { extractAnswer, extractCodeBlocks, lastLineAnswer, replAnswer } from './extract';
 import { countLlmCallsStatic } from './llm-calls';
 
@@ -60,7 +60,7 @@ export function scoreTrajectory(
 ): RewardResult {
   const cfg = resolveRewardConfig(config);
   const parsed = RewardTrajectorySchema.safeParse(trajectory);
-  if (!parsed.success) throw new RewardError(RewardErrorCode.InvalidTrajectory, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new RewardError('INVALID_TRAJECTORY', z.prettifyError(parsed.error));
   const traj = parsed.data;
 
   const finalText = traj.turns.length > 0 ? traj.turns[traj.turns.length - 1].completion : '';
