@@ -20,7 +20,7 @@ import { encodeReadInput, goldSpan, spanReadInput, spanText, type ReadInput } fr
 import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
 import { optimizerSchema } from './config';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 import { readJsonObject } from './json-file';
 import { MetricsLog } from './metrics.log';
 import { createAdamW } from './optimizer';
@@ -101,11 +101,11 @@ export type ReaderSftConfig = z.output<typeof ReaderSftConfigSchema>;
 
 export function parseReaderSftConfig(input: unknown): ReaderSftConfig {
   const parsed = ReaderSftConfigSchema.safeParse(input);
-  if (!parsed.success) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new TrainingError('INVALID_CONFIG', z.prettifyError(parsed.error), { trainer: 'SFT' });
   return parsed.data;
 }
 
-const configError = (message: string) => new TrainingError(TrainingErrorCode.INVALID_CONFIG, message);
+const configError = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' });
 
 /** The reader SFT config of a file when it is one (`"kind": "reader"`), else null (an LM SFT config). */
 export async function loadReaderSftConfig(
@@ -195,10 +195,9 @@ function padIdOf(tokenizer: Tokenizer): number {
 async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
   const { checkpoint, hashedWordBuckets: buckets } = config.model;
   if (checkpoint !== undefined && buckets !== undefined)
-    throw new TrainingError(
-      TrainingErrorCode.INVALID_CONFIG,
-      'model.hashedWordBuckets: a checkpoint keeps its tokenizer',
-    );
+    throw new TrainingError('INVALID_CONFIG', 'model.hashedWordBuckets: a checkpoint keeps its tokenizer', {
+      trainer: 'SFT',
+    });
   const model = checkpoint
     ? await loadCheckpoint(checkpoint)
     : await createDefaultModel(
@@ -208,10 +207,11 @@ async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
       );
   if (!model.config.reader?.spanHead)
     throw new TrainingError(
-      TrainingErrorCode.INVALID_CONFIG,
+      'INVALID_CONFIG',
       'model: a reader needs a span head (a config.json with "fathom_reader")',
+      { trainer: 'SFT' },
     );
-  if (model.tokenizer === null) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'model: no tokenizer');
+  if (model.tokenizer === null) throw new TrainingError('INVALID_CONFIG', 'model: no tokenizer', { trainer: 'SFT' });
   return model;
 }
 
@@ -303,7 +303,7 @@ export async function runReaderSft(
           new Float32Array(rows.batch).fill(-1 / rows.batch),
         );
         if (!Number.isFinite(result.loss))
-          throw new TrainingError(TrainingErrorCode.DIVERGED, `step ${step}: loss ${result.loss}`);
+          throw new TrainingError('DIVERGED', `step ${step}: loss ${result.loss}`, { trainer: 'SFT', step });
         const info = optimizer.update(Object.fromEntries(result.grads));
         last = {
           kind: 'train',
