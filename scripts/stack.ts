@@ -77,10 +77,10 @@ export interface Stack {
 async function envServed(envUrl: string): Promise<EnvServed> {
   const text = await (await fetch(`${envUrl}/metrics`)).text();
   return {
-    resets: sumSamples(text, 'env_reset_seconds_count', { transport: 'ws' }),
-    codeSteps: sumSamples(text, 'env_step_seconds_count', { transport: 'ws', kind: 'code' }),
-    clientLlmCalls: sumSamples(text, 'env_llm_calls_total', { answered_by: 'client' }),
-    serviceLlmCalls: sumSamples(text, 'env_llm_calls_total', { answered_by: 'service' }),
+    resets: sumSamples(text, 'fathom_env_reset_seconds_count', { transport: 'ws' }),
+    codeSteps: sumSamples(text, 'fathom_env_step_seconds_count', { transport: 'ws', kind: 'code' }),
+    clientLlmCalls: sumSamples(text, 'fathom_env_llm_calls_total', { answered_by: 'client' }),
+    serviceLlmCalls: sumSamples(text, 'fathom_env_llm_calls_total', { answered_by: 'service' }),
   };
 }
 

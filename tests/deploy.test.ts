@@ -4,11 +4,12 @@
  * found, so the negative cases below can run it on a mutated copy and see it fail.
  *
  * The services' zod config schemas are the source of truth for environment variable names, defaults and ports;
- * metric names come from the prom-client registrations in the source.
+ * metric names come from the `metricFactory` declarations in the source.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Metafile } from 'esbuild';
 import { join } from 'node:path';
+import { METRIC_PREFIX } from '@fathom/observability';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -48,7 +49,7 @@ const DASHBOARD_METRICS = [
   'fathom_queue_job_seconds',
   'fathom_rollout_tokens_per_second',
   'fathom_rollout_env_step_seconds',
-  'env_step_seconds',
+  'fathom_env_step_seconds',
   'fathom_step_reward_component',
   'fathom_reward_component',
   'fathom_frac_reward_zero_std',
@@ -638,29 +639,38 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
 
 // ---------------------------------------------------------------- Grafana
 
-type MetricType = 'Counter' | 'Gauge' | 'Histogram' | 'Summary';
+/** The metric type each method of `metricFactory` declares. */
+const FACTORY_TYPES = { counter: 'Counter', gauge: 'Gauge', histogram: 'Histogram' } as const;
+type MetricType = (typeof FACTORY_TYPES)[keyof typeof FACTORY_TYPES];
 
-/**
- * Metric names registered with prom-client in the source of apps/ and libs/ (tests excluded): `new Gauge({ name:
- * 'x' ...})`, and calls of a file-local factory such as `const gauge = (name, help) => new Gauge({ name, ... })`.
- */
+/** The source files of apps/ and libs/, tests and generated code excluded, relative to the repository root. */
+function sourceFiles(): string[] {
+  return ['apps', 'libs'].flatMap((top) =>
+    readdirSync(join(root, top), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !/node_modules|generated|\.(spec|test)\.ts$/.test(file))
+      .map((file) => join(top, file)),
+  );
+}
+
+/** The one file that builds prom-client metrics: `metricFactory`, which gives every name its prefix. */
+const METRIC_FACTORY_FILE = 'libs/observability/src/metrics.ts';
+
+/** Metric names declared in the source through `metricFactory` (`gauge('x', ...)`), with the prefix it applies. */
 function registeredMetrics(): Map<string, MetricType> {
   const metrics = new Map<string, MetricType>();
-  for (const top of ['apps', 'libs']) {
-    for (const file of readdirSync(join(root, top), { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.ts') || /node_modules|generated|\.(spec|test)\.ts$/.test(file)) continue;
-      const text = read(join(top, file));
-      const direct = /new\s+(Counter|Gauge|Histogram|Summary)\b(?:<[^>]*>)?\(\s*\{\s*name:\s*['"]([\w:]+)['"]/g;
-      for (const m of text.matchAll(direct)) metrics.set(m[2]!, m[1] as MetricType);
-      const factories = /const\s+(\w+)\s*=\s*\([^)]*\)\s*=>\s*new\s+(Counter|Gauge|Histogram|Summary)\b/g;
-      for (const [, factory, type] of text.matchAll(factories)) {
-        for (const m of text.matchAll(new RegExp(`\\b${factory}\\(\\s*['"]([\\w:]+)['"]`, 'g'))) {
-          metrics.set(m[1]!, type as MetricType);
-        }
-      }
+  for (const file of sourceFiles()) {
+    for (const m of read(file).matchAll(/\.(counter|gauge|histogram)\(\s*['"]([\w:]+)['"]/g)) {
+      metrics.set(METRIC_PREFIX + m[2]!, FACTORY_TYPES[m[1] as keyof typeof FACTORY_TYPES]);
     }
   }
   return metrics;
+}
+
+/** Files other than `metricFactory`'s that build a prom-client metric themselves, bypassing its prefix. */
+function metricsBuiltOutsideTheFactory(): string[] {
+  return sourceFiles().filter(
+    (file) => file !== METRIC_FACTORY_FILE && /new\s+(Counter|Gauge|Histogram|Summary)\b/.test(read(file)),
+  );
 }
 
 const PROMQL_KEYWORDS = new Set([
@@ -717,9 +727,9 @@ function checkDashboard(dashboard: Json, metrics: Map<string, MetricType>, datas
         const type = metrics.get(base);
         used.add(base);
         if (!type) problems.push(`${where}: ${name} is not registered by any service`);
-        else if ((type === 'Histogram' || type === 'Summary') && base === name) {
+        else if (type === 'Histogram' && base === name) {
           problems.push(`${where}: ${name} is a ${type}; query ${name}_bucket, _sum or _count`);
-        } else if (type !== 'Histogram' && type !== 'Summary' && base !== name) {
+        } else if (type !== 'Histogram' && base !== name) {
           problems.push(`${where}: ${name}: ${base} is a ${type}, it has no ${suffix![1]} series`);
         }
       }
@@ -1033,6 +1043,12 @@ describe('Grafana dashboard', () => {
         'histogram_quantile(0.95, sum by (le, queue) (rate(fathom_queue_job_seconds_bucket{state="a b"}[$__rate_interval]))) / on (x) up offset 5m',
       ),
     ).toEqual(['fathom_queue_job_seconds_bucket', 'up']);
+  });
+
+  it('reads the metrics the services declare, each through metricFactory', () => {
+    expect(metrics.get('fathom_env_step_seconds')).toBe('Histogram');
+    expect(metrics.get('fathom_admin_errors_total')).toBe('Counter');
+    expect(metricsBuiltOutsideTheFactory()).toEqual([]);
   });
 
   it('queries only metrics the services register, with the series their type has', () => {

@@ -491,7 +491,7 @@ describe('operations', () => {
     expect(reply.headers.get('content-type')).toMatch(/text\/plain/);
     expect(reply.body).toMatch(/fathom_queue_jobs\{queue="eval",state="waiting",service="admin-api"\} \d/);
     expect(reply.body).toMatch(
-      /admin_http_requests_total\{method="GET",route="\/runs\/:id",status="200",service="admin-api"\} [1-9]/,
+      /fathom_admin_http_requests_total\{method="GET",route="\/runs\/:id",status="200",service="admin-api"\} [1-9]/,
     );
     expect(reply.body).toMatch(/process_cpu_seconds_total/);
   });

@@ -1,4 +1,4 @@
-import { INVALID_TEXT, isInvalidTextIssue } from '@fathom/contracts';
+import { FathomError, INVALID_TEXT, isInvalidTextIssue } from '@fathom/contracts';
 import type { z } from 'zod';
 
 /** Every way an admin API request can fail, as the client sees it. */
@@ -34,15 +34,15 @@ export interface ValidationIssue {
  * The one error type of the admin API. Services throw it; the HTTP error filter turns it into a response through
  * `httpStatusOf`, and nothing else decides a status code.
  */
-export class AdminError extends Error {
+export class AdminError extends FathomError<AdminErrorCode> {
+  override readonly name = 'AdminError';
   constructor(
-    readonly code: AdminErrorCode,
+    code: AdminErrorCode,
     message: string,
     /** Structured detail for the client, e.g. the validation issues. */
     readonly details?: unknown,
   ) {
-    super(message);
-    this.name = 'AdminError';
+    super(code, message);
   }
 }
 

@@ -1,6 +1,6 @@
-import { createMetricsRegistry, LATENCY_BUCKETS_S } from '@fathom/observability';
+import { createMetricsRegistry, metricFactory } from '@fathom/observability';
 import { QueueMetrics, type JobTransport } from '@fathom/queue';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 
 /** The admin API's Prometheus metrics (GET /metrics): process defaults, queue depths, HTTP requests. */
 export class AdminMetrics {
@@ -12,26 +12,16 @@ export class AdminMetrics {
 
   constructor(transport: JobTransport, queueTimeoutMs: number) {
     this.registry = createMetricsRegistry({ service: 'admin-api' });
-    const registers = [this.registry];
+    const metric = metricFactory(this.registry);
     this.queues = new QueueMetrics(this.registry, transport, { timeoutMs: queueTimeoutMs });
-    this.requests = new Counter({
-      name: 'admin_http_requests_total',
-      help: 'HTTP requests answered, by route pattern and status',
+    this.requests = metric.counter('admin_http_requests_total', 'HTTP requests answered, by route pattern and status', {
       labelNames: ['method', 'route', 'status'],
-      registers,
     });
-    this.requestSeconds = new Histogram({
-      name: 'admin_http_request_seconds',
-      help: 'HTTP request latency, by route pattern',
+    this.requestSeconds = metric.histogram('admin_http_request_seconds', 'HTTP request latency, by route pattern', {
       labelNames: ['method', 'route'],
-      buckets: LATENCY_BUCKETS_S,
-      registers,
     });
-    this.errors = new Counter({
-      name: 'admin_errors_total',
-      help: 'Requests answered with an error, by error code',
+    this.errors = metric.counter('admin_errors_total', 'Requests answered with an error, by error code', {
       labelNames: ['code'],
-      registers,
     });
   }
 }

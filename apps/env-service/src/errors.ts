@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { EnvErrorCode } from '@fathom/contracts';
+import { FathomError, type EnvErrorCode } from '@fathom/contracts';
 import type { z } from 'zod';
 
 /**
@@ -7,15 +7,15 @@ import type { z } from 'zod';
  * from the shared taxonomy (`EnvErrorCode` in @fathom/contracts); the transports turn it into an HTTP status,
  * a gRPC status, a WebSocket error reply or a JSON-RPC error through the functions below, and nowhere else.
  */
-export class EnvError extends Error {
+export class EnvError extends FathomError<EnvErrorCode> {
+  override readonly name = 'EnvError';
   constructor(
-    readonly code: EnvErrorCode,
+    code: EnvErrorCode,
     message: string,
     /** Structured detail for the client, e.g. the validation issues. */
     readonly details?: unknown,
   ) {
-    super(message);
-    this.name = 'EnvError';
+    super(code, message);
   }
 }
 

@@ -1,5 +1,6 @@
+import { metricFactory } from '@fathom/observability';
 import type { GrpoStepRecord } from '@fathom/training';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
 
@@ -23,45 +24,40 @@ export class LearnerMetrics {
   readonly recreatedGroups: Counter;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    const gauge = (name: string, help: string, labelNames: string[] = []) =>
-      new Gauge({ name, help, labelNames, registers });
-    this.stepSeconds = new Histogram({
-      name: 'fathom_learner_step_seconds',
-      help: 'Wall time of one GRPO step (rollouts, scoring and update)',
-      buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800],
-      registers,
+    const metric = metricFactory(registry);
+    this.stepSeconds = metric.histogram(
+      'learner_step_seconds',
+      'Wall time of one GRPO step (rollouts, scoring and update)',
+      { buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800] },
+    );
+    this.steps = metric.counter('learner_steps_total', 'GRPO steps completed');
+    this.policyVersion = metric.gauge('policy_version', 'Newest policy version of the run being trained', {
+      labelNames: ['run_id'],
     });
-    this.steps = new Counter({ name: 'fathom_learner_steps_total', help: 'GRPO steps completed', registers });
-    this.policyVersion = gauge('fathom_policy_version', 'Newest policy version of the run being trained', ['run_id']);
-    this.kl = gauge('fathom_kl', 'KL to the reference policy at the last step (k3 estimator)');
-    this.loss = gauge('fathom_learner_loss', 'GRPO loss at the last step');
-    this.reward = gauge('fathom_step_reward', 'Mean total reward of the last step');
-    this.rewardComponent = gauge('fathom_step_reward_component', 'Mean of each reward component at the last step', [
-      'component',
-    ]);
-    this.fracRewardZeroStd = gauge(
-      'fathom_frac_reward_zero_std',
+    this.kl = metric.gauge('kl', 'KL to the reference policy at the last step (k3 estimator)');
+    this.loss = metric.gauge('learner_loss', 'GRPO loss at the last step');
+    this.reward = metric.gauge('step_reward', 'Mean total reward of the last step');
+    this.rewardComponent = metric.gauge('step_reward_component', 'Mean of each reward component at the last step', {
+      labelNames: ['component'],
+    });
+    this.fracRewardZeroStd = metric.gauge(
+      'frac_reward_zero_std',
       'Share of groups with equal rewards at the last step',
     );
-    this.clipRatio = gauge('fathom_clip_ratio', 'Share of clipped tokens at the last step');
-    this.groupsTrainable = gauge('fathom_groups_trainable', 'Groups trained on at the last step');
-    this.logprobDiffMax = gauge(
-      'fathom_logprob_diff_max',
+    this.clipRatio = metric.gauge('clip_ratio', 'Share of clipped tokens at the last step');
+    this.groupsTrainable = metric.gauge('groups_trainable', 'Groups trained on at the last step');
+    this.logprobDiffMax = metric.gauge(
+      'logprob_diff_max',
       'Largest |behaviour − learner| log-prob difference at the last step',
     );
-    this.skippedGroups = new Counter({
-      name: 'fathom_skipped_groups_total',
-      help: 'Groups not trained on, by reason',
+    this.skippedGroups = metric.counter('skipped_groups_total', 'Groups not trained on, by reason', {
       labelNames: ['reason'],
-      registers,
     });
-    this.recreatedGroups = new Counter({
-      name: 'fathom_learner_groups_recreated_total',
-      help: 'Groups whose rollout the learner enqueued again: lost (in no queue), dead_lettered_before_resume',
-      labelNames: ['reason'],
-      registers,
-    });
+    this.recreatedGroups = metric.counter(
+      'learner_groups_recreated_total',
+      'Groups whose rollout the learner enqueued again: lost (in no queue), dead_lettered_before_resume',
+      { labelNames: ['reason'] },
+    );
   }
 
   observeStep(runId: string, record: GrpoStepRecord): void {

@@ -1,6 +1,6 @@
 import type { GroupReward, RewardGroupJob } from '@fathom/contracts';
-import { LATENCY_BUCKETS_S } from '@fathom/observability';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { metricFactory } from '@fathom/observability';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The reward-service's Prometheus series (besides the queue metrics of libs/queue). */
 export class RewardMetrics {
@@ -12,35 +12,21 @@ export class RewardMetrics {
   readonly scoringSeconds: Histogram;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.component = new Gauge({
-      name: 'fathom_reward_component',
-      help: 'Mean of each reward component over the last scored group',
+    const metric = metricFactory(registry);
+    this.component = metric.gauge('reward_component', 'Mean of each reward component over the last scored group', {
       labelNames: ['component'],
-      registers,
     });
-    this.reward = new Gauge({
-      name: 'fathom_reward_mean',
-      help: 'Mean total reward of the last scored group',
-      registers,
-    });
-    this.groups = new Counter({ name: 'fathom_reward_groups_total', help: 'Groups scored', registers });
-    this.zeroStdGroups = new Counter({
-      name: 'fathom_reward_zero_std_groups_total',
-      help: 'Scored groups whose rewards were all equal (no GRPO signal)',
-      registers,
-    });
-    this.excludedSamples = new Counter({
-      name: 'fathom_reward_excluded_samples_total',
-      help: 'Samples passed on unscored because their infra-error retries ran out',
-      registers,
-    });
-    this.scoringSeconds = new Histogram({
-      name: 'fathom_reward_scoring_seconds',
-      help: 'Time to score one group',
-      buckets: LATENCY_BUCKETS_S,
-      registers,
-    });
+    this.reward = metric.gauge('reward_mean', 'Mean total reward of the last scored group');
+    this.groups = metric.counter('reward_groups_total', 'Groups scored');
+    this.zeroStdGroups = metric.counter(
+      'reward_zero_std_groups_total',
+      'Scored groups whose rewards were all equal (no GRPO signal)',
+    );
+    this.excludedSamples = metric.counter(
+      'reward_excluded_samples_total',
+      'Samples passed on unscored because their infra-error retries ran out',
+    );
+    this.scoringSeconds = metric.histogram('reward_scoring_seconds', 'Time to score one group');
   }
 
   observeGroup(reward: GroupReward | null, job: RewardGroupJob, scoringMs: number): void {

@@ -1,6 +1,6 @@
-import { LATENCY_BUCKETS_S } from '@fathom/observability';
+import { metricFactory } from '@fathom/observability';
 import type { GroupRollout } from '@fathom/rlm';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The rollout worker's Prometheus series (besides the queue metrics of libs/queue). */
 export class RolloutMetrics {
@@ -14,53 +14,39 @@ export class RolloutMetrics {
   readonly policyVersionLag: Gauge;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.tokensPerSecond = new Gauge({
-      name: 'fathom_rollout_tokens_per_second',
-      help: 'Tokens sampled per second of generation, over the last group',
-      registers,
-    });
-    this.sampledTokens = new Counter({
-      name: 'fathom_rollout_sampled_tokens_total',
-      help: 'Tokens sampled by the policy (root turns and llm() sub-calls)',
-      registers,
-    });
-    this.episodes = new Counter({
-      name: 'fathom_rollout_episodes_total',
-      help: 'Episodes rolled out, by status',
+    const metric = metricFactory(registry);
+    this.tokensPerSecond = metric.gauge(
+      'rollout_tokens_per_second',
+      'Tokens sampled per second of generation, over the last group',
+    );
+    this.sampledTokens = metric.counter(
+      'rollout_sampled_tokens_total',
+      'Tokens sampled by the policy (root turns and llm() sub-calls)',
+    );
+    this.episodes = metric.counter('rollout_episodes_total', 'Episodes rolled out, by status', {
       labelNames: ['status'],
-      registers,
     });
-    this.infraFailures = new Counter({
-      name: 'fathom_rollout_infra_failures_total',
-      help: 'Samples that failed for infrastructure reasons (retried or excluded), by code',
-      labelNames: ['code'],
-      registers,
-    });
-    this.groupSeconds = new Histogram({
-      name: 'fathom_rollout_group_seconds',
-      help: 'Wall time of one group of G episodes',
+    this.infraFailures = metric.counter(
+      'rollout_infra_failures_total',
+      'Samples that failed for infrastructure reasons (retried or excluded), by code',
+      { labelNames: ['code'] },
+    );
+    this.groupSeconds = metric.histogram('rollout_group_seconds', 'Wall time of one group of G episodes', {
       buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-      registers,
     });
-    this.envStepSeconds = new Histogram({
-      name: 'fathom_rollout_env_step_seconds',
-      help: 'Time one turn spent running its code in the sandbox',
-      buckets: LATENCY_BUCKETS_S,
-      registers,
-    });
-    this.weightSyncSeconds = new Histogram({
-      name: 'fathom_weight_sync_seconds',
-      help: 'Time a group waited for its policy version weights (0 when cached)',
-      buckets: LATENCY_BUCKETS_S,
-      registers,
-    });
-    this.policyVersionLag = new Gauge({
-      name: 'fathom_policy_version_lag',
-      help: 'Newest announced policy version minus the version of the last group sampled',
-      labelNames: ['run_id'],
-      registers,
-    });
+    this.envStepSeconds = metric.histogram(
+      'rollout_env_step_seconds',
+      'Time one turn spent running its code in the sandbox',
+    );
+    this.weightSyncSeconds = metric.histogram(
+      'weight_sync_seconds',
+      'Time a group waited for its policy version weights (0 when cached)',
+    );
+    this.policyVersionLag = metric.gauge(
+      'policy_version_lag',
+      'Newest announced policy version minus the version of the last group sampled',
+      { labelNames: ['run_id'] },
+    );
   }
 
   observeGroup(rollout: GroupRollout, generationMs: number, weightSyncMs: number): void {

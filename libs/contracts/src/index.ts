@@ -8,6 +8,7 @@ export * from './jobs';
 export * from './rollout';
 export * from './sft';
 export * from './common';
+export * from './errors';
 export * from './text';
 export * from './stats';
 export * from './random';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import type { TokenBatch } from './graph/model.graphs';
 
 /**
@@ -22,15 +22,12 @@ export function toTrainBatch(file: TokenBatchFile): { batch: TokenBatch; tokenWe
   const check = (name: string, arr: number[][] | undefined) => {
     if (!arr) return;
     if (arr.length !== rows) {
-      throw new ModelError(
-        ModelErrorCode.InvalidArgument,
-        `batch field '${name}' has ${arr.length} rows, 'ids' has ${rows}`,
-      );
+      throw new ModelError('INVALID_ARGUMENT', `batch field '${name}' has ${arr.length} rows, 'ids' has ${rows}`);
     }
     arr.forEach((row, i) => {
       if (row.length !== length) {
         throw new ModelError(
-          ModelErrorCode.InvalidArgument,
+          'INVALID_ARGUMENT',
           `batch field '${name}' row ${i} has ${row.length} entries, expected ${length}`,
         );
       }
@@ -44,10 +41,7 @@ export function toTrainBatch(file: TokenBatchFile): { batch: TokenBatch; tokenWe
   if (!weights) {
     const count = file.targets ? rows * length : rows * (length - 1);
     if (count === 0)
-      throw new ModelError(
-        ModelErrorCode.InvalidArgument,
-        'batch has no predicted positions (rows of one token need targets)',
-      );
+      throw new ModelError('INVALID_ARGUMENT', 'batch has no predicted positions (rows of one token need targets)');
     weights = file.ids.map((row) => row.map((_, t) => (file.targets || t < length - 1 ? -1 / count : 0)));
   }
   return {

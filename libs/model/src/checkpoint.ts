@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile, access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseHfConfig, toHfConfig, type ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { checkParams, paramSpecs, type ParamMap } from './params';
 import { parseSafetensors, serializeSafetensors, type SafetensorsDtype } from './safetensors';
 import { ByteTokenizer } from './tokenizer/byte.tokenizer';
@@ -29,7 +29,7 @@ async function readJson(path: string): Promise<Record<string, unknown>> {
   try {
     return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
   } catch (error) {
-    throw new ModelError(ModelErrorCode.InvalidConfig, `${path}: ${(error as Error).message}`);
+    throw new ModelError('INVALID_CONFIG', `${path}: ${(error as Error).message}`);
   }
 }
 
@@ -73,7 +73,7 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   const tokenizer = await loadTokenizer(dir);
   if (tokenizer && tokenizer.vocabSize > config.vocabSize) {
     throw new ModelError(
-      ModelErrorCode.InvalidConfig,
+      'INVALID_CONFIG',
       `config.json field 'vocab_size' is ${config.vocabSize}, smaller than the tokenizer's ${tokenizer.vocabSize}`,
     );
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseHfConfig, ropeInverseFrequencies, toHfConfig } from './config';
 import { DEFAULT_CONFIG_PATH } from './defaults';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { countParams, paramSpecs } from './params';
 import { SMALL_HF_CONFIGS } from './testing/configs';
 
@@ -48,7 +48,7 @@ describe('parseHfConfig', () => {
   it('names a missing field', () => {
     const { hidden_size: _, ...rest } = llama;
     const error = errorOf(() => parseHfConfig(rest));
-    expect(error.code).toBe(ModelErrorCode.InvalidConfig);
+    expect(error.code).toBe('INVALID_CONFIG');
     expect(error.message).toContain("'hidden_size'");
   });
 
@@ -65,7 +65,7 @@ describe('parseHfConfig', () => {
 
   it('rejects an unknown architecture by name', () => {
     const error = errorOf(() => parseHfConfig({ ...llama, architectures: ['MistralForCausalLM'] }));
-    expect(error.code).toBe(ModelErrorCode.UnknownArchitecture);
+    expect(error.code).toBe('UNKNOWN_ARCHITECTURE');
     expect(error.message).toContain('MistralForCausalLM');
   });
 

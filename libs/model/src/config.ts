@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 
 /** The decoder families this library implements; both are RMSNorm + RoPE + GQA + SwiGLU decoders. */
 export const ARCHITECTURES = ['LlamaForCausalLM', 'Qwen2ForCausalLM'] as const;
@@ -25,10 +25,12 @@ export interface ReaderHeads {
   /** `reader.match_embedding` (hidden) is added to every position whose `match` input is 1. */
   exactMatch: boolean;
   /**
-   * `reader.word_feature_embedding` (`WORD_FEATURE_COUNT`, hidden): the row of each position's word-feature input
+   * `reader.word_feature_embedding` (`wordFeatureCount`, hidden): the row of each position's word-feature input
    * (`wordFeature`: its word's shape and how much of the question its sentence holds) is added to it.
    */
   wordFeatures: boolean;
+  /** The word-feature input also says how late its sentence comes among those about the question (`SentenceRecency`). */
+  sentenceRecency: boolean;
   /** `reader.span_head.weight` (2, hidden): start and end logits of every position. */
   spanHead: boolean;
   /** The longest span, in tokens, a read may answer with. */
@@ -97,6 +99,7 @@ const hfConfigSchema = z.looseObject({
     .strictObject({
       exact_match: z.boolean().default(true),
       word_features: z.boolean().default(false),
+      sentence_recency: z.boolean().default(false),
       span_head: z.boolean().default(true),
       max_span_tokens: positiveInt.max(512).default(48),
     })
@@ -104,7 +107,7 @@ const hfConfigSchema = z.looseObject({
 });
 
 function fail(field: string, why: string): never {
-  throw new ModelError(ModelErrorCode.InvalidConfig, `config.json field '${field}': ${why}`);
+  throw new ModelError('INVALID_CONFIG', `config.json field '${field}': ${why}`);
 }
 
 /**
@@ -122,7 +125,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
   const architecture = c.architectures[0];
   if (!(ARCHITECTURES as readonly string[]).includes(architecture)) {
     throw new ModelError(
-      ModelErrorCode.UnknownArchitecture,
+      'UNKNOWN_ARCHITECTURE',
       `config.json field 'architectures' is '${architecture}'; supported: ${ARCHITECTURES.join(', ')}`,
     );
   }
@@ -157,6 +160,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
       reader: {
         exactMatch: c.fathom_reader.exact_match,
         wordFeatures: c.fathom_reader.word_features,
+        sentenceRecency: c.fathom_reader.sentence_recency,
         spanHead: c.fathom_reader.span_head,
         maxSpanTokens: c.fathom_reader.max_span_tokens,
       },
@@ -217,6 +221,7 @@ export function toHfConfig(config: ModelConfig): Record<string, unknown> {
       fathom_reader: {
         exact_match: config.reader.exactMatch,
         word_features: config.reader.wordFeatures,
+        sentence_recency: config.reader.sentenceRecency,
         span_head: config.reader.spanHead,
         max_span_tokens: config.reader.maxSpanTokens,
       },

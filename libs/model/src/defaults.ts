@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Checkpoint } from './checkpoint';
 import { parseHfConfig, type ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { initParams } from './params';
 import { ByteTokenizer } from './tokenizer/byte.tokenizer';
 import type { Tokenizer } from './tokenizer/tokenizer';
@@ -32,7 +32,7 @@ export async function createDefaultModel(
   const eos = [END_OF_TEXT, IM_END].map((t) => tokenizer.tokenId(t));
   if (eos.some((id) => id === undefined))
     throw new ModelError(
-      ModelErrorCode.InvalidTokenizer,
+      'INVALID_TOKENIZER',
       `a policy's tokenizer needs the special tokens ${END_OF_TEXT} and ${IM_END}`,
     );
   return withConfig({ ...read, vocabSize: tokenizer.vocabSize, eosTokenIds: eos as number[] }, seed, tokenizer);

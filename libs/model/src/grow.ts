@@ -1,5 +1,5 @@
 import type { Checkpoint } from './checkpoint';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { linearPrefix, paramSpecs, type LinearModule, type ParamMap } from './params';
 
 /** The projections that write a block's output into the residual stream: zeroed in an inserted block. */
@@ -35,7 +35,7 @@ export function growDepth(checkpoint: Checkpoint, layers: number): Checkpoint {
   const from = checkpoint.config.numLayers;
   if (!Number.isInteger(layers) || layers <= from) {
     throw new ModelError(
-      ModelErrorCode.InvalidArgument,
+      'INVALID_ARGUMENT',
       `a grown model needs more layers than the checkpoint's ${from}, got ${layers}`,
     );
   }

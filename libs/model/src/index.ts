@@ -1,4 +1,4 @@
-export { ModelError, ModelErrorCode } from './errors';
+export { ModelError, type ModelErrorCode } from './errors';
 export {
   ARCHITECTURES,
   parseHfConfig,
@@ -88,12 +88,15 @@ export {
 } from './span-read';
 export {
   SENTENCE_MATCHES,
+  SENTENCE_RECENCIES,
   sentenceMatch,
-  WORD_FEATURE_COUNT,
+  sentenceRecencies,
   WORD_SHAPES,
   wordFeature,
+  wordFeatureCount,
   wordShape,
   type SentenceMatch,
+  type SentenceRecency,
   type WordShape,
 } from './word-features';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { LINEAR_MODULES, linearPrefix, linearShape, type ParamMap, type ParamSpec } from './params';
 import { Rng } from '@fathom/contracts';
 import { parseSafetensors, serializeSafetensors } from './safetensors';
@@ -56,18 +56,15 @@ function checkAdapters(config: ModelConfig, lora: LoraConfig, adapters: AdapterM
   const specs = loraSpecs(config, lora);
   for (const s of specs) {
     const t = adapters.get(s.name);
-    if (!t) throw new ModelError(ModelErrorCode.InvalidAdapter, `'${s.name}' is missing`);
+    if (!t) throw new ModelError('INVALID_ADAPTER', `'${s.name}' is missing`);
     if (t.length !== s.shape[0] * s.shape[1]) {
-      throw new ModelError(
-        ModelErrorCode.InvalidAdapter,
-        `'${s.name}' has ${t.length} elements, needs [${s.shape.join(', ')}]`,
-      );
+      throw new ModelError('INVALID_ADAPTER', `'${s.name}' has ${t.length} elements, needs [${s.shape.join(', ')}]`);
     }
   }
   if (adapters.size !== specs.length) {
     const known = new Set(specs.map((s) => s.name));
     const extra = [...adapters.keys()].find((k) => !known.has(k));
-    throw new ModelError(ModelErrorCode.InvalidAdapter, `'${extra}' is not an adapter of this LoRA config`);
+    throw new ModelError('INVALID_ADAPTER', `'${extra}' is not an adapter of this LoRA config`);
   }
 }
 
@@ -148,10 +145,7 @@ export async function loadAdapter(
   const parsed = peftConfigSchema.safeParse(JSON.parse(await readFile(join(dir, 'adapter_config.json'), 'utf8')));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ModelError(
-      ModelErrorCode.InvalidAdapter,
-      `adapter_config.json field '${issue.path.join('.')}': ${issue.message}`,
-    );
+    throw new ModelError('INVALID_ADAPTER', `adapter_config.json field '${issue.path.join('.')}': ${issue.message}`);
   }
   const lora: LoraConfig = {
     rank: parsed.data.r,

@@ -1,7 +1,7 @@
 import type { ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { Rng } from '@fathom/contracts';
-import { WORD_FEATURE_COUNT } from './word-features';
+import { wordFeatureCount } from './word-features';
 
 /** A model's weights by Hugging Face tensor name, row-major float32 (Linear weights are (out, in)). */
 export type ParamMap = Map<string, Float32Array>;
@@ -76,7 +76,11 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
   const specs: ParamSpec[] = [];
   if (config.reader?.exactMatch) specs.push({ name: MATCH_EMBEDDING, shape: [config.hiddenSize], init: 'normal' });
   if (config.reader?.wordFeatures)
-    specs.push({ name: WORD_FEATURE_EMBEDDING, shape: [WORD_FEATURE_COUNT, config.hiddenSize], init: 'normal' });
+    specs.push({
+      name: WORD_FEATURE_EMBEDDING,
+      shape: [wordFeatureCount(config.reader.sentenceRecency), config.hiddenSize],
+      init: 'normal',
+    });
   if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
   return specs;
 }
@@ -124,23 +128,23 @@ export function checkParams(config: ModelConfig, params: ParamMap, shapes?: Map<
   const specs = paramSpecs(config);
   for (const spec of specs) {
     const data = params.get(spec.name);
-    if (!data) throw new ModelError(ModelErrorCode.InvalidTensor, `'${spec.name}' is missing`);
+    if (!data) throw new ModelError('INVALID_TENSOR', `'${spec.name}' is missing`);
     const shape = shapes?.get(spec.name);
     if (shape && (shape.length !== spec.shape.length || shape.some((n, i) => n !== spec.shape[i]))) {
       throw new ModelError(
-        ModelErrorCode.InvalidTensor,
+        'INVALID_TENSOR',
         `'${spec.name}' has shape [${shape.join(', ')}], the config needs [${spec.shape.join(', ')}]`,
       );
     }
     if (data.length !== numel(spec.shape)) {
       throw new ModelError(
-        ModelErrorCode.InvalidTensor,
+        'INVALID_TENSOR',
         `'${spec.name}' has ${data.length} elements, the config needs [${spec.shape.join(', ')}]`,
       );
     }
   }
   const known = new Set(specs.map((s) => s.name));
   for (const name of params.keys()) {
-    if (!known.has(name)) throw new ModelError(ModelErrorCode.InvalidTensor, `'${name}' is not a tensor of this model`);
+    if (!known.has(name)) throw new ModelError('INVALID_TENSOR', `'${name}' is not a tensor of this model`);
   }
 }

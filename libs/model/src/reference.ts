@@ -1,6 +1,6 @@
 import type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 import { ropeInverseFrequencies, type ModelConfig } from './config';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { MATCH_EMBEDDING, SPAN_HEAD, WORD_FEATURE_EMBEDDING, type ParamMap } from './params';
 
 /**
@@ -25,7 +25,7 @@ export function referenceSpanLogits(
   feature?: readonly number[],
 ): [number, number][] {
   const head = params.get(SPAN_HEAD);
-  if (!head) throw new ModelError(ModelErrorCode.InvalidTensor, `'${SPAN_HEAD}' is missing`);
+  if (!head) throw new ModelError('INVALID_TENSOR', `'${SPAN_HEAD}' is missing`);
   return referenceHidden(config, params, tokens, match, feature).map((h) => {
     const y = referenceLinear(h, head, 2);
     return [y[0], y[1]];
@@ -58,7 +58,7 @@ function referenceHidden(
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {
     const t = params.get(name);
-    if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `'${name}' is missing`);
+    if (!t) throw new ModelError('INVALID_TENSOR', `'${name}' is missing`);
     return t;
   };
   const linear = referenceLinear;
@@ -85,8 +85,7 @@ function referenceHidden(
 
   const embed = w('model.embed_tokens.weight');
   let xs = tokens.map((t, i) => {
-    if (!Number.isInteger(t) || t < 0 || t >= vocabSize)
-      throw new ModelError(ModelErrorCode.InvalidArgument, `token ${t}`);
+    if (!Number.isInteger(t) || t < 0 || t >= vocabSize) throw new ModelError('INVALID_ARGUMENT', `token ${t}`);
     const x = Float64Array.from(embed.subarray(t * d, (t + 1) * d));
     if (match?.[i]) w(MATCH_EMBEDDING).forEach((v, k) => (x[k] += v));
     if (config.reader?.wordFeatures) {

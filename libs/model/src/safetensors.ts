@@ -1,4 +1,4 @@
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 
 /** Element types this library reads and writes; every tensor is float32 in memory. */
 export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
@@ -17,7 +17,7 @@ export interface SafetensorsFile {
 const bytesPer: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
 
 function bad(detail: string): never {
-  throw new ModelError(ModelErrorCode.InvalidSafetensors, detail);
+  throw new ModelError('INVALID_SAFETENSORS', detail);
 }
 
 /**
@@ -44,10 +44,7 @@ export function parseSafetensors(bytes: Uint8Array, source = 'safetensors'): Saf
     if (name === '__metadata__') continue;
     const { dtype, shape, data_offsets: offsets } = entry as { dtype: string; shape: number[]; data_offsets: number[] };
     if (!(dtype in bytesPer)) {
-      throw new ModelError(
-        ModelErrorCode.InvalidTensor,
-        `'${name}' in ${source} has dtype ${dtype}; F32, F16 or BF16 needed`,
-      );
+      throw new ModelError('INVALID_TENSOR', `'${name}' in ${source} has dtype ${dtype}; F32, F16 or BF16 needed`);
     }
     const d = dtype as SafetensorsDtype;
     if (!Array.isArray(shape) || !Array.isArray(offsets) || offsets.length !== 2)
@@ -92,7 +89,7 @@ export function serializeSafetensors(
     const count = t.shape.reduce((a, b) => a * b, 1);
     if (count !== t.data.length) {
       throw new ModelError(
-        ModelErrorCode.InvalidTensor,
+        'INVALID_TENSOR',
         `'${t.name}' has ${t.data.length} elements for shape [${t.shape.join(', ')}]`,
       );
     }

@@ -1,5 +1,5 @@
 import type { DecodeBackend } from './decode';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { Rng } from '@fathom/contracts';
 import { SpanConstraint } from './span';
 import type { Tokenizer } from './tokenizer/tokenizer';
@@ -110,14 +110,11 @@ function spanConstraints(
   wordTokens: readonly number[] | undefined,
 ): SpanConstraint[] {
   if (!sources.some((source) => source.length > 0))
-    throw new ModelError(ModelErrorCode.InvalidArgument, 'spanOf holds no token to copy: every source is empty');
+    throw new ModelError('INVALID_ARGUMENT', 'spanOf holds no token to copy: every source is empty');
   for (const source of sources)
     for (const id of source)
       if (!Number.isInteger(id) || id < 0 || id >= vocab)
-        throw new ModelError(
-          ModelErrorCode.InvalidArgument,
-          `spanOf token id ${id} is outside the vocabulary of ${vocab}`,
-        );
+        throw new ModelError('INVALID_ARGUMENT', `spanOf token id ${id} is outside the vocabulary of ${vocab}`);
   const words = wordTokens === undefined ? undefined : new Set(wordTokens);
   return Array.from({ length: n }, () => new SpanConstraint(sources, stopTokens, words));
 }
@@ -175,12 +172,11 @@ export async function generateBatch(
   const stopStrings = options.stopStrings ?? [];
   if (resolved.temperature < 0 || !(resolved.topP > 0 && resolved.topP <= 1) || resolved.topK < 0) {
     throw new ModelError(
-      ModelErrorCode.InvalidArgument,
+      'INVALID_ARGUMENT',
       `temperature ${resolved.temperature}, topP ${resolved.topP}, topK ${resolved.topK}`,
     );
   }
-  if (stopStrings.length && !tokenizer)
-    throw new ModelError(ModelErrorCode.InvalidArgument, 'stopStrings need a tokenizer');
+  if (stopStrings.length && !tokenizer) throw new ModelError('INVALID_ARGUMENT', 'stopStrings need a tokenizer');
   if (requests.length === 0) return [];
   const stopTokens = new Set(options.stopTokens ?? []);
   // A stop string of c characters spans at most 4c + 1 byte-level tokens, so the tail decode is enough.
@@ -188,16 +184,16 @@ export async function generateBatch(
   const running: Running[] = requests.map((request) => {
     const n = request.n ?? 1;
     if (!Number.isInteger(n) || n < 1)
-      throw new ModelError(ModelErrorCode.InvalidArgument, `n must be a positive integer, got ${n}`);
-    if (request.prompt.length === 0) throw new ModelError(ModelErrorCode.InvalidArgument, 'prompt is empty');
+      throw new ModelError('INVALID_ARGUMENT', `n must be a positive integer, got ${n}`);
+    if (request.prompt.length === 0) throw new ModelError('INVALID_ARGUMENT', 'prompt is empty');
     const room = backend.maxLength - request.prompt.length;
     if (room < 1)
       throw new ModelError(
-        ModelErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `prompt of ${request.prompt.length} tokens fills the context of ${backend.maxLength}`,
       );
     if (request.spanWordTokens !== undefined && request.spanOf === undefined)
-      throw new ModelError(ModelErrorCode.InvalidArgument, 'spanWordTokens needs spanOf');
+      throw new ModelError('INVALID_ARGUMENT', 'spanWordTokens needs spanOf');
     return {
       completions: Array.from({ length: n }, () => ({ tokens: [], logprobs: [], finishReason: 'length' as const })),
       steps: Math.min(request.maxNewTokens, room),

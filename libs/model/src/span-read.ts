@@ -1,5 +1,5 @@
 import { Rng } from '@fathom/contracts';
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 import { MASKED_LOGIT, type ModelGraphs, type SpanBatch, type SpanTargets } from './graph/model.graphs';
 import type { ParamMap } from './params';
 import type { Tokenizer } from './tokenizer/tokenizer';
@@ -125,8 +125,7 @@ export function chooseSpan(
   options: { temperature: number; seed?: number },
 ): SpanChoice {
   const starts = [...c.starts.filter((s) => allowedEnds(c, s).length > 0), c.none];
-  if (!(options.temperature >= 0))
-    throw new ModelError(ModelErrorCode.InvalidArgument, `temperature ${options.temperature}`);
+  if (!(options.temperature >= 0)) throw new ModelError('INVALID_ARGUMENT', `temperature ${options.temperature}`);
   const scale = options.temperature === 0 ? 1 : 1 / options.temperature;
   const startLp = logSoftmaxAt(startLogits, starts, scale);
   const endLpOf = (s: number) => logSoftmaxAt(endLogits, allowedEnds(c, s), scale);
@@ -161,6 +160,8 @@ export function chooseSpan(
  */
 export class SpanReader {
   readonly maxSpanTokens: number;
+  /** The word features its reads are encoded with beyond shape and sentence match. */
+  readonly features: { sentenceRecency: boolean };
 
   constructor(
     private readonly graphs: ModelGraphs,
@@ -170,11 +171,9 @@ export class SpanReader {
   ) {
     const heads = graphs.config.reader;
     if (!heads?.spanHead)
-      throw new ModelError(
-        ModelErrorCode.InvalidConfig,
-        'a span reader needs a model with a span head (fathom_reader)',
-      );
+      throw new ModelError('INVALID_CONFIG', 'a span reader needs a model with a span head (fathom_reader)');
     this.maxSpanTokens = heads.maxSpanTokens;
+    this.features = { sentenceRecency: heads.sentenceRecency };
   }
 
   /** The longest prompt it reads. */
@@ -185,7 +184,7 @@ export class SpanReader {
   async read(input: SpanReadInput, options: { temperature: number; seed?: number }): Promise<SpanChoice> {
     const length = input.ids.length;
     if (input.match.length !== length)
-      throw new ModelError(ModelErrorCode.InvalidArgument, `match has ${input.match.length} entries for ${length} ids`);
+      throw new ModelError('INVALID_ARGUMENT', `match has ${input.match.length} entries for ${length} ids`);
     const logits = await this.graphs.spanLogits(this.weights, packSpanReads([input], 0));
     const candidates = { starts: input.starts, ends: input.ends, none: input.none, maxSpanTokens: this.maxSpanTokens };
     return chooseSpan(logits.start, logits.end, candidates, options);

@@ -1,4 +1,4 @@
-import { ModelError, ModelErrorCode } from './errors';
+import { ModelError } from './errors';
 
 /**
  * Span-constrained (extractive) decoding: a completion must be a non-empty run of consecutive tokens of one of
@@ -64,7 +64,7 @@ export class SpanConstraint {
       const allowed = span.allowed();
       if (!allowed.has(token))
         throw new ModelError(
-          ModelErrorCode.InvalidArgument,
+          'INVALID_ARGUMENT',
           `token ${token} at completion position ${i} is outside its span constraint`,
         );
       span.advance(token);

@@ -8,9 +8,14 @@
  * - How much of the question its sentence holds (`SENTENCE_MATCHES`): the exact match lifted to the sentence, as
  *   answer-sentence selection's word-overlap feature (Yu et al. 2014; WikiQA's word-count baseline, Yang et al. 2015).
  *   The value of a fact sits in the sentence about its key, whatever the sentence's wording.
+ * - With `sentenceRecency`, how late its sentence comes among the chunk's sentences that hold the most question words
+ *   (`SENTENCE_RECENCIES`): the temporal encoding of End-To-End Memory Networks (Sukhbaatar et al. 2015), which number
+ *   a story's sentences back from the question so that "where is the football?" can take the latest move. A state
+ *   that changes (an object moved, a figure corrected) is the latest sentence about its key that still stands.
  *
- * The id is `shape + WORD_SHAPES.length × sentenceMatch`; 0 (`none`, no match) marks every position outside the chunk
- * (the prompt, the question, padding).
+ * The id is `shape + WORD_SHAPES.length × (sentenceMatch + SENTENCE_MATCHES.length × recency)`; 0 (`none`, no match,
+ * no recency) marks every position outside the chunk (the prompt, the question, padding). A reader without recency
+ * sees recency `none` everywhere, so its ids are the first `WORD_SHAPES.length × SENTENCE_MATCHES.length`.
  */
 export const WORD_SHAPES = [
   'none',
@@ -28,8 +33,17 @@ export type WordShape = (typeof WORD_SHAPES)[number];
 export const SENTENCE_MATCHES = ['none', 'some', 'most'] as const;
 export type SentenceMatch = (typeof SENTENCE_MATCHES)[number];
 
-/** The number of word-feature ids (rows of `reader.word_feature_embedding`). */
-export const WORD_FEATURE_COUNT = WORD_SHAPES.length * SENTENCE_MATCHES.length;
+/**
+ * Where a token's sentence comes among the chunk's sentences that hold the most question words, counted back from the
+ * chunk's end: the last of them, the one before it, an earlier one; `none` for every other sentence.
+ */
+export const SENTENCE_RECENCIES = ['none', 'last', 'second', 'earlier'] as const;
+export type SentenceRecency = (typeof SENTENCE_RECENCIES)[number];
+
+/** The number of word-feature ids (rows of `reader.word_feature_embedding`) of a reader with or without recency. */
+export function wordFeatureCount(sentenceRecency: boolean): number {
+  return WORD_SHAPES.length * SENTENCE_MATCHES.length * (sentenceRecency ? SENTENCE_RECENCIES.length : 1);
+}
 
 const LOWER = /^\p{Ll}+$/u;
 const CAPITALISED = /^\p{Lu}\p{Ll}*$/u;
@@ -56,7 +70,25 @@ export function sentenceMatch(held: number, asked: number): SentenceMatch {
   return 2 * held >= asked ? 'most' : 'some';
 }
 
-/** The word-feature id of a token: its word's shape and its sentence's match. */
-export function wordFeature(shape: WordShape, match: SentenceMatch): number {
-  return WORD_SHAPES.indexOf(shape) + WORD_SHAPES.length * SENTENCE_MATCHES.indexOf(match);
+/** The word-feature id of a token: its word's shape, its sentence's match and recency. */
+export function wordFeature(shape: WordShape, match: SentenceMatch, recency: SentenceRecency = 'none'): number {
+  const sentence = SENTENCE_MATCHES.indexOf(match) + SENTENCE_MATCHES.length * SENTENCE_RECENCIES.indexOf(recency);
+  return WORD_SHAPES.indexOf(shape) + WORD_SHAPES.length * sentence;
+}
+
+/**
+ * The recency of each sentence given how many question words each holds (`held[sentence]`): the sentences holding
+ * the most (at least one) are numbered back from the last; the others are `none`.
+ */
+export function sentenceRecencies(held: readonly number[]): SentenceRecency[] {
+  const most = Math.max(0, ...held);
+  const recencies = held.map((): SentenceRecency => 'none');
+  if (most === 0) return recencies;
+  let seen = 0;
+  for (let i = held.length - 1; i >= 0; i--) {
+    if (held[i] !== most) continue;
+    recencies[i] = seen === 0 ? 'last' : seen === 1 ? 'second' : 'earlier';
+    seen++;
+  }
+  return recencies;
 }

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetricsRegistry, sumSamples } from './metrics';
+import { createMetricsRegistry, LATENCY_BUCKETS_S, metricFactory, sumSamples } from './metrics';
 
 describe('createMetricsRegistry', () => {
   it('gives each registry its own series with the service label', async () => {
@@ -15,6 +15,35 @@ describe('createMetricsRegistry', () => {
   it('collects default process metrics unless told not to', async () => {
     expect(await createMetricsRegistry({ service: 's' }).metrics()).toContain('process_cpu_user_seconds_total');
     expect(await createMetricsRegistry({ service: 's', defaultMetrics: false }).metrics()).not.toContain('process_cpu');
+  });
+});
+
+describe('metricFactory', () => {
+  it('declares each metric on its registry under the fathom_ prefix, with its labels', async () => {
+    const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
+    const metric = metricFactory(registry);
+    metric.counter('demo_errors_total', 'e', { labelNames: ['code'] }).inc({ code: 'BAD' }, 2);
+    metric.gauge('demo_active_sessions', 'a').set(3);
+    metric.histogram('demo_step_seconds', 'l').observe(0.002);
+    metric.histogram('demo_group_seconds', 'w', { buckets: [1, 60] }).observe(5);
+    const text = await registry.metrics();
+    expect(text).toContain('fathom_demo_errors_total{code="BAD",service="s"} 2');
+    expect(text).toContain('fathom_demo_active_sessions{service="s"} 3');
+    expect(text.match(/^fathom_demo_step_seconds_bucket/gm)).toHaveLength(LATENCY_BUCKETS_S.length + 1);
+    expect(text).toContain('fathom_demo_group_seconds_bucket{le="60",service="s"} 1');
+  });
+
+  it('runs a collect hook at each scrape with the metric as this', async () => {
+    const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
+    let warm = 4;
+    metricFactory(registry).gauge('demo_warm_isolates', 'w', {
+      collect() {
+        this.set(warm);
+      },
+    });
+    expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(4);
+    warm = 2;
+    expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(2);
   });
 });
 

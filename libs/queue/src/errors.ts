@@ -1,15 +1,17 @@
+import { FathomError } from '@fathom/contracts';
+
 /** What can go wrong in the typed job layer. */
 export type QueueErrorCode = 'INVALID_PAYLOAD' | 'CONFLICTING_DUPLICATE' | 'HANDLER_MISMATCH';
 
 /** The one error type of libs/queue; `details` carries the structured part (issues, job names). */
-export class QueueError extends Error {
+export class QueueError extends FathomError<QueueErrorCode> {
+  override readonly name = 'QueueError';
   constructor(
-    readonly code: QueueErrorCode,
+    code: QueueErrorCode,
     message: string,
     readonly details?: unknown,
   ) {
-    super(`${queueErrorMessage(code)}: ${message}`);
-    this.name = 'QueueError';
+    super(code, `${queueErrorMessage(code)}: ${message}`);
   }
 }
 

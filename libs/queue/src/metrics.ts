@@ -1,6 +1,6 @@
-import { LATENCY_BUCKETS_S } from '@fathom/observability';
+import { LATENCY_BUCKETS_S, metricFactory } from '@fathom/observability';
 import { QUEUE_NAMES, type QueueName } from '@fathom/contracts';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { queueStats } from './stats';
 import type { JobTransport } from './transport';
 
@@ -30,12 +30,9 @@ export class QueueMetrics {
     transport: JobTransport,
     { queues = QUEUE_NAMES, timeoutMs = 2000 }: { queues?: readonly QueueName[]; timeoutMs?: number } = {},
   ) {
-    const registers = [registry];
-    new Gauge({
-      name: 'fathom_queue_jobs',
-      help: "Jobs per queue and state (dead_lettered: jobs in the queue's dead-letter queue)",
+    const metric = metricFactory(registry);
+    metric.gauge('queue_jobs', "Jobs per queue and state (dead_lettered: jobs in the queue's dead-letter queue)", {
       labelNames: ['queue', 'state'],
-      registers,
       async collect() {
         let all;
         let timer: NodeJS.Timeout | undefined;
@@ -60,18 +57,15 @@ export class QueueMetrics {
         }
       },
     });
-    this.processed = new Counter({
-      name: 'fathom_queue_jobs_processed_total',
-      help: 'Job deliveries handled by this process, by outcome',
-      labelNames: ['queue', 'name', 'outcome'],
-      registers,
-    });
-    this.jobSeconds = new Histogram({
-      name: 'fathom_queue_job_seconds',
-      help: 'Time from a delivery start to its end (success or failure), by job name',
-      labelNames: ['queue', 'name'],
-      buckets: JOB_SECONDS_BUCKETS,
-      registers,
-    });
+    this.processed = metric.counter(
+      'queue_jobs_processed_total',
+      'Job deliveries handled by this process, by outcome',
+      { labelNames: ['queue', 'name', 'outcome'] },
+    );
+    this.jobSeconds = metric.histogram(
+      'queue_job_seconds',
+      'Time from a delivery start to its end (success or failure), by job name',
+      { labelNames: ['queue', 'name'], buckets: JOB_SECONDS_BUCKETS },
+    );
   }
 }

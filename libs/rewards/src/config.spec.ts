@@ -2,7 +2,7 @@ import { RewardConfigSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEFAULT_REWARD_CONFIG, resolveRewardConfig } from './config';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 
 describe('reward config', () => {
   it('defaults to reward v3', () => {
@@ -31,7 +31,7 @@ describe('reward config', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(RewardError);
-    expect((error as RewardError).code).toBe(RewardErrorCode.InvalidConfig);
+    expect((error as RewardError).code).toBe('INVALID_CONFIG');
     expect((error as RewardError).message).toMatch(
       /weights must sum to 1, got correctness 0\.8 \+ token_budget 0\.15 \+ recursion_efficiency 0\.15 = 1\.1/,
     );

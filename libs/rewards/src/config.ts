@@ -1,6 +1,6 @@
 import { RewardConfigSchema, type RewardConfig, type RewardConfigInput } from '@fathom/contracts';
 import { z } from 'zod';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { rewardComponent } from './registry';
 
 /** FATHOM's reward v3: `RewardConfigSchema.parse({})`. */
@@ -19,7 +19,7 @@ export function resolveRewardConfig(input?: RewardConfigInput): RewardConfig {
   let config = resolved.get(input);
   if (config === undefined) {
     const parsed = RewardConfigSchema.safeParse(input);
-    if (!parsed.success) throw new RewardError(RewardErrorCode.InvalidConfig, z.prettifyError(parsed.error));
+    if (!parsed.success) throw new RewardError('INVALID_CONFIG', z.prettifyError(parsed.error));
     config = parsed.data;
     for (const name of Object.keys(config.weights)) rewardComponent(name);
     resolved.set(input, config);

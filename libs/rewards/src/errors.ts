@@ -1,39 +1,33 @@
+import { FathomError } from '@fathom/contracts';
+
 /** Error taxonomy of `libs/rewards`: every error this library throws is a `RewardError` with one of these codes. */
-export enum RewardErrorCode {
+export type RewardErrorCode =
   /** The reward config failed validation (unknown key or component, weights not summing to 1, out-of-range value). */
-  InvalidConfig = 'INVALID_CONFIG',
+  | 'INVALID_CONFIG'
   /** The trajectory does not match `RewardTrajectorySchema` (negative or fractional token counts, missing fields). */
-  InvalidTrajectory = 'INVALID_TRAJECTORY',
+  | 'INVALID_TRAJECTORY'
   /** `scoreGroup` was given no trajectories. */
-  EmptyGroup = 'EMPTY_GROUP',
+  | 'EMPTY_GROUP'
   /** A component registered under a name that is not snake_case or is taken, or that scored outside [0, 1]. */
-  InvalidComponent = 'INVALID_COMPONENT',
-}
+  | 'INVALID_COMPONENT';
 
 /** The one place that turns a code into a message. */
 export function rewardErrorMessage(code: RewardErrorCode, detail: string): string {
   switch (code) {
-    case RewardErrorCode.InvalidConfig:
+    case 'INVALID_CONFIG':
       return `invalid reward config: ${detail}`;
-    case RewardErrorCode.InvalidTrajectory:
+    case 'INVALID_TRAJECTORY':
       return `invalid trajectory for reward: ${detail}`;
-    case RewardErrorCode.EmptyGroup:
+    case 'EMPTY_GROUP':
       return `cannot score an empty group: ${detail}`;
-    case RewardErrorCode.InvalidComponent:
+    case 'INVALID_COMPONENT':
       return `invalid reward component ${detail}`;
-    default: {
-      const unreachable: never = code;
-      return `unknown reward error ${String(unreachable)}: ${detail}`;
-    }
   }
 }
 
-export class RewardError extends Error {
-  constructor(
-    readonly code: RewardErrorCode,
-    detail: string,
-  ) {
-    super(rewardErrorMessage(code, detail));
-    this.name = 'RewardError';
+export class RewardError extends FathomError<RewardErrorCode> {
+  override readonly name = 'RewardError';
+  constructor(code: RewardErrorCode, detail: string) {
+    super(code, rewardErrorMessage(code, detail));
   }
 }

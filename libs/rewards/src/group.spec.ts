@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { meanStd } from '@fathom/contracts';
 import { scoreGroup } from './group';
 import { MIRROR_TASK, SEARCH_TURN, trajectory } from './trajectory.fixtures';
@@ -51,7 +51,7 @@ describe('scoreGroup', () => {
     try {
       scoreGroup([], MIRROR_TASK);
     } catch (e) {
-      expect((e as RewardError).code).toBe(RewardErrorCode.EmptyGroup);
+      expect((e as RewardError).code).toBe('EMPTY_GROUP');
     }
   });
 });

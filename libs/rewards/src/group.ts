@@ -8,7 +8,7 @@ import {
 } from '@fathom/contracts';
 import type { RewardTask } from './components/correctness';
 import { resolveRewardConfig } from './config';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { scoreTrajectory } from './score';
 
 /**
@@ -23,7 +23,7 @@ export function scoreGroup(
   config?: RewardConfigInput,
 ): GroupReward {
   if (trajectories.length === 0) {
-    throw new RewardError(RewardErrorCode.EmptyGroup, `no trajectories for task "${task.question.slice(0, 80)}"`);
+    throw new RewardError('EMPTY_GROUP', `no trajectories for task "${task.question.slice(0, 80)}"`);
   }
   const cfg = resolveRewardConfig(config);
   const results = trajectories.map((trajectory) => scoreTrajectory(trajectory, task, cfg));

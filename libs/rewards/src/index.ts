@@ -14,7 +14,7 @@ export {
   type GroupReward,
 } from '@fathom/contracts';
 export { DEFAULT_REWARD_CONFIG, resolveRewardConfig } from './config';
-export { RewardError, RewardErrorCode, rewardErrorMessage } from './errors';
+export { RewardError, type RewardErrorCode, rewardErrorMessage } from './errors';
 export { normalizeAnswer, parseNumber } from './normalize';
 export { extractAnswer, extractCodeBlocks, lastLineAnswer, type ExtractedAnswer } from './extract';
 export { countLlmCallsStatic, type StaticCallCount } from './llm-calls';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRewardConfig } from './config';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { scoreGroup } from './group';
 import { registeredRewardComponents, registerRewardComponent } from './registry';
 import { scoreTrajectory } from './score';
@@ -65,13 +65,13 @@ describe('reward component registry', () => {
   it('refuses a value outside [0, 1], naming the component', () => {
     const config = { weights: { correctness: 0.5, out_of_range: 0.5 } };
     const error = thrown(() => scoreTrajectory(trajectory('<answer>red</answer>'), MIRROR_TASK, config));
-    expect(error.code).toBe(RewardErrorCode.InvalidComponent);
+    expect(error.code).toBe('INVALID_COMPONENT');
     expect(error.message).toBe('invalid reward component "out_of_range" scored 1.5, outside [0, 1]');
   });
 
   it('rejects a config naming an unregistered component, naming the registered ones', () => {
     const error = thrown(() => resolveRewardConfig({ weights: { correctness: 0.5, brevity: 0.5 } }));
-    expect(error.code).toBe(RewardErrorCode.InvalidConfig);
+    expect(error.code).toBe('INVALID_CONFIG');
     expect(error.message).toMatch(/unknown reward component "brevity" \(registered: format, correctness, /);
   });
 
@@ -85,7 +85,7 @@ describe('reward component registry', () => {
     const taken = thrown(() =>
       registerRewardComponent({ name: 'correctness', requiresCorrectAnswer: false, score: () => 0 }),
     );
-    expect(taken.code).toBe(RewardErrorCode.InvalidComponent);
+    expect(taken.code).toBe('INVALID_COMPONENT');
     expect(taken.message).toMatch(/invalid reward component "correctness": the name is already registered/);
     expect(
       thrown(() => registerRewardComponent({ name: 'Token Budget', requiresCorrectAnswer: false, score: () => 0 }))

@@ -7,7 +7,7 @@ import {
 import type { AnswerGrade, RewardTask } from './components/correctness';
 import { formatScore } from './components/format';
 import type { TokenBudgetScore } from './components/token-budget';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import type { ExtractedAnswer } from './extract';
 
 /**
@@ -63,10 +63,10 @@ const registry = new Map<string, RewardComponent>(BUILT_IN.map((component) => [c
 export function registerRewardComponent(component: RewardComponent): void {
   const name = RewardComponentNameSchema.safeParse(component.name);
   if (!name.success) {
-    throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}": ${name.error.issues[0].message}`);
+    throw new RewardError('INVALID_COMPONENT', `"${component.name}": ${name.error.issues[0].message}`);
   }
   if (registry.has(component.name)) {
-    throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}": the name is already registered`);
+    throw new RewardError('INVALID_COMPONENT', `"${component.name}": the name is already registered`);
   }
   registry.set(component.name, component);
 }
@@ -81,7 +81,7 @@ export function rewardComponent(name: string): RewardComponent {
   const component = registry.get(name);
   if (component === undefined) {
     throw new RewardError(
-      RewardErrorCode.InvalidConfig,
+      'INVALID_CONFIG',
       `unknown reward component "${name}" (registered: ${registeredRewardComponents().join(', ')})`,
     );
   }

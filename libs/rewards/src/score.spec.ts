@@ -1,6 +1,6 @@
 import { RewardResultSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { scoreTrajectory } from './score';
 import { MIRROR_TASK, SEARCH_TURN, trajectory } from './trajectory.fixtures';
 
@@ -117,7 +117,7 @@ describe('scoreTrajectory composition', () => {
     try {
       scoreTrajectory({ ...bad, tokens: { completion: 1.5, subcall: 0 } }, MIRROR_TASK);
     } catch (e) {
-      expect((e as RewardError).code).toBe(RewardErrorCode.InvalidTrajectory);
+      expect((e as RewardError).code).toBe('INVALID_TRAJECTORY');
       expect((e as RewardError).message).toMatch(/tokens\.completion/);
     }
   });

@@ -9,7 +9,7 @@ import { gradeAnswer, type RewardTask } from './components/correctness';
 import { recursionEfficiency } from './components/recursion';
 import { tokenBudgetScore } from './components/token-budget';
 import { resolveRewardConfig } from './config';
-import { RewardError, RewardErrorCode } from './errors';
+import { RewardError } from './errors';
 import { extractAnswer, extractCodeBlocks, lastLineAnswer, replAnswer } from './extract';
 import { countLlmCallsStatic } from './llm-calls';
 import { composedComponents, type EpisodeFacts } from './registry';
@@ -61,7 +61,7 @@ export function scoreTrajectory(
 ): RewardResult {
   const cfg = resolveRewardConfig(config);
   const parsed = RewardTrajectorySchema.safeParse(trajectory);
-  if (!parsed.success) throw new RewardError(RewardErrorCode.InvalidTrajectory, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new RewardError('INVALID_TRAJECTORY', z.prettifyError(parsed.error));
   const traj = parsed.data;
 
   const finalText = traj.turns.length > 0 ? traj.turns[traj.turns.length - 1].completion : '';
@@ -94,7 +94,7 @@ export function scoreTrajectory(
   for (const { component, weight } of composedComponents(cfg)) {
     const value = component.requiresCorrectAnswer && !grade.correct ? 0 : component.score(facts);
     if (!(value >= 0 && value <= 1)) {
-      throw new RewardError(RewardErrorCode.InvalidComponent, `"${component.name}" scored ${value}, outside [0, 1]`);
+      throw new RewardError('INVALID_COMPONENT', `"${component.name}" scored ${value}, outside [0, 1]`);
     }
     components[component.name] = value;
     uncappedTotal += weight * value;

@@ -28,7 +28,7 @@ export {
   EpisodeRunner,
   NO_ACTION_OBSERVATION,
   RolloutError,
-  RolloutErrorCode,
+  type RolloutErrorCode,
   readWithSpan,
   SamplerPolicy,
   MIRROR_TASK,

@@ -1,30 +1,28 @@
-/** Error taxonomy of libs/tasks: one code enum, one class, one place that turns a code into a message prefix. */
-export enum TasksErrorCode {
+import { FathomError } from '@fathom/contracts';
+
+/** Error taxonomy of libs/tasks: one code set, one class, one place that turns a code into a message prefix. */
+export type TasksErrorCode =
   /** Generation options that cannot produce a dataset (bad mix, min > max, unknown variant...). */
-  InvalidOptions = 'INVALID_OPTIONS',
+  | 'INVALID_OPTIONS'
   /** A dataset file could not be opened, read or written. */
-  FileAccess = 'FILE_ACCESS',
+  | 'FILE_ACCESS'
   /** A dataset line failed to parse or to match the task schema. */
-  InvalidTaskLine = 'INVALID_TASK_LINE',
-}
+  | 'INVALID_TASK_LINE';
 
 function describe(code: TasksErrorCode): string {
   switch (code) {
-    case TasksErrorCode.InvalidOptions:
+    case 'INVALID_OPTIONS':
       return 'invalid generation options';
-    case TasksErrorCode.FileAccess:
+    case 'FILE_ACCESS':
       return 'dataset file error';
-    case TasksErrorCode.InvalidTaskLine:
+    case 'INVALID_TASK_LINE':
       return 'invalid task line';
   }
 }
 
-export class TasksError extends Error {
-  constructor(
-    readonly code: TasksErrorCode,
-    detail: string,
-  ) {
-    super(`${describe(code)}: ${detail}`);
-    this.name = 'TasksError';
+export class TasksError extends FathomError<TasksErrorCode> {
+  override readonly name = 'TasksError';
+  constructor(code: TasksErrorCode, detail: string) {
+    super(code, `${describe(code)}: ${detail}`);
   }
 }

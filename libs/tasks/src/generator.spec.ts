@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TasksError, TasksErrorCode } from './errors';
+import { TasksError } from './errors';
 import { Rng, type Task } from '@fathom/contracts';
 import {
   generateTask,
@@ -58,7 +58,7 @@ describe('resolveGenerateOptions', () => {
       generateTask({ split: 'eval', n: 3 }, 3);
       expect.unreachable();
     } catch (error) {
-      expect((error as TasksError).code).toBe(TasksErrorCode.InvalidOptions);
+      expect((error as TasksError).code).toBe('INVALID_OPTIONS');
     }
   });
 });

@@ -1,6 +1,6 @@
 import { RUN_LIMITS, SPLITS, TASK_TYPES, type Family, type Split, type Task, type TaskType } from '@fathom/contracts';
 import { buildDocument } from './document';
-import { TasksError, TasksErrorCode } from './errors';
+import { TasksError } from './errors';
 import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS, type Invention, type VariantRates } from './task-types';
 import { CHARS_PER_TOKEN, estimateTokens } from './tokens';
@@ -87,7 +87,7 @@ export interface ResolvedGenerateOptions {
 }
 
 function invalid(detail: string): TasksError {
-  return new TasksError(TasksErrorCode.InvalidOptions, detail);
+  return new TasksError('INVALID_OPTIONS', detail);
 }
 
 /** An option that is a share: default 0, else a number in [0, 1] (INVALID_OPTIONS naming `name` otherwise). */

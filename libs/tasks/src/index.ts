@@ -46,7 +46,7 @@ export {
 } from './validate';
 export { structuralIssues, sentencesOf } from './structure';
 export { datasetStats, DatasetStatsAccumulator, type DatasetStats, type Distribution } from './stats';
-export { TasksError, TasksErrorCode } from './errors';
+export { TasksError, type TasksErrorCode } from './errors';
 export { oracleRead, ORACLE_UNKNOWN } from './oracle';
 export {
   generateReaderExamples,

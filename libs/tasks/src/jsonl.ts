@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Task, TaskSchema } from '@fathom/contracts';
-import { TasksError, TasksErrorCode } from './errors';
+import { TasksError } from './errors';
 
 /** One JSONL line for a task (no newline), keys in schema order whatever order the object has. */
 export function serializeTask(task: Task): string {
@@ -38,7 +38,7 @@ export function serializeTask(task: Task): string {
 
 function fileError(path: string, error: unknown): TasksError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new TasksError(TasksErrorCode.FileAccess, `${path}: ${detail}`);
+  return new TasksError('FILE_ACCESS', `${path}: ${detail}`);
 }
 
 /**
@@ -70,15 +70,12 @@ export async function* readTasksJsonl(path: string): AsyncGenerator<Task> {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new TasksError(TasksErrorCode.InvalidTaskLine, `${path}:${line}: bad JSON (${(error as Error).message})`);
+      throw new TasksError('INVALID_TASK_LINE', `${path}:${line}: bad JSON (${(error as Error).message})`);
     }
     const parsed = TaskSchema.safeParse(value);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
-      throw new TasksError(
-        TasksErrorCode.InvalidTaskLine,
-        `${path}:${line}: ${first.path.join('.')}: ${first.message}`,
-      );
+      throw new TasksError('INVALID_TASK_LINE', `${path}:${line}: ${first.path.join('.')}: ${first.message}`);
     }
     yield parsed.data;
   }

@@ -13,7 +13,7 @@ import { DEFAULT_VARIANT_RATES, resolveShare } from './generator';
 import { ORACLE_UNKNOWN } from './oracle';
 import { deriveSeed, Rng } from '@fathom/contracts';
 import { BUILDERS, type Insert } from './task-types';
-import { TasksError, TasksErrorCode } from './errors';
+import { TasksError } from './errors';
 
 /** One leaf sub-call of the reader curriculum: `llm(question, chunk)` should answer `answer`. */
 export interface ReaderExample {
@@ -94,6 +94,13 @@ export interface ReaderExampleOptions {
    * independently of `inventedShare`. Default 0.
    */
   inventedQuestionShare?: number;
+  /**
+   * Share of the task examples of the types other than multi_hop asked as `OWNER_OF_QUESTION` before their task
+   * question, answered "unknown": nothing there has an owner. A program that reads the owner of whatever it is asked
+   * (multi_hop's first hop) then hears "unknown" where the question is about something else, and can fall back to
+   * reading the question itself. Drawn independently of the chunk kind. Default 0.
+   */
+  unownedShare?: number;
   /**
    * Share of the task examples drawn as shared-chunk groups (`drawGroup`): 2–4 sub-questions of different tasks over
    * one chunk that holds the evidence of each, one example per sub-question, written one after another. Drawn
@@ -197,10 +204,16 @@ function subQuestion(
 }
 
 /** Which of an example's wordings are invented: its key-to-value sentences, its meaning distractors, its question. */
-interface Invented {
+/** How one task example departs from its task's written frames and question. */
+interface Variants {
+  /** Invented key-to-value frames (`inventedShare`). */
   frames: boolean;
+  /** Invented meaning distractors (`inventedDistractorShare`). */
   distractors: boolean;
+  /** An invented question (`inventedQuestionShare`). */
   question: boolean;
+  /** An owner question about a task that has no owner, answered "unknown" (`unownedShare`). */
+  unowned: boolean;
 }
 
 /** What a chunk holds besides the evidence: nothing, every distractor of its task, or 1–4 distractors and filler. */
@@ -245,7 +258,7 @@ function drawSubject(
   split: Split,
   family: Family,
   unknownShare: number,
-  invent: Invented,
+  invent: Variants,
 ): Subject | undefined {
   const type = rng.pick(READER_TYPES);
   const rates = DEFAULT_VARIANT_RATES[type];
@@ -265,6 +278,7 @@ function drawSubject(
         ? OWNER_OF_QUESTION + draft.question
         : rng.pick(phrasingsOf(phrasings, family)).render(key);
   const unknown = rng.chance(unknownShare);
+  const unowned = invent.unowned && type !== 'multi_hop';
 
   const evidenceKinds = new Set(draft.inserts.filter((i) => sub.evidence.includes(i.text)).map((i) => i.kind));
   const pool = draft.inserts
@@ -273,8 +287,8 @@ function drawSubject(
   if (pool.length === 0) return undefined;
   return {
     type,
-    question,
-    answer: unknown ? ORACLE_UNKNOWN : sub.answer,
+    question: unowned ? OWNER_OF_QUESTION + draft.question : question,
+    answer: unknown || unowned ? ORACLE_UNKNOWN : sub.answer,
     key,
     unknown,
     evidence: sub.evidence.map((text) => ({ text })),
@@ -320,7 +334,7 @@ function drawExample(
   maxChars: number,
   chunkKind: ChunkKind,
   unknownShare: number,
-  invent: Invented,
+  invent: Variants,
 ): ReaderExample | undefined {
   const subject = drawSubject(rng, split, family, unknownShare, invent);
   if (subject === undefined) return undefined;
@@ -365,7 +379,7 @@ function drawGroup(
   family: Family,
   maxChars: number,
   unknownShare: number,
-  invent: Invented,
+  invent: Variants,
 ): ReaderExample[] | undefined {
   const size = rng.int(2, SHARED_GROUP_MAX);
   const members: { subject: Subject; sentences: Sentence[] }[] = [];
@@ -415,9 +429,9 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const seed = options.seed ?? 0;
   const maxChars = options.maxChunkChars ?? 1000;
   if (!Number.isSafeInteger(n) || n < 0)
-    throw new TasksError(TasksErrorCode.InvalidOptions, `n must be a non-negative integer, got ${n}`);
+    throw new TasksError('INVALID_OPTIONS', `n must be a non-negative integer, got ${n}`);
   if (!Number.isInteger(maxChars) || maxChars < 400)
-    throw new TasksError(TasksErrorCode.InvalidOptions, `maxChunkChars must be an integer >= 400, got ${maxChars}`);
+    throw new TasksError('INVALID_OPTIONS', `maxChunkChars must be an integer >= 400, got ${maxChars}`);
   const evidenceShare = resolveShare('evidenceShare', options.evidenceShare);
   const copyShare = resolveShare('copyShare', options.copyShare);
   const recallShare = resolveShare('recallShare', options.recallShare);
@@ -427,6 +441,7 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
   const inventedQuestionShare = resolveShare('inventedQuestionShare', options.inventedQuestionShare);
   const inventedDistractorShare = resolveShare('inventedDistractorShare', options.inventedDistractorShare);
   const sharedShare = resolveShare('sharedShare', options.sharedShare);
+  const unownedShare = resolveShare('unownedShare', options.unownedShare);
   return (function* () {
     for (let index = 0; index < n; index++) {
       const rng = new Rng(deriveSeed('reader', seed, split, index, maxChars));
@@ -445,6 +460,8 @@ export function generateReaderExamples(options: ReaderExampleOptions): Generator
         frames: kind.chance(inventedShare),
         question: kind.chance(inventedQuestionShare),
         distractors: kind.chance(inventedDistractorShare),
+        // Its own stream, so a share of 0 leaves every other draw as it was.
+        unowned: new Rng(deriveSeed('reader-unowned', seed, split, index)).chance(unownedShare),
       };
       const family: Family = split === 'heldout' && index % 2 === 1 ? 'heldout' : 'train';
       if (kind.chance(sharedShare)) {

@@ -299,6 +299,20 @@ describe('generateReaderExamples', () => {
     expect(kept.length / (asked.length - invented.length)).toBeGreaterThan(0.9);
   });
 
+  it('with unownedShare, asks that share of the other types for an owner, answered "unknown"; multi_hop as it was', () => {
+    const options = { split: 'train', n: 1000, seed: 9, unknownShare: 0 } as const;
+    const base = [...generateReaderExamples(options)];
+    const asked = [...generateReaderExamples({ ...options, unownedShare: 0.5 })];
+    const unowned = asked.filter((e) => e.question.startsWith(OWNER_OF_QUESTION) && e.type !== 'multi_hop');
+    const share = unowned.length / asked.filter((e) => e.type !== 'multi_hop').length;
+    expect(Math.abs(share - 0.5)).toBeLessThan(0.06);
+    for (const e of unowned) expect(e.answer).toBe(ORACLE_UNKNOWN);
+    // The chunk is drawn as before: only the question and the answer change.
+    const same = (a: ReaderExample, b: ReaderExample) => a.chunk === b.chunk && a.type === b.type;
+    expect(asked.filter((e, i) => same(e, base[i])).length).toBe(asked.length);
+    expect(asked.filter((e, i) => !unowned.includes(e) && JSON.stringify(e) !== JSON.stringify(base[i]))).toEqual([]);
+  });
+
   it('with sharedShare 1, asks 2-4 questions about different tasks over each chunk, each read from its own evidence', () => {
     const shared = [
       ...generateReaderExamples({ split: 'heldout', n: 1000, seed: 11, maxChunkChars: 700, sharedShare: 1 }),

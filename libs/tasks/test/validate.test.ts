@@ -5,7 +5,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Task } from '@fathom/contracts';
 import {
   TasksError,
-  TasksErrorCode,
   generateTasks,
   readTasksJsonl,
   serializeTask,
@@ -90,7 +89,7 @@ describe('validateTasksFile', () => {
     const attempt = validateTasksFile(join(dir, 'missing.jsonl'));
     await expect(attempt).rejects.toBeInstanceOf(TasksError);
     await expect(validateTasksFile(join(dir, 'missing.jsonl'))).rejects.toMatchObject({
-      code: TasksErrorCode.FileAccess,
+      code: 'FILE_ACCESS',
     });
   });
 });

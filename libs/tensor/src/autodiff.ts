@@ -3,7 +3,7 @@
  * topological walk that emits the backward pass as ordinary ONNX nodes in the same graph.
  */
 import { isFloat } from './dtype';
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 import type { Node, Tensor } from './graph';
 import {
   add,
@@ -63,8 +63,7 @@ export type GradRule = (ctx: GradContext) => (Tensor | null)[];
 /** The value of a constant int64 input (axes, starts, perms); rules need them to invert the op. */
 function constInts(t: Tensor): number[] {
   const init = t.graph.initializers.get(t.name);
-  if (!init)
-    throw new TensorError(TensorErrorCode.NotDifferentiable, `'${t.name}' must be a constant to differentiate`);
+  if (!init) throw new TensorError('NOT_DIFFERENTIABLE', `'${t.name}' must be a constant to differentiate`);
   return Array.from(init.data as ArrayLike<number | bigint>, Number);
 }
 
@@ -158,7 +157,7 @@ export const gradientRules: Readonly<Record<string, GradRule>> = {
       if (start >= 0) known[axis] = start;
       else if (e[i] >= Number.MAX_SAFE_INTEGER) [beforeKnown[axis], known[rank + axis]] = [false, 0];
       else if (e[i] < 0) [beforeKnown[axis], known[rank + axis]] = [false, -e[i]];
-      else throw new TensorError(TensorErrorCode.NotDifferentiable, `Slice [${s[i]}:${e[i]}] of ${a} on axis ${axis}`);
+      else throw new TensorError('NOT_DIFFERENTIABLE', `Slice [${s[i]}:${e[i]}] of ${a} on axis ${axis}`);
     });
     const total = sub(shapeOf(a), shapeOf(g));
     const before = where(
@@ -189,7 +188,7 @@ export const gradientRules: Readonly<Record<string, GradRule>> = {
   ],
   Gather: ({ node, x: [data, indices], g }) => {
     if (intAttr(node, 'axis') !== 0)
-      throw new TensorError(TensorErrorCode.NotDifferentiable, `Gather on axis ${intAttr(node, 'axis')} (only axis 0)`);
+      throw new TensorError('NOT_DIFFERENTIABLE', `Gather on axis ${intAttr(node, 'axis')} (only axis 0)`);
     const ids = indices.dtype === 'int64' ? indices : cast(indices, 'int64');
     const [rows, width] = data.shape;
     if (data.rank === 2 && typeof rows === 'number' && rows <= ONE_HOT_GATHER_ROWS) {
@@ -232,10 +231,10 @@ function accumulate(parts: Tensor[]): Tensor {
 export function grad(loss: Tensor, wrt: readonly Tensor[]): Tensor[] {
   const graph = loss.graph;
   if (!isFloat(loss.dtype) || loss.shape.some((d) => d !== 1))
-    throw new TensorError(TensorErrorCode.NotDifferentiable, `loss must be a float scalar, got ${loss}`);
+    throw new TensorError('NOT_DIFFERENTIABLE', `loss must be a float scalar, got ${loss}`);
   for (const w of wrt) {
-    if (w.graph !== graph) throw new TensorError(TensorErrorCode.InvalidGraph, `'${w.name}' belongs to another graph`);
-    if (!isFloat(w.dtype)) throw new TensorError(TensorErrorCode.NotDifferentiable, `cannot differentiate wrt ${w}`);
+    if (w.graph !== graph) throw new TensorError('INVALID_GRAPH', `'${w.name}' belongs to another graph`);
+    if (!isFloat(w.dtype)) throw new TensorError('NOT_DIFFERENTIABLE', `cannot differentiate wrt ${w}`);
   }
 
   const dependsOnWrt = new Set<Tensor>(wrt);
@@ -254,7 +253,7 @@ export function grad(loss: Tensor, wrt: readonly Tensor[]): Tensor[] {
     const rule = gradientRules[node.op];
     if (!rule)
       throw new TensorError(
-        TensorErrorCode.NoGradientRule,
+        'NO_GRADIENT_RULE',
         `op '${node.op}' (producing '${node.outputs[0].name}') is on the path to the loss and has no gradient rule`,
       );
     const grads = rule({ node, x: node.inputs as Tensor[], y: node.outputs, dy, g: dy.find((d) => d !== null)! });
@@ -263,7 +262,7 @@ export function grad(loss: Tensor, wrt: readonly Tensor[]): Tensor[] {
       if (!input || !gk || !dependsOnWrt.has(input)) return;
       if (gk.rank !== input.rank || !sameShape(gk.shape, input.shape))
         throw new TensorError(
-          TensorErrorCode.ShapeMismatch,
+          'SHAPE_MISMATCH',
           `gradient rule of '${node.op}' gave ${shapeToString(gk.shape)} for input ${input}`,
         );
       const list = adjoints.get(input);

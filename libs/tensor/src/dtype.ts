@@ -1,4 +1,4 @@
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 
 /** Element types a symbolic tensor can hold. `float16` values travel as raw `Uint16Array` bits. */
 export type DType = 'float32' | 'float16' | 'int64' | 'int32' | 'bool';
@@ -38,10 +38,7 @@ export function checkHostArray(name: string, dtype: DType, data: unknown): void 
     (dtype === 'bool' && data instanceof Uint8Array);
   if (!ok) {
     const got = (data as object | undefined)?.constructor?.name ?? typeof data;
-    throw new TensorError(
-      TensorErrorCode.InvalidFeed,
-      `'${name}' is ${dtype} and needs a ${hostArrayName[dtype]}, got ${got}`,
-    );
+    throw new TensorError('INVALID_FEED', `'${name}' is ${dtype} and needs a ${hostArrayName[dtype]}, got ${got}`);
   }
 }
 

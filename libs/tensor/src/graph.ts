@@ -1,5 +1,5 @@
 import { type DType, type HostArray, checkHostArray } from './dtype';
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 import { type Dim, type Shape, normDim, shapeToString } from './shape';
 
 /** An ONNX attribute value; the wrapper says which ONNX attribute type it serialises to. */
@@ -83,10 +83,7 @@ export class Graph {
     checkHostArray(name, dtype, data);
     const size = dims.reduce((a, b) => a * b, 1);
     if (data.length !== size)
-      throw new TensorError(
-        TensorErrorCode.InvalidGraph,
-        `initializer '${name}' has ${data.length} values for dims [${dims}]`,
-      );
+      throw new TensorError('INVALID_GRAPH', `initializer '${name}' has ${data.length} values for dims [${dims}]`);
     this.claim(name);
     return this.addInitializer(name, dtype, dims, data);
   }
@@ -125,7 +122,7 @@ export class Graph {
   ): Tensor[] {
     for (const t of inputs)
       if (t && t.graph !== this)
-        throw new TensorError(TensorErrorCode.InvalidGraph, `${op}: tensor '${t.name}' belongs to another graph`);
+        throw new TensorError('INVALID_GRAPH', `${op}: tensor '${t.name}' belongs to another graph`);
     const made: Tensor[] = [];
     const node: Node = { op, inputs, outputs: made, attrs, index: this.nodes.length };
     for (const spec of outputs)
@@ -143,7 +140,7 @@ export class Graph {
   }
 
   private claim(name: string): void {
-    if (this.names.has(name)) throw new TensorError(TensorErrorCode.InvalidGraph, `name '${name}' is already used`);
+    if (this.names.has(name)) throw new TensorError('INVALID_GRAPH', `name '${name}' is already used`);
     this.names.add(name);
   }
 }

@@ -2,7 +2,7 @@
  * @fathom/tensor — an ONNX graph builder with reverse-mode autodiff and optimizers, run by onnxruntime-node.
  * See libs/tensor/README.md for a walk-through.
  */
-export { TensorError, TensorErrorCode } from './errors';
+export { TensorError, type TensorErrorCode } from './errors';
 export type { DType, HostArray, TypedArrayOf } from './dtype';
 export { isFloat } from './dtype';
 export type { Dim, Shape } from './shape';

@@ -3,7 +3,7 @@
  * B (batch), H (heads), T (query positions), S (key positions), D (head or model width), V (vocabulary).
  */
 import { type DType, isFloat } from './dtype';
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 import type { Tensor } from './graph';
 import {
   add,
@@ -111,10 +111,9 @@ const maskFill = (dtype: DType): number => (dtype === 'float16' ? -30000 : -1e9)
  * it or in the causal mask are excluded.
  */
 export function causalAttention(q: Tensor, k: Tensor, v: Tensor, mask?: Tensor): Tensor {
-  if (!isFloat(q.dtype)) throw new TensorError(TensorErrorCode.DtypeMismatch, `attention needs float q, got ${q}`);
+  if (!isFloat(q.dtype)) throw new TensorError('DTYPE_MISMATCH', `attention needs float q, got ${q}`);
   const d = q.shape[q.rank - 1];
-  if (typeof d !== 'number')
-    throw new TensorError(TensorErrorCode.ShapeMismatch, `attention head dim must be static: ${q}`);
+  if (typeof d !== 'number') throw new TensorError('SHAPE_MISMATCH', `attention head dim must be static: ${q}`);
   // Scaling q (B, H, T, D) rather than the scores (B, H, T, S) and adding a small bias rather than selecting on the
   // full score tensor keeps both the forward and the backward pass off extra (B, H, T, S) elementwise work.
   const scores = matmul(mul(q, 1 / Math.sqrt(d)), transpose(k, [0, 1, 3, 2])); // (B, H, T, S)
@@ -129,7 +128,6 @@ export function repeatHeads(x: Tensor, rep: number): Tensor {
   if (rep === 1) return x;
   const [b, h, s, d] = x.shape;
   const expanded = expand(unsqueeze(x, [2]), [b, h, rep, s, d]); // (B, Hkv, rep, S, D)
-  if (typeof h !== 'number')
-    throw new TensorError(TensorErrorCode.ShapeMismatch, `repeatHeads needs a static head count: ${x}`);
+  if (typeof h !== 'number') throw new TensorError('SHAPE_MISMATCH', `repeatHeads needs a static head count: ${x}`);
   return reshape(expanded, [b, h * rep, s, d]);
 }

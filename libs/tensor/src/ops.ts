@@ -3,7 +3,7 @@
  * (autodiff.ts). Shapes are inferred symbolically when a node is built, so mistakes surface at build time.
  */
 import { type DType, isFloat, onnxDataType } from './dtype';
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 import { type Graph, Tensor, toHostArray } from './graph';
 import {
   type Dim,
@@ -23,25 +23,24 @@ export type TensorLike = Tensor | number;
 const INT64_MAX = 9223372036854775807n;
 
 function fail(op: string, detail: string): never {
-  throw new TensorError(TensorErrorCode.ShapeMismatch, `${op}: ${detail}`);
+  throw new TensorError('SHAPE_MISMATCH', `${op}: ${detail}`);
 }
 
 function needFloat(op: string, ...ts: Tensor[]): void {
   for (const t of ts)
-    if (!isFloat(t.dtype)) throw new TensorError(TensorErrorCode.DtypeMismatch, `${op} needs a float tensor, got ${t}`);
+    if (!isFloat(t.dtype)) throw new TensorError('DTYPE_MISMATCH', `${op} needs a float tensor, got ${t}`);
 }
 
 function sameDtype(op: string, ...ts: Tensor[]): void {
   for (const t of ts)
-    if (t.dtype !== ts[0].dtype)
-      throw new TensorError(TensorErrorCode.DtypeMismatch, `${op}: ${ts.map(String).join(' vs ')}`);
+    if (t.dtype !== ts[0].dtype) throw new TensorError('DTYPE_MISMATCH', `${op}: ${ts.map(String).join(' vs ')}`);
 }
 
 function lift(op: string, a: TensorLike, b: TensorLike): [Tensor, Tensor] {
   if (a instanceof Tensor && b instanceof Tensor) return [a, b];
   if (a instanceof Tensor) return [a, a.graph.scalar(b as number, a.dtype)];
   if (b instanceof Tensor) return [b.graph.scalar(a, b.dtype), b];
-  throw new TensorError(TensorErrorCode.InvalidGraph, `${op} needs at least one tensor operand`);
+  throw new TensorError('INVALID_GRAPH', `${op} needs at least one tensor operand`);
 }
 
 function one(graph: Graph, op: string, inputs: (Tensor | null)[], dtype: DType, shape: Shape, attrs = {}): Tensor {
@@ -105,20 +104,18 @@ export const greater = (a: TensorLike, b: TensorLike): Tensor => compare('Greate
 export const greaterOrEqual = (a: TensorLike, b: TensorLike): Tensor => compare('GreaterOrEqual', a, b);
 
 export function logicalAnd(a: Tensor, b: Tensor): Tensor {
-  if (a.dtype !== 'bool' || b.dtype !== 'bool')
-    throw new TensorError(TensorErrorCode.DtypeMismatch, `And: ${a} and ${b}`);
+  if (a.dtype !== 'bool' || b.dtype !== 'bool') throw new TensorError('DTYPE_MISMATCH', `And: ${a} and ${b}`);
   return one(a.graph, 'And', [a, b], 'bool', broadcastShapes('And', a.shape, b.shape));
 }
 
 export function logicalNot(x: Tensor): Tensor {
-  if (x.dtype !== 'bool') throw new TensorError(TensorErrorCode.DtypeMismatch, `Not: ${x}`);
+  if (x.dtype !== 'bool') throw new TensorError('DTYPE_MISMATCH', `Not: ${x}`);
   return one(x.graph, 'Not', [x], 'bool', x.shape);
 }
 
 /** cond ? a : b elementwise, all three broadcast together. */
 export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
-  if (cond.dtype !== 'bool')
-    throw new TensorError(TensorErrorCode.DtypeMismatch, `Where needs a bool condition, got ${cond}`);
+  if (cond.dtype !== 'bool') throw new TensorError('DTYPE_MISMATCH', `Where needs a bool condition, got ${cond}`);
   const [x, y] = lift('Where', a, b);
   sameDtype('Where', x, y);
   return one(cond.graph, 'Where', [cond, x, y], x.dtype, broadcastShapes('Where', cond.shape, x.shape, y.shape));
@@ -196,7 +193,7 @@ function dimTensor(d: Dim, ref: Tensor): Tensor {
   const parts = String(normDim(d)).split('*');
   if (parts.length > 1)
     return parts.map((p) => dimTensor(/^\d+$/.test(p) ? Number(p) : p, ref)).reduce((a, b) => mul(a, b));
-  throw new TensorError(TensorErrorCode.InvalidGraph, `dim '${d}' is carried by neither ${ref} nor any graph input`);
+  throw new TensorError('INVALID_GRAPH', `dim '${d}' is carried by neither ${ref} nor any graph input`);
 }
 
 /** An int64 [rank] tensor holding `dims` at run time; -1 passes through (Reshape infers it). */
@@ -314,7 +311,7 @@ export function concat(xs: readonly Tensor[], axis: number): Tensor {
 /** data.take(indices, axis): shape data[:axis] + indices.shape + data[axis+1:]. Embedding lookup is axis 0. */
 export function gather(data: Tensor, indices: Tensor, axis = 0): Tensor {
   if (indices.dtype !== 'int64' && indices.dtype !== 'int32')
-    throw new TensorError(TensorErrorCode.DtypeMismatch, `Gather needs integer indices, got ${indices}`);
+    throw new TensorError('DTYPE_MISMATCH', `Gather needs integer indices, got ${indices}`);
   const a = normAxis('Gather', axis, data.rank);
   const shape = [...data.shape.slice(0, a), ...indices.shape, ...data.shape.slice(a + 1)];
   return one(data.graph, 'Gather', [data, indices], data.dtype, shape, { axis: { int: a } });
@@ -323,7 +320,7 @@ export function gather(data: Tensor, indices: Tensor, axis = 0): Tensor {
 /** out[i][j] = data[i][indices[i][j]] along `axis` (picking target log-probs); shape is indices' shape. */
 export function gatherElements(data: Tensor, indices: Tensor, axis: number): Tensor {
   if (indices.dtype !== 'int64' && indices.dtype !== 'int32')
-    throw new TensorError(TensorErrorCode.DtypeMismatch, `GatherElements needs integer indices, got ${indices}`);
+    throw new TensorError('DTYPE_MISMATCH', `GatherElements needs integer indices, got ${indices}`);
   if (indices.rank !== data.rank) fail('GatherElements', `${data} and ${indices} differ in rank`);
   const a = normAxis('GatherElements', axis, data.rank);
   return one(data.graph, 'GatherElements', [data, indices], data.dtype, indices.shape, { axis: { int: a } });

@@ -1,5 +1,5 @@
 /** AdamW, gradient clipping and learning-rate schedules on Float32Arrays (parameters are updated in place). */
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 
 /** Learning rate for update number `step` (1-based). */
 export type LrSchedule = (step: number) => number;
@@ -123,7 +123,7 @@ export class AdamW {
     for (const name of Object.keys(this.params)) {
       const g = grads[name];
       if (!g || g.length !== this.params[name].length)
-        throw new TensorError(TensorErrorCode.InvalidState, `gradient '${name}' is missing or has the wrong length`);
+        throw new TensorError('INVALID_STATE', `gradient '${name}' is missing or has the wrong length`);
     }
     const { beta1, beta2, eps, weightDecay, decays, maxGradNorm } = this.o;
     const gradNorm = globalGradNorm(grads);
@@ -164,15 +164,12 @@ export class AdamW {
   /** Restores a state saved by `state()` for the same parameter names and sizes. */
   loadState(state: AdamWState): void {
     if (!Number.isInteger(state.step) || state.step < 0)
-      throw new TensorError(TensorErrorCode.InvalidState, `step must be a non-negative integer, got ${state.step}`);
+      throw new TensorError('INVALID_STATE', `step must be a non-negative integer, got ${state.step}`);
     for (const name of Object.keys(this.params))
       for (const [moment, r] of [['m', state.m] as const, ['v', state.v] as const]) {
         const a = r[name];
         if (!(a instanceof Float32Array) || a.length !== this.params[name].length)
-          throw new TensorError(
-            TensorErrorCode.InvalidState,
-            `${moment}['${name}'] is missing or has the wrong length`,
-          );
+          throw new TensorError('INVALID_STATE', `${moment}['${name}'] is missing or has the wrong length`);
       }
     for (const name of Object.keys(this.params)) {
       this.m[name].set(state.m[name]);

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { type HostArray, checkHostArray, ortType } from './dtype';
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 import type { Graph, Tensor } from './graph';
 import { type DimBindings, requiredInputs, serialize } from './serialize';
 import { normDim } from './shape';
@@ -73,7 +73,7 @@ export class Runtime {
 
   constructor(config: RuntimeConfig = {}) {
     const parsed = RuntimeConfigSchema.safeParse(config);
-    if (!parsed.success) throw new TensorError(TensorErrorCode.InvalidGraph, `runtime config: ${parsed.error.message}`);
+    if (!parsed.success) throw new TensorError('INVALID_GRAPH', `runtime config: ${parsed.error.message}`);
     this.config = parsed.data;
   }
 
@@ -126,8 +126,7 @@ export class CompiledGraph<K extends string = string> {
     private readonly outputs: Readonly<Record<K, Tensor>>,
   ) {
     for (const t of Object.values<Tensor>(outputs))
-      if (t.graph !== graph)
-        throw new TensorError(TensorErrorCode.InvalidGraph, `output '${t.name}' belongs to another graph`);
+      if (t.graph !== graph) throw new TensorError('INVALID_GRAPH', `output '${t.name}' belongs to another graph`);
     this.inputs = requiredInputs(graph, Object.values(outputs));
     this.dimKeys = this.inputs.map((t) => t.shape.map((d) => (typeof d === 'number' ? null : String(normDim(d)))));
     this.signatureDims = [...new Set(this.dimKeys.flat().filter((k) => k !== null))].sort();
@@ -157,7 +156,7 @@ export class CompiledGraph<K extends string = string> {
     try {
       raw = await (await cached.session).run(tensors);
     } catch (cause) {
-      throw new TensorError(TensorErrorCode.RuntimeFailure, `running '${this.graph.name}' [${key}]: ${String(cause)}`, {
+      throw new TensorError('RUNTIME_FAILURE', `running '${this.graph.name}' [${key}]: ${String(cause)}`, {
         cause,
       });
     }
@@ -190,13 +189,9 @@ export class CompiledGraph<K extends string = string> {
     const model = this.serialize(this.runtime.config.specializeShapes ? bindings : undefined);
     const session = ort.InferenceSession.create(model.bytes, this.runtime.sessionOptions()).catch((cause: unknown) => {
       this.sessions.delete(key);
-      throw new TensorError(
-        TensorErrorCode.RuntimeFailure,
-        `compiling '${this.graph.name}' [${key}]: ${String(cause)}`,
-        {
-          cause,
-        },
-      );
+      throw new TensorError('RUNTIME_FAILURE', `compiling '${this.graph.name}' [${key}]: ${String(cause)}`, {
+        cause,
+      });
     });
     const entry = { session, outputNames: model.outputNames };
     this.sessions.set(key, entry);
@@ -213,13 +208,13 @@ export class CompiledGraph<K extends string = string> {
     const bindings: Record<string, number> = {};
     const bind = (input: Tensor, keys: readonly (string | null)[], dims: readonly number[]) => {
       if (dims.length !== input.rank)
-        throw new TensorError(TensorErrorCode.InvalidFeed, `'${input.name}' has dims [${dims}], declared ${input}`);
+        throw new TensorError('INVALID_FEED', `'${input.name}' has dims [${dims}], declared ${input}`);
       for (let i = 0; i < dims.length; i++) {
         const key = keys[i];
         const known = key === null ? (input.shape[i] as number) : bindings[key];
         if (known !== undefined && known !== dims[i])
           throw new TensorError(
-            TensorErrorCode.InvalidFeed,
+            'INVALID_FEED',
             `'${input.name}' dim ${i} is ${dims[i]}, expected ${input.shape[i]}=${known}`,
           );
         if (key !== null) bindings[key] = dims[i];
@@ -228,8 +223,7 @@ export class CompiledGraph<K extends string = string> {
     const { inputs, dimKeys } = this;
     for (let k = 0; k < inputs.length; k++) {
       const feed = feeds[inputs[k].name];
-      if (feed === undefined)
-        throw new TensorError(TensorErrorCode.InvalidFeed, `missing feed '${inputs[k].name}' (${inputs[k]})`);
+      if (feed === undefined) throw new TensorError('INVALID_FEED', `missing feed '${inputs[k].name}' (${inputs[k]})`);
       if ('dims' in feed) bind(inputs[k], dimKeys[k], feed.dims);
     }
     const tensors: Record<string, ort.Tensor> = {};
@@ -248,10 +242,7 @@ export class CompiledGraph<K extends string = string> {
       let size = 1;
       for (const d of dims) size *= d;
       if (data.length !== size)
-        throw new TensorError(
-          TensorErrorCode.InvalidFeed,
-          `'${input.name}' has ${data.length} values for dims [${dims}]`,
-        );
+        throw new TensorError('INVALID_FEED', `'${input.name}' has ${data.length} values for dims [${dims}]`);
       tensors[input.name] = new ort.Tensor(ortType[input.dtype], data, dims);
     }
     return { bindings, tensors };
@@ -270,10 +261,7 @@ export class CompiledGraph<K extends string = string> {
       const rest = dims.reduce((a: number, b) => a * (b ?? 1), 1);
       dims[unknown[0]] = rest === 0 ? 0 : data.length / rest;
     } else if (unknown.length > 1)
-      throw new TensorError(
-        TensorErrorCode.InvalidFeed,
-        `'${input.name}' (${input}) needs explicit dims: { data, dims }`,
-      );
+      throw new TensorError('INVALID_FEED', `'${input.name}' (${input}) needs explicit dims: { data, dims }`);
     return dims as number[];
   }
 }

@@ -1,4 +1,4 @@
-import { TensorError, TensorErrorCode } from './errors';
+import { TensorError } from './errors';
 
 /**
  * One dimension of a symbolic shape: a size known when the graph is built, or the name of a dimension bound when
@@ -79,10 +79,7 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): Dim[] {
       if (d === 1) continue;
       if (dim === 1) dim = d;
       else if (!sameDim(dim, d))
-        throw new TensorError(
-          TensorErrorCode.ShapeMismatch,
-          `${op} cannot broadcast ${shapes.map(shapeToString).join(' with ')}`,
-        );
+        throw new TensorError('SHAPE_MISMATCH', `${op} cannot broadcast ${shapes.map(shapeToString).join(' with ')}`);
     }
     out.push(normDim(dim));
   }
@@ -92,7 +89,6 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): Dim[] {
 /** Resolves a possibly negative axis against a rank, with a clear error when it is out of range. */
 export function normAxis(op: string, axis: number, rank: number): number {
   const a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    throw new TensorError(TensorErrorCode.ShapeMismatch, `${op}: axis ${axis} out of range for rank ${rank}`);
+  if (a < 0 || a >= rank) throw new TensorError('SHAPE_MISMATCH', `${op}: axis ${axis} out of range for rank ${rank}`);
   return a;
 }

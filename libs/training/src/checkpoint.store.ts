@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadCheckpoint, parseSafetensors, saveCheckpoint, serializeSafetensors, type Checkpoint } from '@fathom/model';
 import { adamWStateFromTensors, adamWStateToTensors, type AdamWState } from '@fathom/tensor';
 import { z } from 'zod';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 
 /**
  * Everything besides weights and optimizer moments that a run needs to continue exactly: the step, where the data
@@ -88,18 +88,15 @@ export class CheckpointStore {
     try {
       raw = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8'));
     } catch (error) {
-      throw new TrainingError(TrainingErrorCode.INVALID_CHECKPOINT, `${dir}: ${(error as Error).message}`);
+      throw new TrainingError('INVALID_CHECKPOINT', `${dir}: ${(error as Error).message}`);
     }
     const parsed = TrainingStateSchema.safeParse(raw);
     if (!parsed.success)
-      throw new TrainingError(
-        TrainingErrorCode.INVALID_CHECKPOINT,
-        `${join(dir, STATE_FILE)}: ${z.prettifyError(parsed.error)}`,
-      );
+      throw new TrainingError('INVALID_CHECKPOINT', `${join(dir, STATE_FILE)}: ${z.prettifyError(parsed.error)}`);
     const file = parseSafetensors(await readFile(join(dir, OPTIMIZER_FILE)), OPTIMIZER_FILE);
     const step = Number(file.metadata.step);
     if (!Number.isInteger(step))
-      throw new TrainingError(TrainingErrorCode.INVALID_CHECKPOINT, `${dir}/${OPTIMIZER_FILE} has no step metadata`);
+      throw new TrainingError('INVALID_CHECKPOINT', `${dir}/${OPTIMIZER_FILE} has no step metadata`);
     const optimizer = adamWStateFromTensors(
       Object.fromEntries([...file.tensors].map(([name, t]) => [name, t.data])),
       step,

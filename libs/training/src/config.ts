@@ -1,7 +1,7 @@
 import { ExportDtypeSchema, SeedSchema } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { z } from 'zod';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 import { readJsonObject } from './json-file';
 
 const positiveInt = z.number().int().positive();
@@ -165,7 +165,7 @@ export interface SftConfigOverrides {
 /** Validates a config object; throws TrainingError(INVALID_CONFIG) naming every bad field. */
 export function parseSftConfig(input: unknown): SftConfig {
   const parsed = SftConfigSchema.safeParse(input);
-  if (!parsed.success) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new TrainingError('INVALID_CONFIG', z.prettifyError(parsed.error), { trainer: 'SFT' });
   return parsed.data;
 }
 
@@ -183,6 +183,6 @@ export function applyOverrides(raw: Record<string, unknown>, overrides: SftConfi
 
 /** Reads a JSON config file, applies the overrides and validates the result. */
 export async function loadSftConfig(file: string, overrides: SftConfigOverrides = {}): Promise<SftConfig> {
-  const raw = await readJsonObject(file, (message) => new TrainingError(TrainingErrorCode.INVALID_CONFIG, message));
+  const raw = await readJsonObject(file, (message) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' }));
   return parseSftConfig(applyOverrides(raw, overrides));
 }

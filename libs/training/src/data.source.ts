@@ -13,7 +13,7 @@ import {
 import { readTasksJsonl } from '@fathom/tasks';
 import { z } from 'zod';
 import type { SftConfig } from './config';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 
 /** One rendered training conversation. */
 export interface Conversation {
@@ -55,15 +55,14 @@ async function* jsonLines(path: string): AsyncGenerator<{ line: number; value: u
       try {
         yield { line, value: JSON.parse(text) };
       } catch (error) {
-        throw new TrainingError(
-          TrainingErrorCode.INVALID_DATA,
-          `${path}:${line}: bad JSON (${(error as Error).message})`,
-        );
+        throw new TrainingError('INVALID_DATA', `${path}:${line}: bad JSON (${(error as Error).message})`, {
+          trainer: 'SFT',
+        });
       }
     }
   } catch (error) {
     if (error instanceof TrainingError) throw error;
-    throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}: ${(error as Error).message}`);
+    throw new TrainingError('INVALID_DATA', `${path}: ${(error as Error).message}`, { trainer: 'SFT' });
   } finally {
     lines.close();
     stream.destroy();
@@ -73,7 +72,7 @@ async function* jsonLines(path: string): AsyncGenerator<{ line: number; value: u
 function parseLine<T>(schema: z.ZodType<T>, path: string, line: number, value: unknown): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
-    throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}:${line}: ${z.prettifyError(parsed.error)}`);
+    throw new TrainingError('INVALID_DATA', `${path}:${line}: ${z.prettifyError(parsed.error)}`, { trainer: 'SFT' });
   return parsed.data;
 }
 
@@ -91,7 +90,7 @@ export function preflightConversation(
     preflightPromptShapes(segments, renderPrompt(task, rolloutStyle));
   } catch (error) {
     if (error instanceof PromptDriftError)
-      throw new TrainingError(TrainingErrorCode.PROMPT_DRIFT, `${id}: ${error.message}`);
+      throw new TrainingError('PROMPT_DRIFT', `${id}: ${error.message}`, { trainer: 'SFT', taskId: id });
     throw error;
   }
 }
@@ -152,9 +151,10 @@ export async function readTeacherConversations(
   if (byTask.size > 0) {
     const [taskId, [first]] = byTask.entries().next().value!;
     throw new TrainingError(
-      TrainingErrorCode.INVALID_DATA,
+      'INVALID_DATA',
       `${data.examples}:${examples[first].line}: task '${taskId}' is not in ${data.tasks}` +
         (byTask.size > 1 ? ` (nor are ${byTask.size - 1} other tasks)` : ''),
+      { trainer: 'SFT' },
     );
   }
   const conversations = rendered.flat();
@@ -177,8 +177,9 @@ export async function readReaderConversations(path: string, wanted: number): Pro
     if (out.length === wanted) return out;
   }
   throw new TrainingError(
-    TrainingErrorCode.INVALID_DATA,
+    'INVALID_DATA',
     `${path}: ${out.length} reader examples, the mix wants ${wanted} (readers.perEpisode × episodes)`,
+    { trainer: 'SFT' },
   );
 }
 
@@ -205,7 +206,7 @@ async function* uniqueLines<T extends { id: string }>(path: string, schema: z.Zo
   for await (const { line, value } of jsonLines(path)) {
     const parsed = parseLine(schema, path, line, value);
     if (seen.has(parsed.id))
-      throw new TrainingError(TrainingErrorCode.INVALID_DATA, `${path}:${line}: duplicate id '${parsed.id}'`);
+      throw new TrainingError('INVALID_DATA', `${path}:${line}: duplicate id '${parsed.id}'`, { trainer: 'SFT' });
     seen.add(parsed.id);
     yield parsed;
   }

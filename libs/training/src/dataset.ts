@@ -3,7 +3,7 @@ import { Rng } from '@fathom/contracts';
 import { SpanConstraint, type Tokenizer } from '@fathom/model';
 import { extractiveSpan, IM_END } from '@fathom/rlm';
 import type { Conversation } from './data.source';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 import { permutation, streamSeed } from './sampler';
 import { encodeConversation, trainedCount, type MaskedSequence } from './tokens';
 
@@ -60,7 +60,7 @@ export function tokenizeConversations(
   // The stop token of an extractive read; set exactly when reads are trained extractively.
   const imEnd = options.extractive ? tokenizer.tokenId(IM_END) : undefined;
   if (options.extractive && imEnd === undefined)
-    throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, `extractive reads need the tokenizer's ${IM_END}`);
+    throw new TrainingError('INVALID_CONFIG', `extractive reads need the tokenizer's ${IM_END}`, { trainer: 'SFT' });
   const drop = (id: string, why: string) => {
     if (report.droppedExamples.length < DROPPED_SHOWN) report.droppedExamples.push(`${id} (${why})`);
   };

@@ -1,55 +1,69 @@
-/** Error taxonomy of `@fathom/training`: a code per failure and one place that words it. */
-export enum TrainingErrorCode {
-  /** An SFT config that fails its schema or is inconsistent with the model (a field is named). */
-  INVALID_CONFIG = 'INVALID_CONFIG',
+import { FathomError, type ErrorContext } from '@fathom/contracts';
+
+/** The trainer an error comes from; the messages of config and data errors name it ("invalid GRPO config: …"). */
+export type Trainer = 'SFT' | 'GRPO';
+
+/** Error taxonomy of `@fathom/training`, one code set for the SFT and the GRPO trainer. */
+export type TrainingErrorCode =
+  /** A config that fails its schema or does not fit the model (the field is named). */
+  | 'INVALID_CONFIG'
   /** A data file line that cannot be used (bad JSON, schema violation, unknown task id). */
-  INVALID_DATA = 'INVALID_DATA',
-  /** Nothing left to train on (or to evaluate on) after dropping examples. */
-  NO_DATA = 'NO_DATA',
+  | 'INVALID_DATA'
+  /** Nothing left to train on (or to evaluate on): no examples after dropping, an empty or unreadable tasks file. */
+  | 'NO_DATA'
   /** A token sequence whose ids and mask disagree, or whose ids fall outside the vocabulary. */
-  INVALID_SEQUENCE = 'INVALID_SEQUENCE',
-  /** The SFT examples and the rollout prompts of the same task render differently. */
-  PROMPT_DRIFT = 'PROMPT_DRIFT',
-  /** `--resume` found no complete checkpoint, or one written by a different config or data set. */
-  RESUME_MISMATCH = 'RESUME_MISMATCH',
+  | 'INVALID_SEQUENCE'
+  /** The SFT rendering and the rollout prompt of the same task differ (the diff is in the message). */
+  | 'PROMPT_DRIFT'
+  /** `--resume` found no complete checkpoint, or one written by another config, data set or task file. */
+  | 'RESUME_MISMATCH'
   /** A fresh run pointed at a run folder that already holds checkpoints (use `--resume`, or another folder). */
-  RUN_EXISTS = 'RUN_EXISTS',
+  | 'RUN_EXISTS'
   /** A checkpoint folder whose training state is unreadable or inconsistent. */
-  INVALID_CHECKPOINT = 'INVALID_CHECKPOINT',
+  | 'INVALID_CHECKPOINT'
   /** A step whose loss or gradient norm is not finite: the run stops instead of writing NaN weights. */
-  DIVERGED = 'DIVERGED',
+  | 'DIVERGED'
+  /** GRPO `replay` cannot rebuild the state before the step (no stored rollouts, no checkpoint at or before it). */
+  | 'REPLAY_UNAVAILABLE';
+
+/** Where a training error happened: the trainer (when the thrower is one, not a module both share) and the unit of work. */
+export interface TrainingErrorContext extends ErrorContext {
+  readonly trainer?: Trainer;
 }
 
-function describe(code: TrainingErrorCode, detail: string): string {
+/** The one place that words a code; a shared module's config or data error, with no trainer, says "training". */
+function describe(code: TrainingErrorCode, trainer: Trainer | undefined, detail: string): string {
+  const subject = trainer ?? 'training';
   switch (code) {
-    case TrainingErrorCode.INVALID_CONFIG:
-      return `invalid SFT config: ${detail}`;
-    case TrainingErrorCode.INVALID_DATA:
-      return `invalid SFT data: ${detail}`;
-    case TrainingErrorCode.NO_DATA:
-      return `no usable SFT data: ${detail}`;
-    case TrainingErrorCode.INVALID_SEQUENCE:
+    case 'INVALID_CONFIG':
+      return `invalid ${subject} config: ${detail}`;
+    case 'INVALID_DATA':
+      return `invalid ${subject} data: ${detail}`;
+    case 'NO_DATA':
+      return `no usable ${subject} data: ${detail}`;
+    case 'INVALID_SEQUENCE':
       return `invalid token sequence: ${detail}`;
-    case TrainingErrorCode.PROMPT_DRIFT:
+    case 'PROMPT_DRIFT':
       return `prompt preflight failed: ${detail}`;
-    case TrainingErrorCode.RESUME_MISMATCH:
+    case 'RESUME_MISMATCH':
       return `cannot resume: ${detail}`;
-    case TrainingErrorCode.RUN_EXISTS:
+    case 'RUN_EXISTS':
       return `run folder in use: ${detail}`;
-    case TrainingErrorCode.INVALID_CHECKPOINT:
+    case 'INVALID_CHECKPOINT':
       return `invalid training checkpoint: ${detail}`;
-    case TrainingErrorCode.DIVERGED:
+    case 'DIVERGED':
       return `training diverged: ${detail}`;
+    case 'REPLAY_UNAVAILABLE':
+      return `cannot replay: ${detail}`;
   }
 }
 
 /** The one error type of `@fathom/training`; the message starts with the code's summary and names the culprit. */
-export class TrainingError extends Error {
-  constructor(
-    readonly code: TrainingErrorCode,
-    detail: string,
-  ) {
-    super(describe(code, detail));
-    this.name = 'TrainingError';
+export class TrainingError extends FathomError<TrainingErrorCode> {
+  override readonly name = 'TrainingError';
+  readonly trainer: Trainer | undefined;
+  constructor(code: TrainingErrorCode, detail: string, { trainer, ...context }: TrainingErrorContext = {}) {
+    super(code, describe(code, trainer, detail), context);
+    this.trainer = trainer;
   }
 }

@@ -3,7 +3,7 @@
  * segment-by-segment tokenisation with loss masks, right-padded batching, seeded resumable data order, AdamW with
  * warmup + cosine, checkpoint folders with training state, and metrics JSONL. Usage and metrics: docs/SFT.md.
  */
-export { TrainingError, TrainingErrorCode } from './errors';
+export { TrainingError, type Trainer, type TrainingErrorCode, type TrainingErrorContext } from './errors';
 export {
   SftConfigSchema,
   PromptStyleSchema,

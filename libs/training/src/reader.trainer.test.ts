@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rng } from '@fathom/contracts';
-import { HashedWordTokenizer, loadCheckpoint, WORD_FEATURE_COUNT, WORD_FEATURE_EMBEDDING } from '@fathom/model';
+import { HashedWordTokenizer, loadCheckpoint, WORD_FEATURE_EMBEDDING, wordFeatureCount } from '@fathom/model';
 import { encodeReadInput } from '@fathom/rlm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReaderSftConfig, runReaderSft, wordNoise } from './reader.trainer';
@@ -41,7 +41,7 @@ describe('runReaderSft', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('trains a reader with word features under word noise and saves its heads', async () => {
+  it('trains a reader with word features and sentence recency under word noise and saves its heads', async () => {
     const model = join(dir, 'config.json');
     await writeFile(
       model,
@@ -49,7 +49,13 @@ describe('runReaderSft', () => {
         ...TINY_HF_CONFIG,
         vocab_size: 1028,
         max_position_embeddings: 1024,
-        fathom_reader: { exact_match: true, word_features: true, span_head: true, max_span_tokens: 6 },
+        fathom_reader: {
+          exact_match: true,
+          word_features: true,
+          sentence_recency: true,
+          span_head: true,
+          max_span_tokens: 6,
+        },
       }),
     );
     const config = parseReaderSftConfig({
@@ -66,8 +72,8 @@ describe('runReaderSft', () => {
     expect(Number.isFinite(last?.loss)).toBe(true);
     expect(lastEval?.examples).toBe(4);
     const saved = await loadCheckpoint(finalDir);
-    expect(saved.config.reader?.wordFeatures).toBe(true);
-    expect(saved.params.get(WORD_FEATURE_EMBEDDING)?.length).toBe(WORD_FEATURE_COUNT * 32);
+    expect(saved.config.reader).toMatchObject({ wordFeatures: true, sentenceRecency: true });
+    expect(saved.params.get(WORD_FEATURE_EMBEDDING)?.length).toBe(wordFeatureCount(true) * 32);
     const metrics = (await readFile(join(dir, 'out', 'metrics.jsonl'), 'utf8')).trim().split('\n');
     expect(metrics.map((l) => JSON.parse(l).kind)).toEqual(['train', 'train', 'train', 'eval']);
   });

@@ -11,6 +11,7 @@ import {
   saveCheckpoint,
   spanTrainBatch,
   type Checkpoint,
+  type ReaderHeads,
   type SpanReadInput,
   type Tokenizer,
 } from '@fathom/model';
@@ -19,7 +20,7 @@ import { encodeReadInput, goldSpan, spanReadInput, spanText, type ReadInput } fr
 import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
 import { optimizerSchema } from './config';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 import { readJsonObject } from './json-file';
 import { MetricsLog } from './metrics.log';
 import { createAdamW } from './optimizer';
@@ -41,6 +42,7 @@ const ReaderStageSchema = z.strictObject({
   inventedShare: share.optional(),
   inventedDistractorShare: share.optional(),
   inventedQuestionShare: share.optional(),
+  unownedShare: share.optional(),
   /**
    * Share of the chunk's words (those not in the question) whose tokens are replaced by random ordinary tokens, their
    * word features kept: word dropout (Iyyer et al. 2015) for a hashed vocabulary. Every word of the generated frames is
@@ -99,11 +101,11 @@ export type ReaderSftConfig = z.output<typeof ReaderSftConfigSchema>;
 
 export function parseReaderSftConfig(input: unknown): ReaderSftConfig {
   const parsed = ReaderSftConfigSchema.safeParse(input);
-  if (!parsed.success) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new TrainingError('INVALID_CONFIG', z.prettifyError(parsed.error), { trainer: 'SFT' });
   return parsed.data;
 }
 
-const configError = (message: string) => new TrainingError(TrainingErrorCode.INVALID_CONFIG, message);
+const configError = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' });
 
 /** The reader SFT config of a file when it is one (`"kind": "reader"`), else null (an LM SFT config). */
 export async function loadReaderSftConfig(
@@ -157,12 +159,12 @@ type SpanExample = SpanReadInput & { start: number; end: number };
 function toSpanExample(
   example: ReaderExample,
   tokenizer: Tokenizer,
-  maxSpanTokens: number,
+  heads: ReaderHeads,
   noise: { share: number; rng: Rng },
 ): SpanExample | null {
-  const input = encodeReadInput(example.question, example.chunk, tokenizer);
+  const input = encodeReadInput(example.question, example.chunk, tokenizer, heads);
   const gold = goldSpan(input, example.chunk, example.answer, example.distractors);
-  if (gold === null || (gold.start !== input.none && gold.end - gold.start >= maxSpanTokens)) return null;
+  if (gold === null || (gold.start !== input.none && gold.end - gold.start >= heads.maxSpanTokens)) return null;
   return { ...wordNoise(input, tokenizer, noise), ...gold };
 }
 
@@ -193,10 +195,9 @@ function padIdOf(tokenizer: Tokenizer): number {
 async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
   const { checkpoint, hashedWordBuckets: buckets } = config.model;
   if (checkpoint !== undefined && buckets !== undefined)
-    throw new TrainingError(
-      TrainingErrorCode.INVALID_CONFIG,
-      'model.hashedWordBuckets: a checkpoint keeps its tokenizer',
-    );
+    throw new TrainingError('INVALID_CONFIG', 'model.hashedWordBuckets: a checkpoint keeps its tokenizer', {
+      trainer: 'SFT',
+    });
   const model = checkpoint
     ? await loadCheckpoint(checkpoint)
     : await createDefaultModel(
@@ -206,10 +207,11 @@ async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
       );
   if (!model.config.reader?.spanHead)
     throw new TrainingError(
-      TrainingErrorCode.INVALID_CONFIG,
+      'INVALID_CONFIG',
       'model: a reader needs a span head (a config.json with "fathom_reader")',
+      { trainer: 'SFT' },
     );
-  if (model.tokenizer === null) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'model: no tokenizer');
+  if (model.tokenizer === null) throw new TrainingError('INVALID_CONFIG', 'model: no tokenizer', { trainer: 'SFT' });
   return model;
 }
 
@@ -228,7 +230,7 @@ export async function readerAccuracy(
   let correct = 0;
   for (let i = 0; i < examples.length; i += batchSize) {
     const group = examples.slice(i, i + batchSize);
-    const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer));
+    const inputs = group.map((e) => encodeReadInput(e.question, e.chunk, tokenizer, model.config.reader));
     const reads = inputs.map(spanReadInput);
     const rows = packSpanReads(reads, padIdOf(tokenizer), 64);
     const logits = await graphs.spanLogits(model.params, rows);
@@ -257,7 +259,7 @@ export async function runReaderSft(
 ): Promise<{ finalDir: string; last: ReaderStepRecord | null; lastEval: ReaderEvalRecord | null }> {
   const model = await initialModel(config);
   const tokenizer = model.tokenizer!;
-  const maxSpan = model.config.reader!.maxSpanTokens;
+  const heads = model.config.reader!;
   const graphs = new ModelGraphs(model.config, { kind: 'full' }, { specializeShapes: false });
   const steps = config.stages.reduce((n, s) => n + s.steps, 0);
   const optimizer = createAdamW(model.params, graphs.trainableSpecs, config.optimizer, steps);
@@ -286,14 +288,14 @@ export async function runReaderSft(
         const batch: SpanExample[] = [];
         let skipped = 0;
         while (batch.length < config.batchSize) {
-          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, maxSpan, noise);
+          const example = toSpanExample(stream.next().value as ReaderExample, tokenizer, heads, noise);
           if (example === null) skipped++;
           else batch.push(example);
         }
         const rows = spanTrainBatch(batch, {
           padId: padIdOf(tokenizer),
           padMultiple: config.padMultiple,
-          maxSpanTokens: maxSpan,
+          maxSpanTokens: heads.maxSpanTokens,
         });
         const result = await graphs.spanTrainStep(
           model.params,
@@ -301,7 +303,7 @@ export async function runReaderSft(
           new Float32Array(rows.batch).fill(-1 / rows.batch),
         );
         if (!Number.isFinite(result.loss))
-          throw new TrainingError(TrainingErrorCode.DIVERGED, `step ${step}: loss ${result.loss}`);
+          throw new TrainingError('DIVERGED', `step ${step}: loss ${result.loss}`, { trainer: 'SFT', step });
         const info = optimizer.update(Object.fromEntries(result.grads));
         last = {
           kind: 'train',

@@ -1,5 +1,5 @@
 import { Rng } from '@fathom/contracts';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 
 /** Where a sampler stands: the epoch it draws from and how many of that epoch's items it has handed out. */
 export interface DataPosition {
@@ -47,13 +47,12 @@ export class EpochSampler {
     position: DataPosition = { epoch: 0, offset: 0 },
     private readonly bucketing?: Bucketing,
   ) {
-    if (!(Number.isInteger(size) && size > 0))
-      throw new TrainingError(TrainingErrorCode.NO_DATA, `a sampler over ${size} items`);
+    if (!(Number.isInteger(size) && size > 0)) throw new TrainingError('NO_DATA', `a sampler over ${size} items`);
     if (!(Number.isInteger(position.epoch) && position.epoch >= 0))
-      throw new TrainingError(TrainingErrorCode.INVALID_CHECKPOINT, `data position epoch ${position.epoch}`);
+      throw new TrainingError('INVALID_CHECKPOINT', `data position epoch ${position.epoch}`);
     if (!(Number.isInteger(position.offset) && position.offset >= 0 && position.offset < size))
       throw new TrainingError(
-        TrainingErrorCode.INVALID_CHECKPOINT,
+        'INVALID_CHECKPOINT',
         `data position offset ${position.offset} outside an epoch of ${size} items`,
       );
     this.epoch = position.epoch;

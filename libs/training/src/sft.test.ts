@@ -4,7 +4,6 @@ import { ByteTokenizer, createDefaultModel, ModelGraphs } from '@fathom/model';
 import { renderConversation } from '@fathom/rlm';
 import { describe, expect, it } from 'vitest';
 import { parseSftConfig, type SftConfigInput } from './config';
-import { TrainingErrorCode } from './errors';
 import { MetricsLog, type MetricsRecord } from './metrics.log';
 import { runSft } from './sft.trainer';
 import { readPromptStyle } from './prompt-style.file';
@@ -124,14 +123,14 @@ describe('runSft', () => {
     const f = await writeTinyFixture(4);
     await runSft(baseConfig(f, 'run', { steps: 2, evalFraction: 0 }));
     await expect(runSft(baseConfig(f, 'run', { steps: 3, evalFraction: 0 }), { resume: true })).rejects.toMatchObject({
-      code: TrainingErrorCode.RESUME_MISMATCH,
+      code: 'RESUME_MISMATCH',
       message: expect.stringMatching(/steps differ/),
     });
     await expect(runSft(baseConfig(f, 'run', { steps: 2, evalFraction: 0 }))).rejects.toMatchObject({
-      code: TrainingErrorCode.RUN_EXISTS,
+      code: 'RUN_EXISTS',
     });
     await expect(runSft(baseConfig(f, 'none'), { resume: true })).rejects.toMatchObject({
-      code: TrainingErrorCode.RESUME_MISMATCH,
+      code: 'RESUME_MISMATCH',
     });
   });
 
@@ -157,12 +156,12 @@ describe('runSft', () => {
 
     await writeFile(texts, `${JSON.stringify(doc(0))}\n${JSON.stringify({ id: 'd1' })}\n`);
     await expect(runSft(baseConfig(f, 'bad', { data: { format: 'text', texts } }))).rejects.toMatchObject({
-      code: TrainingErrorCode.INVALID_DATA,
+      code: 'INVALID_DATA',
       message: expect.stringContaining(`${texts}:2`),
     });
     await writeFile(texts, `${JSON.stringify(doc(0))}\n${JSON.stringify(doc(0))}\n`);
     await expect(runSft(baseConfig(f, 'twice', { data: { format: 'text', texts } }))).rejects.toMatchObject({
-      code: TrainingErrorCode.INVALID_DATA,
+      code: 'INVALID_DATA',
       message: expect.stringContaining(`${texts}:2: duplicate id 'd0'`),
     });
   });
@@ -196,7 +195,7 @@ describe('the prompt preflight', () => {
     const teacher = { format: 'teacher' as const, examples: f.examples, tasks: f.tasks };
     const drift = baseConfig(f, 'drift', { data: teacher, rolloutPromptStyle: { system: 'full', previewChars: 12 } });
     const error = await failure(runSft(drift));
-    expect(error.code).toBe(TrainingErrorCode.PROMPT_DRIFT);
+    expect(error.code).toBe('PROMPT_DRIFT');
     expect(error.message).toContain('t0#0');
     expect(error.message).toMatch(/^- ctx is the document \(JS REPL\)/m);
     expect(error.message).toMatch(/^\+ You answer a question about a long document/m);

@@ -13,7 +13,7 @@ import { CheckpointStore, type TrainingState } from './checkpoint.store';
 import type { SftConfig } from './config';
 import { readSftConversations, type Conversation } from './data.source';
 import { dataFingerprint, splitHeldOut, tokenizeConversations, type TokenizeReport } from './dataset';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 import { evaluateLoss } from './evaluate';
 import { MetricsLog } from './metrics.log';
 import { createAdamW } from './optimizer';
@@ -136,16 +136,16 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
 
   const resumeDir = options.resume ? await store.latest() : null;
   if (options.resume && resumeDir === null)
-    throw new TrainingError(
-      TrainingErrorCode.RESUME_MISMATCH,
-      `no complete checkpoint under ${config.out}/checkpoints`,
-    );
+    throw new TrainingError('RESUME_MISMATCH', `no complete checkpoint under ${config.out}/checkpoints`, {
+      trainer: 'SFT',
+    });
   if (!options.resume) {
     const existing = await store.latest();
     if (existing !== null)
       throw new TrainingError(
-        TrainingErrorCode.RUN_EXISTS,
+        'RUN_EXISTS',
         `${existing} exists; continue it with --resume or choose another out folder`,
+        { trainer: 'SFT' },
       );
   }
   const resumed = resumeDir === null ? null : await store.load(resumeDir);
@@ -153,17 +153,19 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
     const changed = differingKeys(resumed.state.config, config);
     if (changed.length > 0)
       throw new TrainingError(
-        TrainingErrorCode.RESUME_MISMATCH,
+        'RESUME_MISMATCH',
         `${resumeDir} was written with a different config (${changed.join(', ')} differ)`,
+        { trainer: 'SFT' },
       );
   }
   const model = resumed ? resumed.model : await initialModel(config);
   const tokenizer = model.tokenizer;
-  if (!tokenizer) throw new TrainingError(TrainingErrorCode.INVALID_CONFIG, 'the model has no tokenizer');
+  if (!tokenizer) throw new TrainingError('INVALID_CONFIG', 'the model has no tokenizer', { trainer: 'SFT' });
   if (config.seqLen - 1 > model.config.maxPositions)
     throw new TrainingError(
-      TrainingErrorCode.INVALID_CONFIG,
+      'INVALID_CONFIG',
       `seqLen ${config.seqLen} needs ${config.seqLen - 1} positions, the model has max_position_embeddings ${model.config.maxPositions}`,
+      { trainer: 'SFT' },
     );
 
   const { examples, report } = tokenizeConversations(conversations, tokenizer, config.seqLen, {
@@ -172,9 +174,10 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
   const { train, heldOut } = splitHeldOut(examples, config.evalFraction, config.seed);
   if (train.length === 0)
     throw new TrainingError(
-      TrainingErrorCode.NO_DATA,
+      'NO_DATA',
       `${report.conversations} conversations, ${report.droppedTooLong} over seqLen ${config.seqLen}, ` +
         `${report.droppedNoTrainedTokens} without trained tokens`,
+      { trainer: 'SFT' },
     );
   const data: SftDataReport = {
     ...report,
@@ -190,9 +193,10 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
   };
   if (resumed && resumed.state.dataFingerprint !== data.fingerprint)
     throw new TrainingError(
-      TrainingErrorCode.RESUME_MISMATCH,
+      'RESUME_MISMATCH',
       `${resumeDir} was trained on different data (fingerprint ${resumed.state.dataFingerprint.slice(0, 12)}…, ` +
         `now ${data.fingerprint.slice(0, 12)}…)`,
+      { trainer: 'SFT' },
     );
   await mkdir(config.out, { recursive: true });
   await writeFile(join(config.out, 'data.json'), JSON.stringify(data, null, 2) + '\n');
@@ -204,8 +208,9 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
   if (resumed) {
     if (resumed.optimizer.step !== resumed.state.step)
       throw new TrainingError(
-        TrainingErrorCode.INVALID_CHECKPOINT,
+        'INVALID_CHECKPOINT',
         `${resumeDir}: optimizer step ${resumed.optimizer.step}, training state step ${resumed.state.step}`,
+        { trainer: 'SFT' },
       );
     optimizer.loadState(resumed.optimizer);
   }
@@ -241,10 +246,10 @@ export async function runSft(config: SftConfig, options: SftRunOptions = {}): Pr
       const started = clock();
       const result = await graphs.trainStep(model.params, packed.batch, sftTokenWeights(packed));
       if (!Number.isFinite(result.loss))
-        throw new TrainingError(TrainingErrorCode.DIVERGED, `step ${step}: loss ${result.loss}`);
+        throw new TrainingError('DIVERGED', `step ${step}: loss ${result.loss}`, { trainer: 'SFT', step });
       const info = optimizer.update(Object.fromEntries(result.grads));
       if (!Number.isFinite(info.gradNorm))
-        throw new TrainingError(TrainingErrorCode.DIVERGED, `step ${step}: gradient norm ${info.gradNorm}`);
+        throw new TrainingError('DIVERGED', `step ${step}: gradient norm ${info.gradNorm}`, { trainer: 'SFT', step });
       const stepMs = clock() - started;
       last = {
         kind: 'train',

@@ -1,7 +1,7 @@
 import type { SpanSpec } from '@fathom/contracts';
 import { MASKED_LOGIT, SpanConstraint, type TokenBatch, type Tokenizer } from '@fathom/model';
 import type { Segment } from '@fathom/rlm';
-import { TrainingError, TrainingErrorCode } from './errors';
+import { TrainingError } from './errors';
 
 /**
  * Token ids and, per id, whether the loss is taken on it (1: the model's own token, 0: prompt, observation or
@@ -73,21 +73,20 @@ export interface PackedBatch {
  * replayed constraint did not allow there, so the graphs score those tokens as they were sampled.
  */
 export function packBatch(sequences: readonly MaskedSequence[], options: PackOptions): PackedBatch {
-  if (sequences.length === 0) throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, 'an empty batch');
+  if (sequences.length === 0) throw new TrainingError('INVALID_SEQUENCE', 'an empty batch');
   const rowLengths = sequences.map((s, i) => {
     if (s.mask.length !== s.ids.length)
       throw new TrainingError(
-        TrainingErrorCode.INVALID_SEQUENCE,
+        'INVALID_SEQUENCE',
         `row ${i}: mask has ${s.mask.length} entries for ${s.ids.length} ids`,
       );
-    if (s.ids.length < 2)
-      throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, `row ${i}: ${s.ids.length} ids predict nothing`);
+    if (s.ids.length < 2) throw new TrainingError('INVALID_SEQUENCE', `row ${i}: ${s.ids.length} ids predict nothing`);
     return s.ids.length - 1;
   });
   const longest = Math.max(...rowLengths);
   if (longest > options.maxLength)
     throw new TrainingError(
-      TrainingErrorCode.INVALID_SEQUENCE,
+      'INVALID_SEQUENCE',
       `a row of ${longest} positions exceeds the maximum length ${options.maxLength}`,
     );
   const length = Math.min(options.maxLength, Math.ceil(longest / options.padMultiple) * options.padMultiple);
@@ -103,7 +102,7 @@ export function packBatch(sequences: readonly MaskedSequence[], options: PackOpt
       targets[at] = s.ids[t + 1];
       const m = s.mask[t + 1];
       if (m !== 0 && m !== 1)
-        throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, `row ${b}: mask[${t + 1}] is ${m}, not 0 or 1`);
+        throw new TrainingError('INVALID_SEQUENCE', `row ${b}: mask[${t + 1}] is ${m}, not 0 or 1`);
       targetMask[at] = m;
       trainedTokens += m;
     }
@@ -122,16 +121,12 @@ export function packBatch(sequences: readonly MaskedSequence[], options: PackOpt
 function spanBias(sequences: readonly MaskedSequence[], length: number, vocabSize?: number): Float32Array | null {
   if (sequences.every((s) => s.span === undefined)) return null;
   if (vocabSize === undefined)
-    throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, 'a sequence with a span needs the vocabulary size');
+    throw new TrainingError('INVALID_SEQUENCE', 'a sequence with a span needs the vocabulary size');
   const bias = new Float32Array(sequences.length * length * vocabSize);
   sequences.forEach((s, b) => {
     if (s.span === undefined) return;
     const at = s.mask.flatMap((m, i) => (m === 1 ? [i] : []));
-    if (at[0] === 0)
-      throw new TrainingError(
-        TrainingErrorCode.INVALID_SEQUENCE,
-        `row ${b}: a span sequence starts with a model token`,
-      );
+    if (at[0] === 0) throw new TrainingError('INVALID_SEQUENCE', `row ${b}: a span sequence starts with a model token`);
     let allowed: Set<number>[];
     try {
       allowed = SpanConstraint.replay(
@@ -139,7 +134,7 @@ function spanBias(sequences: readonly MaskedSequence[], length: number, vocabSiz
         at.map((i) => s.ids[i]),
       );
     } catch (error) {
-      throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, `row ${b}: ${(error as Error).message}`);
+      throw new TrainingError('INVALID_SEQUENCE', `row ${b}: ${(error as Error).message}`);
     }
     at.forEach((i, k) => {
       const row = bias.subarray((b * length + i - 1) * vocabSize, (b * length + i) * vocabSize);
@@ -155,8 +150,7 @@ function spanBias(sequences: readonly MaskedSequence[], length: number, vocabSiz
  * Σ w·logp is the mean negative log-likelihood per trained token (token-level mean over the whole batch).
  */
 export function sftTokenWeights(packed: PackedBatch): Float32Array {
-  if (packed.trainedTokens === 0)
-    throw new TrainingError(TrainingErrorCode.INVALID_SEQUENCE, 'the batch has no trained tokens');
+  if (packed.trainedTokens === 0) throw new TrainingError('INVALID_SEQUENCE', 'the batch has no trained tokens');
   const scale = -1 / packed.trainedTokens;
   return packed.targetMask.map((m) => (m === 0 ? 0 : m * scale));
 }

@@ -111,15 +111,15 @@ describe('service-level containment', () => {
     const text = await res.text();
     expect(res.headers.get('content-type')).toContain('text/plain');
     for (const name of [
-      'env_step_seconds_bucket',
-      'env_active_sessions',
-      'env_sandbox_timeouts_total',
-      'env_sandbox_worker_restarts_total',
-      'env_llm_calls_total',
+      'fathom_env_step_seconds_bucket',
+      'fathom_env_active_sessions',
+      'fathom_env_sandbox_timeouts_total',
+      'fathom_env_sandbox_worker_restarts_total',
+      'fathom_env_llm_calls_total',
     ]) {
       expect(text).toContain(name);
     }
-    expect(text).toMatch(/env_sandbox_timeouts_total\{service="env-service"\} [1-9]/);
+    expect(text).toMatch(/fathom_env_sandbox_timeouts_total\{service="env-service"\} [1-9]/);
   });
 });
 
@@ -143,7 +143,7 @@ describe('sessions that use up their CPU time', () => {
 
   it('open their next episode on the low-priority worker, until a step within the limits', async () => {
     const ws = await WsClient.connect(penal.wsUrl);
-    const lowEpisodes = () => metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total');
+    const lowEpisodes = () => metricSum(penal.baseUrl, 'fathom_env_sandbox_low_priority_episodes_total');
     const step = async (code: string) =>
       (await ws.request({ type: 'step', data: { action: { code } } })).data.observation;
     await ws.request({ type: 'reset', data: TASK });
@@ -161,8 +161,8 @@ describe('sessions that use up their CPU time', () => {
 
   it('open their next episode on the low-priority worker after a step that V8 lost its isolate to', async () => {
     const ws = await WsClient.connect(penal.wsUrl);
-    const before = await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total');
-    const lostBefore = await metricSum(penal.baseUrl, 'env_sandbox_lost_isolates_total');
+    const before = await metricSum(penal.baseUrl, 'fathom_env_sandbox_low_priority_episodes_total');
+    const lostBefore = await metricSum(penal.baseUrl, 'fathom_env_sandbox_lost_isolates_total');
     await ws.request({ type: 'reset', data: TASK });
     // A Map grown without bound fails past the isolate's memory limit in a way V8 cannot recover from: the isolate is
     // lost (its worker drains) instead of the whole worker process.
@@ -171,9 +171,9 @@ describe('sessions that use up their CPU time', () => {
       data: { action: { code: 'const m = new Map(); let i = 0; while (true) m.set(i++, "v" + i);' } },
     });
     expect(reply.data.observation.error.code).toBe('memory_limit');
-    expect(await metricSum(penal.baseUrl, 'env_sandbox_lost_isolates_total')).toBe(lostBefore + 1);
+    expect(await metricSum(penal.baseUrl, 'fathom_env_sandbox_lost_isolates_total')).toBe(lostBefore + 1);
     await ws.request({ type: 'reset', data: TASK });
-    expect(await metricSum(penal.baseUrl, 'env_sandbox_low_priority_episodes_total')).toBe(before + 1);
+    expect(await metricSum(penal.baseUrl, 'fathom_env_sandbox_low_priority_episodes_total')).toBe(before + 1);
     expect(
       (await ws.request({ type: 'step', data: { action: { code: 'print(ctx.length)' } } })).data.observation.stdout,
     ).toBe(`${TASK.context.length}\n`);

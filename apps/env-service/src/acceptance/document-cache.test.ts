@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const documents = (outcome: string, harness = h) => metricSum(harness.baseUrl, 'env_documents_total', { outcome });
+const documents = (outcome: string, harness = h) =>
+  metricSum(harness.baseUrl, 'fathom_env_documents_total', { outcome });
 
 describe('documents named by their SHA-256 (context_sha256)', () => {
   it('a reset with the document keeps it; later resets over any transport name it by its hash alone', async () => {

@@ -20,11 +20,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const codeStepsServed = () => metricSum(h.baseUrl, 'env_step_seconds_count', { transport: 'ws', kind: 'code' });
+const codeStepsServed = () => metricSum(h.baseUrl, 'fathom_env_step_seconds_count', { transport: 'ws', kind: 'code' });
 
 async function documentsServed(): Promise<{ stored: number; hit: number }> {
   const [stored, hit] = await Promise.all(
-    ['stored', 'hit'].map((outcome) => metricSum(h.baseUrl, 'env_documents_total', { outcome })),
+    ['stored', 'hit'].map((outcome) => metricSum(h.baseUrl, 'fathom_env_documents_total', { outcome })),
   );
   return { stored, hit };
 }
@@ -91,7 +91,7 @@ describe('EpisodeRunner with the env-service as its sandbox', () => {
   });
 
   it('sends a text answer to the env-service as its final action when the environment scores the episode', async () => {
-    const answers = () => metricSum(h.baseUrl, 'env_step_seconds_count', { transport: 'ws', kind: 'answer' });
+    const answers = () => metricSum(h.baseUrl, 'fathom_env_step_seconds_count', { transport: 'ws', kind: 'answer' });
     const before = await answers();
     const group = await runGroup(new OpenEnvSandbox(h.wsUrl), true);
     expect(group.trajectories.map((t) => [t.status, t.answer])).toEqual([

@@ -73,7 +73,7 @@ describe('llm() served by the session client (serve_llm)', () => {
       expect(h.inference.requests.length).toBe(served + 1);
       for (const answeredBy of ['client', 'service'])
         expect(
-          await metricSum(h.baseUrl, 'env_llm_calls_total', { outcome: 'ok', answered_by: answeredBy }),
+          await metricSum(h.baseUrl, 'fathom_env_llm_calls_total', { outcome: 'ok', answered_by: answeredBy }),
         ).toBeGreaterThanOrEqual(1);
     } finally {
       await ws.close();

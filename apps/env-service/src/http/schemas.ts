@@ -18,7 +18,7 @@ import {
 import { z } from 'zod';
 import { JsonRpcRequestSchema } from '../mcp/mcp.handler';
 import { ChatRequestSchema } from '../openai/chat-request';
-import { OPENAI_ERROR_CODES, OPENAI_ERROR_TYPES } from '../openai/openai.errors';
+import { OPENAI_ERROR_TYPES, OPENAI_WIRE_CODES } from '../openai/openai.errors';
 
 const schema = (s: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(s, { io }) as JsonSchema;
@@ -54,7 +54,7 @@ export const OpenAiErrorReplySchema = z.strictObject({
     message: z.string(),
     type: z.enum(OPENAI_ERROR_TYPES),
     param: z.string().nullable(),
-    code: z.enum(OPENAI_ERROR_CODES),
+    code: z.enum(OPENAI_WIRE_CODES),
   }),
 });
 

@@ -12,6 +12,6 @@ export function bearerAuth(token: string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
     const message = refusal(req.headers.authorization);
     if (message === null) return next();
-    sendOpenAiError(res, new OpenAiError('invalid_api_key', message));
+    sendOpenAiError(res, new OpenAiError('INVALID_API_KEY', message));
   };
 }

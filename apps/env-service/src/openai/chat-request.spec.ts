@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatMessagesOf, renderConversation, renderSubcallPrompt, segmentsText } from '@fathom/rlm';
 import { cutAtStop, parseChatRequest, QUESTION_MAX_CHARS } from './chat-request';
-import { OpenAiError } from './openai.errors';
+import { openAiErrorBody, OpenAiError } from './openai.errors';
 
 const LIMIT = 1_000;
 const dataUrl = (text: string | Buffer, mime = 'text/plain') =>
@@ -12,12 +12,12 @@ function parse(body: object) {
   if (request.kind !== 'episode') throw new Error(`read as a ${request.kind}`);
   return request;
 }
-/** The OpenAiError a body is refused with, as [code, param, message]. */
+/** The OpenAiError a body is refused with, as [code (as the client reads it), param, message]. */
 function refusal(body: unknown): [string, string | null, string] {
   try {
     parseChatRequest(body, LIMIT);
   } catch (error) {
-    if (error instanceof OpenAiError) return [error.code, error.param, error.message];
+    if (error instanceof OpenAiError) return [openAiErrorBody(error).error.code, error.param, error.message];
     throw error;
   }
   throw new Error('accepted');

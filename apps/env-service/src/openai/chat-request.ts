@@ -130,13 +130,13 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, at: (string |
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const param = paramPath([...at, ...issue.path]);
-  throw new OpenAiError('invalid_request', `${param || 'body'}: ${issue.message}`, param || null);
+  throw new OpenAiError('INVALID_REQUEST', `${param || 'body'}: ${issue.message}`, param || null);
 }
 
 /** Validates a /v1/chat/completions body and finds its document and question (the rule above). */
 export function parseChatRequest(body: unknown, maxDocumentBytes: number): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new OpenAiError('invalid_request', 'the request body must be a JSON object');
+    throw new OpenAiError('INVALID_REQUEST', 'the request body must be a JSON object');
   const fields = body as Record<string, unknown>;
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
@@ -144,12 +144,12 @@ export function parseChatRequest(body: unknown, maxDocumentBytes: number): ChatR
     const unsupported = Object.hasOwn(UNSUPPORTED, key) ? UNSUPPORTED[key] : undefined;
     if (unsupported?.(value))
       throw new OpenAiError(
-        'unsupported_parameter',
+        'UNSUPPORTED_PARAMETER',
         `${key}=${JSON.stringify(value)} is not supported: a completion here is one RLM episode with one text answer`,
         key,
       );
     if (unsupported === undefined && !IGNORED.includes(key) && !Object.hasOwn(ChatRequestSchema.shape, key))
-      throw new OpenAiError('unsupported_parameter', `unrecognized request argument: ${key}`, key);
+      throw new OpenAiError('UNSUPPORTED_PARAMETER', `unrecognized request argument: ${key}`, key);
   }
   const request = parseWith(ChatRequestSchema, fields, []);
   const messages = request.messages.map((m, i) => parseWith(MessageSchema, m, ['messages', i]));
@@ -194,13 +194,13 @@ function turnPrompt(messages: z.output<typeof MessageSchema>[]): string {
   const rendered = messages.map((message, i) => {
     if (message.role !== 'system' && message.role !== 'user' && message.role !== 'assistant')
       throw new OpenAiError(
-        'invalid_request',
+        'INVALID_REQUEST',
         `messages[${i}] has role "${message.role}": a FATHOM turn holds system, user and assistant messages`,
         `messages[${i}].role`,
       );
     if (typeof message.content !== 'string')
       throw new OpenAiError(
-        'invalid_request',
+        'INVALID_REQUEST',
         `messages[${i}].content must be a string in a FATHOM turn`,
         `messages[${i}].content`,
       );
@@ -209,7 +209,7 @@ function turnPrompt(messages: z.output<typeof MessageSchema>[]): string {
   const last = messages.length - 1;
   if (messages[last].role !== 'user')
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `the last message must be the user's; messages[${last}] has role "${messages[last].role}"`,
       `messages[${last}].role`,
     );
@@ -228,7 +228,7 @@ function documentAndQuestion(
   const last = messages.length - 1;
   if (messages[last].role !== 'user')
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `the last message must be the user's question; messages[${last}] has role "${messages[last].role}"`,
       `messages[${last}].role`,
     );
@@ -236,7 +236,7 @@ function documentAndQuestion(
   messages.forEach((message, i) => {
     if (message.role === 'tool' || message.role === 'function')
       throw new OpenAiError(
-        'unsupported_parameter',
+        'UNSUPPORTED_PARAMETER',
         `messages[${i}] has role "${message.role}": tools are not supported`,
         `messages[${i}].role`,
       );
@@ -245,34 +245,34 @@ function documentAndQuestion(
   const questionAt = candidates.findLastIndex((c) => c.where.startsWith(`messages[${last}]`) && c.part.type === 'text');
   if (questionAt < 0)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `the last user message (messages[${last}]) has no text part; its last text part is the question`,
       `messages[${last}].content`,
     );
   const question = (candidates.splice(questionAt, 1)[0].part as z.infer<typeof TextPart>).text.trim();
   if (question.length === 0)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       'the question (the last text of the last user message) is empty',
       'messages',
     );
   if (question.length > QUESTION_MAX_CHARS)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `the question (the last text of the last user message) is ${question.length} characters, over ${QUESTION_MAX_CHARS}: ` +
         'put the document first and the question last',
       `messages[${last}].content`,
     );
   if (candidates.length === 0)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       'no document: send it as an earlier user message, or as a text or file part before the question in the last ' +
         'user message',
       'messages',
     );
   if (candidates.length > 1)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `ambiguous document: ${candidates.length} user texts or files besides the question ` +
         `(${candidates.map((c) => c.where).join(', ')}); send exactly one document`,
       'messages',
@@ -282,11 +282,11 @@ function documentAndQuestion(
   const bytes = Buffer.byteLength(document, 'utf8');
   if (bytes > maxDocumentBytes)
     throw new OpenAiError(
-      'document_too_large',
+      'DOCUMENT_TOO_LARGE',
       `the document (${where}) is ${bytes} bytes, over the limit of ${maxDocumentBytes} bytes (MAX_DOCUMENT_BYTES)`,
       where,
     );
-  if (document.trim().length === 0) throw new OpenAiError('invalid_request', `the document (${where}) is empty`, where);
+  if (document.trim().length === 0) throw new OpenAiError('INVALID_REQUEST', `the document (${where}) is empty`, where);
   return { document, documentSource: where, question };
 }
 
@@ -298,7 +298,7 @@ function userParts(content: z.output<typeof MessageSchema>['content'], i: number
     const where = `messages[${i}].content[${j}]`;
     if (raw.type !== 'text' && raw.type !== 'file')
       throw new OpenAiError(
-        'unsupported_parameter',
+        'UNSUPPORTED_PARAMETER',
         `${where} is a "${raw.type}" part; only "text" and "file" (text files) parts are supported`,
         `${where}.type`,
       );
@@ -314,7 +314,7 @@ function fileText(part: z.infer<typeof FilePart>, where: string): string {
   const { file_data: data, file_id: fileId } = part.file;
   if (data === undefined)
     throw new OpenAiError(
-      'unsupported_parameter',
+      'UNSUPPORTED_PARAMETER',
       `${where}: ${fileId === undefined ? 'no file_data' : 'file_id references are not supported'}; send the file ` +
         'inline as file_data "data:text/plain;base64,…"',
       `${where}.file`,
@@ -322,20 +322,20 @@ function fileText(part: z.infer<typeof FilePart>, where: string): string {
   const match = DATA_URL.exec(data);
   if (match === null)
     throw new OpenAiError(
-      'invalid_request',
+      'INVALID_REQUEST',
       `${where}.file.file_data must be a base64 data URL ("data:text/plain;base64,…")`,
       `${where}.file.file_data`,
     );
   const mime = match[1].toLowerCase() || 'text/plain';
   if (!TEXT_TYPES.test(mime))
     throw new OpenAiError(
-      'unsupported_parameter',
+      'UNSUPPORTED_PARAMETER',
       `${where}: only text files are supported (got ${mime})`,
       `${where}.file.file_data`,
     );
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(match[2], 'base64'));
   } catch {
-    throw new OpenAiError('invalid_request', `${where}: the file is not UTF-8 text`, `${where}.file.file_data`);
+    throw new OpenAiError('INVALID_REQUEST', `${where}: the file is not UTF-8 text`, `${where}.file.file_data`);
   }
 }

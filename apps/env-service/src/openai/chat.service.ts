@@ -95,7 +95,7 @@ export class ChatCompletionService {
       })
       .catch((error: unknown) => {
         throw new OpenAiError(
-          'episode_failed',
+          'EPISODE_FAILED',
           `the turn could not be generated: the inference endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       });
@@ -111,7 +111,7 @@ export class ChatCompletionService {
     const { config, pool, inference, logger } = this.deps;
     const spanRead = await inferenceSpanRead(inference, request.id, 0).catch((error: unknown) => {
       throw new OpenAiError(
-        'episode_failed',
+        'EPISODE_FAILED',
         `the episode could not run: the inference endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     });

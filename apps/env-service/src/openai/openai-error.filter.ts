@@ -15,7 +15,7 @@ export class OpenAiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const error = toOpenAiError(exception);
-    if (error.code === 'internal_error') this.logger.error('unhandled error in a /v1 handler', { err: exception });
+    if (error.code === 'INTERNAL_ERROR') this.logger.error('unhandled error in a /v1 handler', { err: exception });
     this.metrics.errors.inc({ code: error.code });
     sendOpenAiError(res, error);
   }

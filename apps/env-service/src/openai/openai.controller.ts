@@ -39,7 +39,7 @@ export class OpenAiController {
     const model = this.config.FATHOM_MODEL_ID;
     if (request.model !== undefined && request.model !== model)
       throw new OpenAiError(
-        'model_not_found',
+        'MODEL_NOT_FOUND',
         `model "${request.model}" is not served here; this server serves "${model}"`,
         'model',
       );
@@ -47,7 +47,7 @@ export class OpenAiController {
     if (request.kind === 'turn') {
       if (request.stream)
         throw new OpenAiError(
-          'unsupported_parameter',
+          'UNSUPPORTED_PARAMETER',
           'stream=true is not supported for a turn of a FATHOM conversation; send it without stream',
           'stream',
         );
@@ -79,7 +79,7 @@ export class OpenAiController {
       if (request.includeUsage) events.send(chunks.usage(meta, trajectory));
     } catch (error) {
       const failure = toOpenAiError(error);
-      if (failure.code === 'internal_error') this.logger.error('a streamed chat completion failed', { err: error });
+      if (failure.code === 'INTERNAL_ERROR') this.logger.error('a streamed chat completion failed', { err: error });
       events.send(openAiErrorBody(failure));
     } finally {
       events.end();
@@ -92,7 +92,7 @@ function succeeded(trajectory: EpisodeTrajectory): EpisodeTrajectory {
   if (trajectory.status !== 'infra_error') return trajectory;
   const cause = trajectory.infraError;
   throw new OpenAiError(
-    'episode_failed',
+    'EPISODE_FAILED',
     `the episode could not run: ${cause?.code ?? 'infra'}: ${cause?.message ?? ''}`,
   );
 }

@@ -3,7 +3,7 @@ import { loadCheckpoint, ModelGraphs, type DecodeBackend, type SpanReader, type 
 import { IM_END } from '@fathom/rlm';
 import type { RuntimeConfig } from '@fathom/tensor';
 import { spanReaderOf } from '@fathom/training';
-import { InferenceError, InferenceErrorCode } from './inference.errors';
+import { InferenceError } from './inference.errors';
 
 /** The weights that answer Inference.Generate and ReadSpan, ready to sample and read with. */
 export interface InferenceModel {
@@ -40,20 +40,17 @@ export function checkpointModelLoader(dir: string, runtime: RuntimeConfig = {}):
     );
     if (!isFolder) {
       throw new InferenceError(
-        InferenceErrorCode.ModelUnavailable,
+        'MODEL_UNAVAILABLE',
         `inference checkpoint folder ${dir} does not exist (INFERENCE_CHECKPOINT); train or copy a model there`,
       );
     }
     const checkpoint = await loadCheckpoint(dir).catch((error: unknown) => {
-      throw new InferenceError(
-        InferenceErrorCode.ModelUnavailable,
-        `cannot load inference checkpoint ${dir}: ${errorMessage(error)}`,
-      );
+      throw new InferenceError('MODEL_UNAVAILABLE', `cannot load inference checkpoint ${dir}: ${errorMessage(error)}`);
     });
     const { config, params, tokenizer } = checkpoint;
     if (tokenizer === null) {
       throw new InferenceError(
-        InferenceErrorCode.ModelUnavailable,
+        'MODEL_UNAVAILABLE',
         `inference checkpoint ${dir} has no tokenizer.json, so prompts cannot be encoded`,
       );
     }
@@ -61,7 +58,7 @@ export function checkpointModelLoader(dir: string, runtime: RuntimeConfig = {}):
     const stopTokens = [...new Set([...config.eosTokenIds, ...(imEnd === undefined ? [] : [imEnd])])];
     const reader = await spanReaderOf(dir, checkpoint, runtime).catch((error: unknown) => {
       throw new InferenceError(
-        InferenceErrorCode.ModelUnavailable,
+        'MODEL_UNAVAILABLE',
         `cannot load the span reader of inference checkpoint ${dir}: ${errorMessage(error)}`,
       );
     });

@@ -3,7 +3,7 @@ import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Logger } from '@fathom/observability';
 import { GrpcCall, startGrpcService, StatusError, StatusErrorFilter, type GrpcServing } from '@fathom/rpc';
-import { InferenceError, InferenceErrorCode } from './inference.errors';
+import { InferenceError, type InferenceErrorCode } from './inference.errors';
 import type { InferenceModelLoader } from './inference.model';
 import { InferenceService, type GenerateParams, type ReadSpanParams } from './inference.service';
 import type { loadService } from '@fathom/rpc';
@@ -36,12 +36,12 @@ export interface InferenceServerHandle {
 /** The gRPC status of each refusal. */
 export function inferenceStatus(code: InferenceErrorCode): grpc.status {
   switch (code) {
-    case InferenceErrorCode.InvalidArgument:
+    case 'INVALID_ARGUMENT':
       return grpc.status.INVALID_ARGUMENT;
-    case InferenceErrorCode.ModelUnavailable:
-    case InferenceErrorCode.NoSpanReader:
+    case 'MODEL_UNAVAILABLE':
+    case 'NO_SPAN_READER':
       return grpc.status.FAILED_PRECONDITION;
-    case InferenceErrorCode.Cancelled:
+    case 'CANCELLED':
       return grpc.status.CANCELLED;
   }
 }
@@ -153,7 +153,7 @@ export class InferenceController {
   private refusal(method: string, fields: Record<string, unknown>, error: unknown): unknown {
     if (!(error instanceof InferenceError)) return error;
     // A missing model is the operator's to fix; a bad request is the caller's and already in its reply.
-    if (error.code === InferenceErrorCode.ModelUnavailable) {
+    if (error.code === 'MODEL_UNAVAILABLE') {
       this.logger.warn(`${method} refused`, { ...fields, code: error.code, reason: error.message });
     }
     return new StatusError(inferenceStatus(error.code), error.message);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer, type DecodeBackend, type DecodePrompt, type DecodeSession } from '@fathom/model';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InferenceError, InferenceErrorCode } from './inference.errors';
+import { InferenceError } from './inference.errors';
 import { checkpointModelLoader, type InferenceModel } from './inference.model';
 import { InferenceService, type GenerateParams } from './inference.service';
 
@@ -135,7 +135,7 @@ describe('InferenceService', () => {
   ])('refuses %o as INVALID_ARGUMENT without loading the model', async (bad, message) => {
     const load = vi.fn(async () => scriptedModel(new ScriptedDecodeBackend(answer)));
     const error = await refusal(new InferenceService(load).generate(request(bad)));
-    expect(error.code).toBe(InferenceErrorCode.InvalidArgument);
+    expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toMatch(message);
     expect(load).not.toHaveBeenCalled();
   });
@@ -144,7 +144,7 @@ describe('InferenceService', () => {
     const backend = new ScriptedDecodeBackend(answer, 8);
     const service = new InferenceService(async () => scriptedModel(backend));
     const error = await refusal(service.generate(request({ prompt: '12345678' })));
-    expect(error.code).toBe(InferenceErrorCode.InvalidArgument);
+    expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toBe("prompt is 8 tokens; the model's context holds 8, so a prompt may have at most 7");
     await expect(service.generate(request({ prompt: '1234567', maxTokens: 5 }))).resolves.toMatchObject({
       text: 'h',
@@ -157,10 +157,10 @@ describe('InferenceService', () => {
     const backend = new ScriptedDecodeBackend(answer);
     const load = vi
       .fn<() => Promise<InferenceModel>>()
-      .mockRejectedValueOnce(new InferenceError(InferenceErrorCode.ModelUnavailable, 'folder /m does not exist'))
+      .mockRejectedValueOnce(new InferenceError('MODEL_UNAVAILABLE', 'folder /m does not exist'))
       .mockResolvedValue(scriptedModel(backend));
     const service = new InferenceService(load);
-    expect((await refusal(service.generate(request()))).code).toBe(InferenceErrorCode.ModelUnavailable);
+    expect((await refusal(service.generate(request()))).code).toBe('MODEL_UNAVAILABLE');
     await service.generate(request());
     await service.generate(request());
     expect(load).toHaveBeenCalledTimes(2);
@@ -185,7 +185,7 @@ describe('InferenceService', () => {
     const queued = service.generate(request({ prompt: 'second' }), cancelled.signal);
     cancelled.abort();
     await running;
-    expect((await refusal(queued)).code).toBe(InferenceErrorCode.Cancelled);
+    expect((await refusal(queued)).code).toBe('CANCELLED');
     expect(backend.prompts.map((p) => tokenizer.decode(p))).toEqual(['first']);
   });
 
@@ -193,7 +193,7 @@ describe('InferenceService', () => {
     const service = new InferenceService(async () => scriptedModel(new ScriptedDecodeBackend(answer)));
     await expect(service.describe()).resolves.toEqual({ spanReader: false });
     const error = await refusal(service.readSpan({ question: 'Who?', chunk: 'Ann wrote it.', temperature: 0 }));
-    expect(error.code).toBe(InferenceErrorCode.NoSpanReader);
+    expect(error.code).toBe('NO_SPAN_READER');
     expect(error.message).toBe(
       'inference checkpoint /checkpoints/scripted has no span reader (neither a span head nor a paired reader in ' +
         '/checkpoints/scripted/reader), so it answers llm() reads with Generate only',
@@ -206,7 +206,7 @@ describe('InferenceService', () => {
       new InferenceService(load).readSpan({ question: 'Who?', chunk: 'Ann.', temperature: -1 }),
     );
     expect([error.code, error.message]).toEqual([
-      InferenceErrorCode.InvalidArgument,
+      'INVALID_ARGUMENT',
       'temperature must be a finite number ≥ 0, got -1',
     ]);
     expect(load).not.toHaveBeenCalled();
@@ -234,13 +234,13 @@ describe('checkpointModelLoader', () => {
   it('names a missing checkpoint folder', async () => {
     const missing = join(dir, 'default-sft');
     const error = await refusal(checkpointModelLoader(missing)());
-    expect(error.code).toBe(InferenceErrorCode.ModelUnavailable);
+    expect(error.code).toBe('MODEL_UNAVAILABLE');
     expect(error.message).toContain(`inference checkpoint folder ${missing} does not exist`);
   });
 
   it('names a folder libs/model cannot load, with its reason', async () => {
     const error = await refusal(checkpointModelLoader(dir)());
-    expect(error.code).toBe(InferenceErrorCode.ModelUnavailable);
+    expect(error.code).toBe('MODEL_UNAVAILABLE');
     expect(error.message).toMatch(new RegExp(`cannot load inference checkpoint ${dir}: .*config\\.json`));
   });
 });

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { generate } from '@fathom/model';
-import { readWithSpan, RolloutError, RolloutErrorCode, type SpanReadResult } from '@fathom/rlm';
+import { readWithSpan, RolloutError, type SpanReadResult } from '@fathom/rlm';
 import { PAIRED_READER_DIR } from '@fathom/training';
-import { InferenceError, InferenceErrorCode } from './inference.errors';
+import { InferenceError } from './inference.errors';
 import type { InferenceModel, InferenceModelLoader } from './inference.model';
 
 /** One Inference.Generate request, its proto fields resolved (an unset proto3 field is its zero value). */
@@ -46,7 +46,7 @@ export type ReadSpanResult = Omit<SpanReadResult, 'input'>;
 const SEED_RANGE = 2 ** 32;
 
 function invalid(message: string): InferenceError {
-  return new InferenceError(InferenceErrorCode.InvalidArgument, message);
+  return new InferenceError('INVALID_ARGUMENT', message);
 }
 
 /** Refuses what no model could answer, before the model is loaded. */
@@ -141,8 +141,7 @@ export class InferenceService {
   /** Runs `task` after every request before it, unless `signal` aborted while it waited. */
   private enqueue<T>(signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(() => {
-      if (signal?.aborted)
-        throw new InferenceError(InferenceErrorCode.Cancelled, 'the caller cancelled before its request started');
+      if (signal?.aborted) throw new InferenceError('CANCELLED', 'the caller cancelled before its request started');
       return task();
     });
     this.queue = run.catch(() => undefined);
@@ -153,7 +152,7 @@ export class InferenceService {
     const { reader, source } = await this.model();
     if (reader === null)
       throw new InferenceError(
-        InferenceErrorCode.NoSpanReader,
+        'NO_SPAN_READER',
         `inference checkpoint ${source} has no span reader (neither a span head nor a paired reader in ` +
           `${join(source, PAIRED_READER_DIR)}), so it answers llm() reads with Generate only`,
       );
@@ -167,8 +166,7 @@ export class InferenceService {
       const { text, answered, start, end, logprob, promptTokens } = read;
       return { text, answered, start, end, logprob, promptTokens };
     } catch (error) {
-      if (error instanceof RolloutError && error.code === RolloutErrorCode.InvalidArgument)
-        throw invalid(error.message);
+      if (error instanceof RolloutError && error.code === 'INVALID_ARGUMENT') throw invalid(error.message);
       throw error;
     }
   }

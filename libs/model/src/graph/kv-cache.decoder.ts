@@ -1,7 +1,7 @@
 import type { CompiledGraph, HostTensor } from '@fathom/tensor';
 import type { ModelConfig } from '../config';
 import type { DecodeBackend, DecodePrompt, DecodeSession } from '../decode';
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import { ropeTables } from './model.graph';
 
 /** What a masked-out cache position adds to its attention score. */
@@ -107,15 +107,14 @@ export class KvCacheDecoder implements DecodeBackend {
    * prefill (prompts of equal length as one batch). Returns the last-position logits (prompts, V).
    */
   async start(prompts: readonly DecodePrompt[]): Promise<{ session: KvCacheSession; logits: Float32Array }> {
-    if (prompts.length === 0)
-      throw new ModelError(ModelErrorCode.InvalidArgument, 'a decode session needs at least one prompt');
+    if (prompts.length === 0) throw new ModelError('INVALID_ARGUMENT', 'a decode session needs at least one prompt');
     for (const { tokens, rows } of prompts) {
-      if (tokens.length === 0) throw new ModelError(ModelErrorCode.InvalidArgument, 'prefill of an empty prompt');
+      if (tokens.length === 0) throw new ModelError('INVALID_ARGUMENT', 'prefill of an empty prompt');
       if (!Number.isInteger(rows) || rows < 1)
-        throw new ModelError(ModelErrorCode.InvalidArgument, `rows must be a positive integer, got ${rows}`);
+        throw new ModelError('INVALID_ARGUMENT', `rows must be a positive integer, got ${rows}`);
       if (tokens.length >= this.maxLength)
         throw new ModelError(
-          ModelErrorCode.InvalidArgument,
+          'INVALID_ARGUMENT',
           `prompt of ${tokens.length} tokens fills the context of ${this.maxLength}`,
         );
       for (const v of tokens) this.token(v);
@@ -193,7 +192,7 @@ export class KvCacheDecoder implements DecodeBackend {
   /** @internal */
   token(v: number): bigint {
     if (!Number.isInteger(v) || v < 0 || v >= this.vocabSize) {
-      throw new ModelError(ModelErrorCode.InvalidArgument, `token ${v} is outside the vocabulary of ${this.vocabSize}`);
+      throw new ModelError('INVALID_ARGUMENT', `token ${v} is outside the vocabulary of ${this.vocabSize}`);
     }
     return BigInt(v);
   }
@@ -278,14 +277,11 @@ export class KvCacheSession implements DecodeSession {
 
   async step(tokens: readonly number[]): Promise<Float32Array> {
     if (tokens.length !== this.rows) {
-      throw new ModelError(ModelErrorCode.InvalidArgument, `step got ${tokens.length} tokens for ${this.rows} rows`);
+      throw new ModelError('INVALID_ARGUMENT', `step got ${tokens.length} tokens for ${this.rows} rows`);
     }
     const longest = Math.max(...this.lengths);
     if (longest >= this.config.maxPositions) {
-      throw new ModelError(
-        ModelErrorCode.InvalidArgument,
-        `the cache is full at ${this.config.maxPositions} positions`,
-      );
+      throw new ModelError('INVALID_ARGUMENT', `the cache is full at ${this.config.maxPositions} positions`);
     }
     if (longest === this.capacity) this.relayout(Array.from(this.lengths.keys()), this.fit(longest));
     const { numKvHeads: k, headDim: d } = this.config;
@@ -311,7 +307,7 @@ export class KvCacheSession implements DecodeSession {
   retain(rows: readonly number[]): void {
     for (const r of rows)
       if (!Number.isInteger(r) || r < 0 || r >= this.rows)
-        throw new ModelError(ModelErrorCode.InvalidArgument, `row ${r} is not in a session of ${this.rows} rows`);
+        throw new ModelError('INVALID_ARGUMENT', `row ${r} is not in a session of ${this.rows} rows`);
     const kept = new Set(rows);
     for (let r = 0; r < this.rows; r++) if (!kept.has(r)) this.keepRow(r);
     const longest = rows.reduce((m, r) => Math.max(m, this.lengths[r]), 0);

@@ -29,7 +29,7 @@ import {
   where,
 } from '@fathom/tensor';
 import type { ModelConfig } from '../config';
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import type { LoraConfig } from '../lora';
 import { loraSpecs } from '../lora';
 import {
@@ -88,7 +88,7 @@ export function declareWeights(g: Graph, config: ModelConfig, mode: GraphWeightM
   const scale = mode.kind === 'lora' ? mode.lora.alpha / mode.lora.rank : 0;
   const get = (name: string): Tensor => {
     const t = tensors.get(name);
-    if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `graph weight '${name}' was not declared`);
+    if (!t) throw new ModelError('INVALID_TENSOR', `graph weight '${name}' was not declared`);
     return t;
   };
   const linear = (x: Tensor, layer: number, module: LinearModule): Tensor => {

@@ -18,8 +18,8 @@ import {
   unsqueeze,
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
-import { ModelError, ModelErrorCode } from '../errors';
-import { WORD_FEATURE_COUNT } from '../word-features';
+import { ModelError } from '../errors';
+import { wordFeatureCount } from '../word-features';
 import { loraSpecs, mergeLora } from '../lora';
 import { checkParams, type ParamMap, type ParamSpec, paramSpecs, SPAN_HEAD } from '../params';
 import { KvCacheDecoder } from './kv-cache.decoder';
@@ -133,7 +133,7 @@ export class ModelGraphs {
     this.checkBatch(batch);
     if (tokenWeights.length !== batch.batch * batch.length) {
       throw new ModelError(
-        ModelErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `token weights have ${tokenWeights.length} entries, batch is ${batch.batch}×${batch.length}`,
       );
     }
@@ -157,7 +157,7 @@ export class ModelGraphs {
   /** log p(targets | prefix) per position (B, T), at `temperature` (logits divided by it). */
   async logprobs(weights: ParamMap, batch: TokenBatch, temperature = 1): Promise<Float32Array> {
     this.checkBatch(batch);
-    if (!(temperature > 0)) throw new ModelError(ModelErrorCode.InvalidArgument, `temperature ${temperature}`);
+    if (!(temperature > 0)) throw new ModelError('INVALID_ARGUMENT', `temperature ${temperature}`);
     this.logprobGraph ??= this.buildLogprobs();
     const out = await this.logprobGraph.run({
       ...this.weightFeeds(weights),
@@ -188,15 +188,12 @@ export class ModelGraphs {
     this.checkSpanBatch(batch);
     const n = batch.batch * batch.length;
     if (batch.startBias.length !== n || batch.endBias.length !== n)
-      throw new ModelError(ModelErrorCode.InvalidArgument, `span biases must have ${n} entries (B×T)`);
+      throw new ModelError('INVALID_ARGUMENT', `span biases must have ${n} entries (B×T)`);
     if (batch.start.length !== batch.batch || batch.end.length !== batch.batch || rowWeights.length !== batch.batch)
-      throw new ModelError(
-        ModelErrorCode.InvalidArgument,
-        `span targets and row weights must have ${batch.batch} rows`,
-      );
+      throw new ModelError('INVALID_ARGUMENT', `span targets and row weights must have ${batch.batch} rows`);
     for (const at of [...Array.from(batch.start), ...Array.from(batch.end)])
       if (!Number.isInteger(at) || at < 0 || at >= batch.length)
-        throw new ModelError(ModelErrorCode.InvalidArgument, `span position ${at} is outside 0..${batch.length - 1}`);
+        throw new ModelError('INVALID_ARGUMENT', `span position ${at} is outside 0..${batch.length - 1}`);
     this.spanTrain ??= this.buildSpanTrain();
     const rows = [batch.batch, 1];
     const out = await this.spanTrain.run({
@@ -253,10 +250,10 @@ export class ModelGraphs {
     for (const spec of this.trainableSpecs) {
       const t = weights.get(spec.name);
       const n = spec.shape.reduce((a, b) => a * b, 1);
-      if (!t) throw new ModelError(ModelErrorCode.InvalidTensor, `'${spec.name}' is missing from the weights`);
+      if (!t) throw new ModelError('INVALID_TENSOR', `'${spec.name}' is missing from the weights`);
       if (t.length !== n)
         throw new ModelError(
-          ModelErrorCode.InvalidTensor,
+          'INVALID_TENSOR',
           `'${spec.name}' has ${t.length} elements, needs [${spec.shape.join(', ')}]`,
         );
     }
@@ -271,18 +268,18 @@ export class ModelGraphs {
     const n = b.batch * b.length;
     if (!(b.batch > 0 && b.length > 0) || b.ids.length !== n || b.targets.length !== n) {
       throw new ModelError(
-        ModelErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `batch ${b.batch}×${b.length} with ${b.ids.length} ids and ${b.targets.length} targets`,
       );
     }
     if (b.logitBias !== undefined && b.logitBias.length !== n * this.config.vocabSize)
       throw new ModelError(
-        ModelErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `logit bias has ${b.logitBias.length} entries, batch is ${b.batch}×${b.length}×${this.config.vocabSize}`,
       );
     if (b.length > this.config.maxPositions) {
       throw new ModelError(
-        ModelErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `length ${b.length} exceeds max_position_embeddings ${this.config.maxPositions}`,
       );
     }
@@ -291,7 +288,7 @@ export class ModelGraphs {
         const t = arr[i];
         if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) {
           throw new ModelError(
-            ModelErrorCode.InvalidArgument,
+            'INVALID_ARGUMENT',
             `token ${t} at ${i} is outside the vocabulary of ${this.config.vocabSize}`,
           );
         }
@@ -301,25 +298,20 @@ export class ModelGraphs {
 
   private checkSpanBatch(b: SpanBatch): void {
     if (!this.config.reader?.spanHead)
-      throw new ModelError(ModelErrorCode.InvalidArgument, 'this model has no span head (config.json fathom_reader)');
+      throw new ModelError('INVALID_ARGUMENT', 'this model has no span head (config.json fathom_reader)');
     this.checkBatch({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
     if (b.match.length !== b.batch * b.length)
-      throw new ModelError(
-        ModelErrorCode.InvalidArgument,
-        `match has ${b.match.length} entries, batch is ${b.batch}×${b.length}`,
-      );
+      throw new ModelError('INVALID_ARGUMENT', `match has ${b.match.length} entries, batch is ${b.batch}×${b.length}`);
     if (b.feature !== undefined) {
       if (b.feature.length !== b.batch * b.length)
         throw new ModelError(
-          ModelErrorCode.InvalidArgument,
+          'INVALID_ARGUMENT',
           `feature has ${b.feature.length} entries, batch is ${b.batch}×${b.length}`,
         );
+      const count = wordFeatureCount(this.config.reader?.sentenceRecency ?? false);
       for (let i = 0; i < b.feature.length; i++)
-        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= WORD_FEATURE_COUNT)
-          throw new ModelError(
-            ModelErrorCode.InvalidArgument,
-            `word feature ${b.feature[i]} at ${i} is not a wordFeature id`,
-          );
+        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= count)
+          throw new ModelError('INVALID_ARGUMENT', `word feature ${b.feature[i]} at ${i} is not a wordFeature id`);
     }
   }
 

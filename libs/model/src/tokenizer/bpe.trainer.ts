@@ -1,4 +1,4 @@
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import { byteLevelBpeFiles } from './bpe.files';
 import { byteToUnicode, DEFAULT_SPECIAL_TOKENS, specialSplitter } from './byte.tokenizer';
 import { HfTokenizer } from './hf.tokenizer';
@@ -39,7 +39,7 @@ export function trainBpe(texts: Iterable<string>, options: BpeTrainOptions): Rec
   const minFrequency = options.minFrequency ?? 2;
   if (!Number.isInteger(options.vocabSize) || options.vocabSize < 256)
     throw new ModelError(
-      ModelErrorCode.InvalidArgument,
+      'INVALID_ARGUMENT',
       `a BPE vocabulary holds the 256 bytes and merges, so its size must be an integer ≥ 256, got ${options.vocabSize}`,
     );
   const table = byteToUnicode();

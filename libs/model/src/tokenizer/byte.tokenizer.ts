@@ -1,5 +1,5 @@
 import { escapeRegExp } from '@fathom/contracts';
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import { byteLevelBpeFiles } from './bpe.files';
 import type { Tokenizer } from './tokenizer';
 
@@ -68,7 +68,7 @@ export class ByteTokenizer implements Tokenizer {
       else {
         const special = this.specialById.get(id);
         if (special === undefined)
-          throw new ModelError(ModelErrorCode.InvalidTokenizer, `token id ${id} is outside the byte vocabulary`);
+          throw new ModelError('INVALID_TOKENIZER', `token id ${id} is outside the byte vocabulary`);
         flush();
         out += special;
       }

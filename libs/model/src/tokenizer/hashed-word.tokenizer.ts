@@ -1,4 +1,4 @@
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import { DEFAULT_SPECIAL_TOKENS, specialSplitter } from './byte.tokenizer';
 import type { Tokenizer } from './tokenizer';
 
@@ -33,10 +33,7 @@ export class HashedWordTokenizer implements Tokenizer {
     readonly specials: readonly string[] = DEFAULT_SPECIAL_TOKENS,
   ) {
     if (!Number.isInteger(buckets) || buckets < 2)
-      throw new ModelError(
-        ModelErrorCode.InvalidTokenizer,
-        `hashed-word buckets must be an integer >= 2, got ${buckets}`,
-      );
+      throw new ModelError('INVALID_TOKENIZER', `hashed-word buckets must be an integer >= 2, got ${buckets}`);
     this.specialTokens = new Map(specials.map((s, i) => [s, i]));
     this.specialById = new Map(specials.map((s, i) => [i, s]));
     this.vocabSize = specials.length + buckets;
@@ -59,7 +56,7 @@ export class HashedWordTokenizer implements Tokenizer {
         const special = this.specialById.get(id);
         if (special !== undefined) return special;
         if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize)
-          throw new ModelError(ModelErrorCode.InvalidTokenizer, `token id ${id} is outside the vocabulary`);
+          throw new ModelError('INVALID_TOKENIZER', `token id ${id} is outside the vocabulary`);
         return `⟨w:${id}⟩`;
       })
       .join('');
@@ -84,10 +81,7 @@ export class HashedWordTokenizer implements Tokenizer {
     if (spec === undefined) return null;
     const { buckets, specials } = spec;
     if (typeof buckets !== 'number' || !Array.isArray(specials) || specials.some((s) => typeof s !== 'string'))
-      throw new ModelError(
-        ModelErrorCode.InvalidTokenizer,
-        'tokenizer.json: fathom_hashed_words needs buckets and specials',
-      );
+      throw new ModelError('INVALID_TOKENIZER', 'tokenizer.json: fathom_hashed_words needs buckets and specials');
     return new HashedWordTokenizer(buckets, specials as string[]);
   }
 

@@ -1,5 +1,5 @@
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
-import { ModelError, ModelErrorCode } from '../errors';
+import { ModelError } from '../errors';
 import type { Tokenizer } from './tokenizer';
 
 /**
@@ -18,10 +18,7 @@ export class HfTokenizer implements Tokenizer {
     try {
       this.impl = new HfTokenizerImpl(tokenizerJson as object, tokenizerConfig);
     } catch (error) {
-      throw new ModelError(
-        ModelErrorCode.InvalidTokenizer,
-        `tokenizer.json does not load: ${(error as Error).message}`,
-      );
+      throw new ModelError('INVALID_TOKENIZER', `tokenizer.json does not load: ${(error as Error).message}`);
     }
     const vocab = this.impl.get_vocab(true);
     let maxId = -1;
@@ -39,10 +36,7 @@ export class HfTokenizer implements Tokenizer {
   decode(ids: readonly number[]): string {
     for (const id of ids) {
       if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) {
-        throw new ModelError(
-          ModelErrorCode.InvalidTokenizer,
-          `token id ${id} is outside the vocabulary of ${this.vocabSize}`,
-        );
+        throw new ModelError('INVALID_TOKENIZER', `token id ${id} is outside the vocabulary of ${this.vocabSize}`);
       }
     }
     return this.impl.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });

@@ -1,5 +1,5 @@
 import type { RewardConfig } from '@fathom/contracts';
-import { RewardError, RewardErrorCode } from '../errors';
+import { RewardError } from '../errors';
 
 export interface TokenBudgetScore {
   score: number;
@@ -37,7 +37,7 @@ export function tokenBudgetScore(
       break;
     default: {
       const unknownVariant: never = config.variant;
-      throw new RewardError(RewardErrorCode.InvalidConfig, `unknown token budget variant ${String(unknownVariant)}`);
+      throw new RewardError('INVALID_CONFIG', `unknown token budget variant ${String(unknownVariant)}`);
     }
   }
   return { score: Math.min(1, score), spent, budget };

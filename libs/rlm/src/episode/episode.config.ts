@@ -2,7 +2,7 @@ import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from '@fathom/sandb
 import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE, type PromptStyle } from '../prompt';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 
 const positiveInt = z.number().int().positive();
 
@@ -112,11 +112,11 @@ export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>
 /** Validates a partial config and fills in the defaults; throws `RolloutError` (INVALID_CONFIG) naming the field. */
 export function resolveEpisodeConfig(input: EpisodeConfigInput = {}): EpisodeConfig {
   const parsed = EpisodeConfigSchema.safeParse(input);
-  if (!parsed.success) throw new RolloutError(RolloutErrorCode.InvalidConfig, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new RolloutError('INVALID_CONFIG', z.prettifyError(parsed.error));
   try {
     resolveLimits(DEFAULT_LIMITS, parsed.data.sandboxLimits);
   } catch (error) {
-    throw new RolloutError(RolloutErrorCode.InvalidConfig, `sandboxLimits: ${(error as Error).message}`);
+    throw new RolloutError('INVALID_CONFIG', `sandboxLimits: ${(error as Error).message}`);
   }
   return parsed.data as EpisodeConfig;
 }

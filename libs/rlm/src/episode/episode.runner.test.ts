@@ -4,7 +4,6 @@ import { SandboxPool } from '@fathom/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderConversation, segmentsText } from '../prompt';
 import { EpisodeRunner } from './episode.runner';
-import { RolloutErrorCode } from './errors';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { PolicyTokenizer } from './policy';
 import {
@@ -221,9 +220,7 @@ describe('EpisodeRunner against the real sandbox', () => {
       [1, 2, 'infra_error', 'policy_error'],
     ]);
     expect(lost.infraFailures).toHaveLength(6);
-    expect(() => toRewardTrajectory(lost.excluded[0])).toThrow(
-      expect.objectContaining({ code: RolloutErrorCode.NotScorable }),
-    );
+    expect(() => toRewardTrajectory(lost.excluded[0])).toThrow(expect.objectContaining({ code: 'NOT_SCORABLE' }));
   });
 
   it('turns a sandbox worker killed mid-group into infra_error and reruns only that sample', async () => {

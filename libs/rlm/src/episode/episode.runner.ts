@@ -17,7 +17,7 @@ import { planSubcall } from '../subcall';
 import { applyTurn } from '../turn';
 import { episodeEnd, type ActionOutcome } from './ending';
 import { resolveEpisodeConfig, type EpisodeConfig, type EpisodeConfigInput } from './episode.config';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 import { observationText } from '../teacher/observation';
 import { NO_ACTION_OBSERVATION } from './observation';
 import type { Policy, SampledContinuation, SampleRequest, SamplingParams, SpanReadResult } from './policy';
@@ -136,7 +136,7 @@ function emptyNode(
 function imEndOf(policy: Policy, which: string): number {
   const imEnd = policy.tokenizer.tokenId(IM_END);
   if (imEnd === undefined)
-    throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer of ${which} has no id for ${IM_END}`);
+    throw new RolloutError('INVALID_TOKENIZER', `the tokenizer of ${which} has no id for ${IM_END}`);
   return imEnd;
 }
 
@@ -278,7 +278,7 @@ export class EpisodeRunner {
    */
   async runGroups(groups: readonly { task: EpisodeTask; seed: number }[], G: number): Promise<GroupRollout[]> {
     if (!Number.isInteger(G) || G < 1)
-      throw new RolloutError(RolloutErrorCode.InvalidArgument, `G must be a positive integer, got ${G}`);
+      throw new RolloutError('INVALID_ARGUMENT', `G must be a positive integer, got ${G}`);
     const rollouts = groups.map(({ task }) => ({
       kept: new Map<number, EpisodeTrajectory>(),
       excluded: [] as EpisodeTrajectory[],

@@ -1,29 +1,34 @@
+import { FathomError } from '@fathom/contracts';
+
 /** Misuse of the episode loop by its caller. What the policy or the sandbox does is a rollout status, never one of these. */
-export enum RolloutErrorCode {
+export type RolloutErrorCode =
   /** An episode config that fails its schema. */
-  InvalidConfig = 'INVALID_CONFIG',
+  | 'INVALID_CONFIG'
   /** A policy whose tokenizer lacks the chat markers the prompt renderer uses. */
-  InvalidTokenizer = 'INVALID_TOKENIZER',
+  | 'INVALID_TOKENIZER'
   /** Asking to score or train on a trajectory that must not be (an `infra_error`). */
-  NotScorable = 'NOT_SCORABLE',
+  | 'NOT_SCORABLE'
   /** Bad arguments (group size, empty task list). */
-  InvalidArgument = 'INVALID_ARGUMENT',
+  | 'INVALID_ARGUMENT';
+
+/** The one place that words a code: the summary the message starts with. */
+function summaryOf(code: RolloutErrorCode): string {
+  switch (code) {
+    case 'INVALID_CONFIG':
+      return 'invalid episode config';
+    case 'INVALID_TOKENIZER':
+      return 'invalid policy tokenizer';
+    case 'NOT_SCORABLE':
+      return 'trajectory is not scorable';
+    case 'INVALID_ARGUMENT':
+      return 'invalid argument';
+  }
 }
 
-const summaries: Record<RolloutErrorCode, string> = {
-  [RolloutErrorCode.InvalidConfig]: 'invalid episode config',
-  [RolloutErrorCode.InvalidTokenizer]: 'invalid policy tokenizer',
-  [RolloutErrorCode.NotScorable]: 'trajectory is not scorable',
-  [RolloutErrorCode.InvalidArgument]: 'invalid argument',
-};
-
 /** The one error type the episode loop and the evaluation throw; the message starts with the code's summary. */
-export class RolloutError extends Error {
-  override name = 'RolloutError';
-  constructor(
-    readonly code: RolloutErrorCode,
-    detail: string,
-  ) {
-    super(`${summaries[code]}: ${detail}`);
+export class RolloutError extends FathomError<RolloutErrorCode> {
+  override readonly name = 'RolloutError';
+  constructor(code: RolloutErrorCode, detail: string) {
+    super(code, `${summaryOf(code)}: ${detail}`);
   }
 }

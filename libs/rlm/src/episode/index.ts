@@ -17,7 +17,7 @@ export {
   type TurnEvent,
 } from './episode.runner';
 export { episodeEnd, type ActionOutcome, type EpisodeEnd } from './ending';
-export { RolloutError, RolloutErrorCode } from './errors';
+export { RolloutError, type RolloutErrorCode } from './errors';
 export { NO_ACTION_OBSERVATION } from './observation';
 export type {
   Policy,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { escapeRegExp } from '@fathom/contracts';
 import { IM_END, IM_START } from '../prompt';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 import type { TextGenerate, TextGenerationReply, TextGenerationRequest } from './text-policy';
 
 /** A model served by an OpenAI-compatible server: `openai:URL#MODEL`, e.g. `openai:http://127.0.0.1:8000/v1#qwen2.5-7b`. */
@@ -16,8 +16,7 @@ const SPEC_SHAPE = 'openai:URL#MODEL (e.g. openai:http://127.0.0.1:8000/v1#qwen2
 
 /** Parses `openai:URL#MODEL`; throws `RolloutError` (INVALID_ARGUMENT) saying what is wrong with the spec. */
 export function parseOpenAiSpec(spec: string): OpenAiEndpoint {
-  const fail = (why: string) =>
-    new RolloutError(RolloutErrorCode.InvalidArgument, `"${spec}" is not ${SPEC_SHAPE}: ${why}`);
+  const fail = (why: string) => new RolloutError('INVALID_ARGUMENT', `"${spec}" is not ${SPEC_SHAPE}: ${why}`);
   if (!spec.startsWith(SPEC_PREFIX)) throw fail(`it must start with "${SPEC_PREFIX}"`);
   const body = spec.slice(SPEC_PREFIX.length);
   const hash = body.lastIndexOf('#');
@@ -60,7 +59,7 @@ const OPEN_ASSISTANT = `${IM_START}assistant\n`;
  */
 export function chatMessagesOf(prompt: string): ChatMessage[] {
   if (!prompt.endsWith(OPEN_ASSISTANT))
-    throw new RolloutError(RolloutErrorCode.InvalidArgument, `a chat prompt must end with "${OPEN_ASSISTANT}"`);
+    throw new RolloutError('INVALID_ARGUMENT', `a chat prompt must end with "${OPEN_ASSISTANT}"`);
   const body = prompt.slice(0, -OPEN_ASSISTANT.length);
   const messages: ChatMessage[] = [];
   CHATML_MESSAGE.lastIndex = 0;
@@ -69,7 +68,7 @@ export function chatMessagesOf(prompt: string): ChatMessage[] {
     const match = CHATML_MESSAGE.exec(body);
     if (match === null)
       throw new RolloutError(
-        RolloutErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `the prompt is not ChatML at character ${at}: ${JSON.stringify(body.slice(at, at + 60))}`,
       );
     messages.push({ role: match[1] as ChatMessage['role'], content: match[2] });

@@ -1,4 +1,11 @@
-import { ByteTokenizer, HashedWordTokenizer, wordFeature, type SentenceMatch, type WordShape } from '@fathom/model';
+import {
+  ByteTokenizer,
+  HashedWordTokenizer,
+  wordFeature,
+  wordFeatureCount,
+  type SentenceMatch,
+  type WordShape,
+} from '@fathom/model';
 import { describe, expect, it } from 'vitest';
 import { renderSubcallPrompt } from '../prompt';
 import { encodeReadInput, goldSpan, questionWords, spanText } from './read-input';
@@ -56,6 +63,30 @@ describe('encodeReadInput', () => {
     expect(input.feature.at(-1)).toBe(0);
     const elsewhere = encodeReadInput('Where is the lamp?', 'Dana paid 12.', new HashedWordTokenizer(1024));
     expect(elsewhere.feature[elsewhere.words[0].tokStart]).toBe(id('capitalised-first', 'none'));
+  });
+
+  it('with sentence recency, numbers the sentences holding the most question words back from the last', () => {
+    const text =
+      'The lamp was in Dosk. Vera moved the red lamp to Pell. The cup went to Rin. Ada moved the red lamp to Sorn. ' +
+      'Bram moved the red lamp to Tull. Nobody knew.';
+    const asked = 'Where is the red lamp?';
+    const input = encodeReadInput(asked, text, new HashedWordTokenizer(1024), { sentenceRecency: true });
+    const featureOf = (word: string) => {
+      const at = text.indexOf(word);
+      return input.feature[input.words.find((w) => w.charStart === at)!.tokStart];
+    };
+    expect(featureOf('Dosk')).toBe(wordFeature('capitalised', 'most', 'none')); // holds "lamp", not "red lamp"
+    expect(featureOf('Pell')).toBe(wordFeature('capitalised', 'most', 'earlier'));
+    expect(featureOf('Rin')).toBe(wordFeature('capitalised', 'none', 'none'));
+    expect(featureOf('Sorn')).toBe(wordFeature('capitalised', 'most', 'second'));
+    expect(featureOf('Tull')).toBe(wordFeature('capitalised', 'most', 'last'));
+    expect(featureOf('Nobody')).toBe(wordFeature('capitalised-first', 'none', 'none'));
+    const without = encodeReadInput(asked, text, new HashedWordTokenizer(1024));
+    expect(without.feature[without.words.find((w) => w.charStart === text.indexOf('Tull'))!.tokStart]).toBe(
+      wordFeature('capitalised', 'most'),
+    );
+    expect(Math.max(...without.feature)).toBeLessThan(wordFeatureCount(false));
+    expect(Math.max(...input.feature)).toBeLessThan(wordFeatureCount(true));
   });
 
   it('finds the gold span on word edges outside the distractors, and reads it back from the chunk', () => {

@@ -1,5 +1,5 @@
 import type { SpanRead } from '@fathom/contracts';
-import { sentenceMatch, wordFeature, wordShape, type WordShape } from '@fathom/model';
+import { sentenceMatch, sentenceRecencies, wordFeature, wordShape, type WordShape } from '@fathom/model';
 import { renderSubcallPrompt, segmentsText } from '../prompt';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
@@ -86,13 +86,24 @@ function scanChunk(chunk: string, asked: ReadonlySet<string>): Scanned[] {
   return words;
 }
 
+/** Which word features a reader takes beyond shape and sentence match (`ReaderHeads` of `@fathom/model`). */
+export interface ReadFeatures {
+  sentenceRecency?: boolean;
+}
+
 /**
  * Encodes `llm(question, chunk)`'s prompt for the span head. The chunk is encoded word by word (and each run between
  * words on its own), so every word's tokens are known and no token straddles a word edge; for the byte-level
  * tokenizer the ids are exactly those of the rendered prompt. Each chunk token's word feature is its word's shape
- * (a run between words: its own) and how many of the question's content words its sentence holds.
+ * (a run between words: its own), how many of the question's content words its sentence holds and, with
+ * `sentenceRecency`, how late its sentence comes among those holding the most.
  */
-export function encodeReadInput(question: string, chunk: string, tokenizer: PolicyTokenizer): ReadInput {
+export function encodeReadInput(
+  question: string,
+  chunk: string,
+  tokenizer: PolicyTokenizer,
+  features: ReadFeatures = {},
+): ReadInput {
   const text = segmentsText(renderSubcallPrompt(question, chunk));
   const at = text.lastIndexOf(chunk);
   const ids = tokenizer.encode(text.slice(0, at));
@@ -106,7 +117,10 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
     const words = held.get(w.sentence) ?? new Set<string>();
     held.set(w.sentence, words.add(w.text.toLowerCase()));
   }
-  const sentenceOf = (sentence: number) => sentenceMatch(held.get(sentence)?.size ?? 0, asked.size);
+  const heldBy = Array.from({ length: (scanned.at(-1)?.sentence ?? -1) + 1 }, (_, s) => held.get(s)?.size ?? 0);
+  const recencies = features.sentenceRecency ? sentenceRecencies(heldBy) : heldBy.map(() => 'none' as const);
+  const sentenceOf = (sentence: number) =>
+    [sentenceMatch(heldBy[sentence] ?? 0, asked.size), recencies[sentence] ?? 'none'] as const;
   const words: ChunkWord[] = [];
   const push = (piece: string, matched: number, id: number) => {
     for (const token of tokenizer.encode(piece)) {
@@ -117,7 +131,7 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
   };
   const between = (piece: string, sentence: number) => {
     const visible = piece.trim();
-    push(piece, 0, visible === '' ? 0 : wordFeature(wordShape(visible, false), sentenceOf(sentence)));
+    push(piece, 0, visible === '' ? 0 : wordFeature(wordShape(visible, false), ...sentenceOf(sentence)));
   };
   let offset = 0;
   let sentence = 0; // a run between words belongs to the sentence it follows (it holds that sentence's full stop)
@@ -125,7 +139,7 @@ export function encodeReadInput(question: string, chunk: string, tokenizer: Poli
     if (w.start > offset) between(chunk.slice(offset, w.start), sentence);
     sentence = w.sentence;
     const tokStart = ids.length;
-    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, sentenceOf(w.sentence)));
+    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, ...sentenceOf(w.sentence)));
     if (ids.length > tokStart)
       words.push({ charStart: w.start, charEnd: w.start + w.text.length, tokStart, tokEnd: ids.length - 1 });
     offset = w.start + w.text.length;

@@ -7,7 +7,7 @@ import type {
   SpanReadRequest,
   SpanReadResult,
 } from './policy';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 import { encodeReadInput, spanReadInput, spanText } from './read-input';
 
 /**
@@ -16,10 +16,10 @@ import { encodeReadInput, spanReadInput, spanText } from './read-input';
  * longer than the reader holds is RolloutError(InvalidArgument).
  */
 export async function readWithSpan(reader: SpanReader, request: SpanReadRequest): Promise<SpanReadResult> {
-  const encoded = encodeReadInput(request.question, request.chunk, reader.tokenizer);
+  const encoded = encodeReadInput(request.question, request.chunk, reader.tokenizer, reader.features);
   if (encoded.ids.length > reader.maxLength)
     throw new RolloutError(
-      RolloutErrorCode.InvalidArgument,
+      'INVALID_ARGUMENT',
       `llm() prompt of ${encoded.ids.length} tokens is longer than the reader's ${reader.maxLength}`,
     );
   const input = spanReadInput(encoded);

@@ -1,5 +1,5 @@
 import { IM_END } from '../prompt';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 import type {
   Policy,
   PolicyTokenizer,
@@ -50,8 +50,7 @@ export class TextEndpointPolicy implements Policy {
     spanRead?: EndpointSpanRead,
   ) {
     const imEnd = tokenizer.tokenId(IM_END);
-    if (imEnd === undefined)
-      throw new RolloutError(RolloutErrorCode.InvalidTokenizer, `the tokenizer has no id for ${IM_END}`);
+    if (imEnd === undefined) throw new RolloutError('INVALID_TOKENIZER', `the tokenizer has no id for ${IM_END}`);
     this.imEnd = imEnd;
     if (spanRead !== undefined) this.readSpan = spanRead;
   }
@@ -60,7 +59,7 @@ export class TextEndpointPolicy implements Policy {
   async sample(requests: readonly SampleRequest[], params: SamplingParams): Promise<SampledContinuation[][]> {
     if (requests.some((r) => r.spanOf !== undefined || r.spanWordTokens !== undefined))
       throw new RolloutError(
-        RolloutErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         'extractive (span-constrained) reads need a local model policy: a text endpoint cannot constrain its tokens',
       );
     return Promise.all(

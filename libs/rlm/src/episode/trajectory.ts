@@ -12,7 +12,7 @@ import {
   type StopReason,
   type TokenSequence,
 } from '@fathom/contracts';
-import { RolloutError, RolloutErrorCode } from './errors';
+import { RolloutError } from './errors';
 
 /** Every `llm()` call below `node` that returned, depth-first in call order. */
 export function flattenCalls(node: RecursionTreeNode): RecursionTreeNode[] {
@@ -35,7 +35,7 @@ export function flattenCalls(node: RecursionTreeNode): RecursionTreeNode[] {
 export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
   if (traj.status === 'infra_error')
     throw new RolloutError(
-      RolloutErrorCode.NotScorable,
+      'NOT_SCORABLE',
       `task ${traj.taskId} sample ${traj.sampleIndex} ended in infra_error (${traj.infraError?.code ?? 'unknown'})`,
     );
   const llmCalls: LlmCallRecord[] = flattenCalls(traj.recursionTree).map((n) => ({
@@ -75,10 +75,7 @@ export function trainingSpanReads(traj: EpisodeTrajectory): Required<SpanRead>[]
 
 export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
   if (traj.status === 'infra_error')
-    throw new RolloutError(
-      RolloutErrorCode.NotScorable,
-      `task ${traj.taskId} sample ${traj.sampleIndex} is infra_error`,
-    );
+    throw new RolloutError('NOT_SCORABLE', `task ${traj.taskId} sample ${traj.sampleIndex} is infra_error`);
   const sequences: { where: string; seq: TokenSequence }[] =
     traj.trainRoot === false
       ? []
@@ -93,7 +90,7 @@ export function trainingSequences(traj: EpisodeTrajectory): TokenSequence[] {
     const problem = tokenSequenceProblem(seq);
     if (problem !== null)
       throw new RolloutError(
-        RolloutErrorCode.InvalidArgument,
+        'INVALID_ARGUMENT',
         `task ${traj.taskId} sample ${traj.sampleIndex}, ${where}: ${problem}`,
       );
   }

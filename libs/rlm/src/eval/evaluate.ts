@@ -13,7 +13,7 @@ import type { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { resolveEpisodeConfig, type EpisodeConfigInput } from '../episode/episode.config';
 import { EpisodeRunner, episodeTaskOf, type GroupRollout, type LeafCall } from '../episode/episode.runner';
-import { RolloutError, RolloutErrorCode } from '../episode/errors';
+import { RolloutError } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import { flattenCalls, rolloutMetrics, toRewardTrajectory, type RolloutMetrics } from '../episode/trajectory';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
@@ -242,7 +242,7 @@ async function mapBatches<T, R>(
   fn: (batch: readonly T[], first: number) => Promise<R[]>,
 ): Promise<R[]> {
   if (!Number.isInteger(size) || size < 1)
-    throw new RolloutError(RolloutErrorCode.InvalidArgument, `concurrency must be a positive integer, got ${size}`);
+    throw new RolloutError('INVALID_ARGUMENT', `concurrency must be a positive integer, got ${size}`);
   const out: R[] = [];
   for (let first = 0; first < items.length; first += size)
     out.push(...(await fn(items.slice(first, first + size), first)));
@@ -253,7 +253,7 @@ function tasksById(tasks: readonly Task[]): Map<string, Task> {
   const byId = new Map<string, Task>();
   for (const task of tasks) {
     if (byId.has(task.id))
-      throw new RolloutError(RolloutErrorCode.InvalidArgument, `task id ${task.id} appears twice in the eval set`);
+      throw new RolloutError('INVALID_ARGUMENT', `task id ${task.id} appears twice in the eval set`);
     byId.set(task.id, task);
   }
   return byId;
@@ -306,7 +306,7 @@ function episodeOf(task: Task, result: EvalTaskResult, traj: EpisodeTrajectory |
  * its retries is excluded from every mean and counted in `excluded` — never scored as wrong.
  */
 export async function evaluate(policy: Policy, tasks: readonly Task[], options: EvalOptions): Promise<EvalReport> {
-  if (tasks.length === 0) throw new RolloutError(RolloutErrorCode.InvalidArgument, 'no tasks to evaluate');
+  if (tasks.length === 0) throw new RolloutError('INVALID_ARGUMENT', 'no tasks to evaluate');
   const started = performance.now();
   const mode = options.mode ?? 'greedy';
   const seed = options.seed ?? 0;
@@ -400,7 +400,7 @@ export function evaluateProgram(
   tasks: readonly Task[],
   options: Pick<EvalOptions, 'onTask' | 'onEpisode'> = {},
 ): EvalReport {
-  if (tasks.length === 0) throw new RolloutError(RolloutErrorCode.InvalidArgument, 'no tasks to evaluate');
+  if (tasks.length === 0) throw new RolloutError('INVALID_ARGUMENT', 'no tasks to evaluate');
   const started = performance.now();
   const results = tasks.map((task, i): EvalTaskResult => {
     const contextTokens = estimateTokens(task.context);

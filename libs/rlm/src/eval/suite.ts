@@ -1,5 +1,5 @@
 import { meanStd, type Task } from '@fathom/contracts';
-import { RolloutError, RolloutErrorCode } from '../episode/errors';
+import { RolloutError } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import {
   evaluate,
@@ -31,7 +31,7 @@ export interface Spread {
 }
 
 export function spreadOf(values: readonly number[]): Spread {
-  if (values.length === 0) throw new RolloutError(RolloutErrorCode.InvalidArgument, 'spread of no values');
+  if (values.length === 0) throw new RolloutError('INVALID_ARGUMENT', 'spread of no values');
   const { mean, std } = meanStd(values);
   return { mean, sd: std, min: Math.min(...values), max: Math.max(...values) };
 }
@@ -156,14 +156,14 @@ export async function evaluateSuite(
   const started = performance.now();
   const mode = options.mode ?? 'greedy';
   const seeds = [...(options.seeds ?? [0])];
-  if (seeds.length === 0) throw new RolloutError(RolloutErrorCode.InvalidArgument, 'no seeds to evaluate');
+  if (seeds.length === 0) throw new RolloutError('INVALID_ARGUMENT', 'no seeds to evaluate');
   if (mode === 'greedy' && seeds.length > 1)
-    throw new RolloutError(RolloutErrorCode.InvalidArgument, `greedy decoding is deterministic; got seeds ${seeds}`);
+    throw new RolloutError('INVALID_ARGUMENT', `greedy decoding is deterministic; got seeds ${seeds}`);
   const baselines = EVAL_BASELINES.filter((b) => (options.baselines ?? EVAL_BASELINES).includes(b));
   if (baselines.includes('regex') && options.regexProgram === undefined)
-    throw new RolloutError(RolloutErrorCode.InvalidArgument, 'the regex baseline needs a regexProgram');
+    throw new RolloutError('INVALID_ARGUMENT', 'the regex baseline needs a regexProgram');
   if (baselines.includes('oracle') && options.oracleReader === undefined)
-    throw new RolloutError(RolloutErrorCode.InvalidArgument, 'the oracle baseline needs an oracleReader');
+    throw new RolloutError('INVALID_ARGUMENT', 'the oracle baseline needs an oracleReader');
 
   const policyRuns = 1 + baselines.filter((b) => b !== 'regex').length;
   const total = tasks.length * (policyRuns * seeds.length + (baselines.includes('regex') ? 1 : 0));

@@ -4,7 +4,7 @@ import { DEFAULT_PROMPT_STYLE, renderCompletion, renderConversation, renderSubca
 import type { PromptStyle, Segment } from '../prompt';
 import { drawStyle } from './code';
 import { runTeacherEpisode, type SftSkip, type TeacherEpisodeResult } from './episode';
-import { TeacherError, TeacherErrorCode } from './errors';
+import { TeacherError } from './errors';
 import { DEFAULT_TEACHER_MIX, drawStrategies, validateMix, type TeacherMix } from './mix';
 import { drawStream } from './rng';
 import { BUG_KINDS, breakCell, type BugKind } from './repair';
@@ -46,13 +46,13 @@ export async function* buildSftExamples(
   const seed = options.seed ?? 0;
   const perTask = options.perTask ?? 1;
   if (!(Number.isInteger(perTask) && perTask >= 1))
-    throw new TeacherError(TeacherErrorCode.INVALID_MIX, `perTask must be a positive integer, got ${perTask}`);
+    throw new TeacherError('INVALID_MIX', `perTask must be a positive integer, got ${perTask}`);
   const concurrency = options.concurrency ?? 4;
   if (!(Number.isInteger(concurrency) && concurrency >= 1))
-    throw new TeacherError(TeacherErrorCode.INVALID_MIX, `concurrency must be a positive integer, got ${concurrency}`);
+    throw new TeacherError('INVALID_MIX', `concurrency must be a positive integer, got ${concurrency}`);
   const repairShare = options.repairShare ?? DEFAULT_REPAIR_SHARE;
   if (!(repairShare >= 0 && repairShare <= 1))
-    throw new TeacherError(TeacherErrorCode.INVALID_MIX, `repairShare must be in [0, 1], got ${repairShare}`);
+    throw new TeacherError('INVALID_MIX', `repairShare must be in [0, 1], got ${repairShare}`);
   const runTask = async (task: Task): Promise<TeacherEpisodeResult[]> => {
     const strategies: readonly TeacherStrategy[] = options.everyStrategy
       ? STRATEGIES_BY_TYPE[task.type]
@@ -112,7 +112,7 @@ export function renderSftExample(
   style: PromptStyle = DEFAULT_PROMPT_STYLE,
 ): Segment[] {
   if (example.task_id !== task.id)
-    throw new TeacherError(TeacherErrorCode.TASK_MISMATCH, `example of ${example.task_id}, task ${task.id}`);
+    throw new TeacherError('TASK_MISMATCH', `example of ${example.task_id}, task ${task.id}`);
   return renderConversation(
     { question: task.question, context: task.context, contextTokens: task.context_tokens },
     example.turns,

@@ -4,7 +4,7 @@ import type { SandboxPool } from '@fathom/sandbox';
 import { episodeEnd } from '../episode/ending';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 import type { CodeStyle } from './code';
-import { TeacherError, TeacherErrorCode } from './errors';
+import { TeacherError } from './errors';
 import { observationText } from './observation';
 import { teacherLlmHandler } from './oracle';
 import { breakCell, type BugKind } from './repair';
@@ -77,19 +77,18 @@ export async function runTeacherEpisode(
     if (options.bug !== undefined) {
       const first = strategy.next(view, options.style, []);
       const broken = first && breakCell(first.code, options.bug);
-      if (!broken)
-        throw new TeacherError(TeacherErrorCode.REPAIR_DID_NOT_FAIL, `${options.bug} does not fit ${strategy.name}`);
+      if (!broken) throw new TeacherError('REPAIR_DID_NOT_FAIL', `${options.bug} does not fit ${strategy.name}`);
       const result = await play(broken);
       if (result.error === null || result.answer !== null || subcalls.length > 0)
         throw new TeacherError(
-          TeacherErrorCode.REPAIR_DID_NOT_FAIL,
+          'REPAIR_DID_NOT_FAIL',
           `${strategy.name} on task ${task.id}: the ${options.bug} bug did not stop the cell before it read or answered`,
         );
       turns.push({ completion: jsBlock(broken), observation: observationText(result) });
     }
     const runaway = () =>
       new TeacherError(
-        TeacherErrorCode.RUNAWAY_STRATEGY,
+        'RUNAWAY_STRATEGY',
         `${strategy.name} on task ${task.id} ran ${observations.length} cells without calling answer()`,
       );
     for (;;) {

@@ -19,7 +19,7 @@ export {
   type TeacherEpisodeOptions,
   type TeacherEpisodeResult,
 } from './episode';
-export { TeacherError, TeacherErrorCode } from './errors';
+export { TeacherError, type TeacherErrorCode } from './errors';
 export {
   DEFAULT_TEACHER_MIX,
   drawStrategies,

@@ -1,5 +1,5 @@
 import type { TaskType } from '@fathom/contracts';
-import { TeacherError, TeacherErrorCode } from './errors';
+import { TeacherError } from './errors';
 import { STRATEGIES_BY_TYPE, TEACHER_STRATEGIES, type TeacherStrategy } from './strategies';
 
 /**
@@ -25,7 +25,7 @@ export const DEFAULT_TEACHER_MIX: TeacherMix = Object.freeze({
 });
 
 function invalid(detail: string): TeacherError {
-  return new TeacherError(TeacherErrorCode.INVALID_MIX, detail);
+  return new TeacherError('INVALID_MIX', detail);
 }
 
 /** Checks a mix: robust share in [0, 1], known strategy names, finite non-negative weights, no empty type. */

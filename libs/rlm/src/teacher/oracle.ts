@@ -2,7 +2,7 @@ import type { SftSubcall, Task } from '@fathom/contracts';
 import type { LlmHandler } from '@fathom/sandbox';
 import { estimateTokens, ORACLE_UNKNOWN, oracleRead } from '@fathom/tasks';
 import { planSubcall } from '../subcall';
-import { TeacherError, TeacherErrorCode } from './errors';
+import { TeacherError } from './errors';
 
 /** What a leaf read answers when the chunk does not hold the evidence: the oracle reader's `ORACLE_UNKNOWN`. */
 export const SUBCALL_UNKNOWN = ORACLE_UNKNOWN;
@@ -23,7 +23,7 @@ export function teacherLlmHandler(
   return async ({ prompt, chunk }) => {
     if (planSubcall(chunk?.length, readerWindowChars) !== 'leaf') {
       const error = new TeacherError(
-        TeacherErrorCode.OVERSIZED_SUBCALL,
+        'OVERSIZED_SUBCALL',
         `task ${task.id}: llm() chunk of ${chunk?.length} characters exceeds the ${readerWindowChars}-character reader window`,
       );
       refused.push(error);

@@ -1,7 +1,7 @@
 import { SftReaderExampleSchema, type SftReaderExample } from '@fathom/contracts';
 import { generateReaderExamples, type ReaderExampleOptions } from '@fathom/tasks';
 import { DEFAULT_READER_WINDOW_CHARS, planSubcall } from '../subcall';
-import { TeacherError, TeacherErrorCode } from './errors';
+import { TeacherError } from './errors';
 import { SUBCALL_UNKNOWN } from './oracle';
 
 /**
@@ -26,7 +26,7 @@ export function* buildReaderExamples(options: ReaderCurriculumOptions): Generato
     const example = SftReaderExampleSchema.parse(raw);
     if (planSubcall(example.chunk.length, window) !== 'leaf')
       throw new TeacherError(
-        TeacherErrorCode.OVERSIZED_SUBCALL,
+        'OVERSIZED_SUBCALL',
         `reader example chunk of ${example.chunk.length} characters exceeds the ${window}-character reader window`,
       );
     yield example;

@@ -2,7 +2,7 @@ import { ExportDtypeSchema, GrpoConfigSchema, RewardConfigSchema, SeedSchema } f
 import { EpisodeConfigSchema } from '@fathom/rlm';
 import { z } from 'zod';
 import { optimizerSchema } from '../config';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
@@ -78,9 +78,9 @@ export const GrpoTrainConfigSchema = z.strictObject({
 export type GrpoTrainConfig = z.output<typeof GrpoTrainConfigSchema>;
 export type GrpoTrainConfigInput = z.input<typeof GrpoTrainConfigSchema>;
 
-/** Validates a resolved config; throws GrpoTrainError(INVALID_CONFIG) naming every bad field. */
+/** Validates a resolved config; throws TrainingError(INVALID_CONFIG) naming every bad field. */
 export function parseGrpoTrainConfig(input: unknown): GrpoTrainConfig {
   const parsed = GrpoTrainConfigSchema.safeParse(input);
-  if (!parsed.success) throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, z.prettifyError(parsed.error));
+  if (!parsed.success) throw new TrainingError('INVALID_CONFIG', z.prettifyError(parsed.error), { trainer: 'GRPO' });
   return parsed.data;
 }

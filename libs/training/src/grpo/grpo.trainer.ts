@@ -23,7 +23,7 @@ import { createAdamW } from '../optimizer';
 import { type DataPosition, EpochSampler } from '../sampler';
 import { collectGroups, type CollectedStep } from './collect';
 import type { GrpoTrainConfig } from './config';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 import { applyUpdate, type Learner, type LearnerOptions, type UpdateTimings } from './learner';
 import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
@@ -126,7 +126,7 @@ export async function loadGrpoTasks(config: Pick<GrpoTrainConfig, 'data'>): Prom
     if (config.data.limit !== undefined && tasks.length === config.data.limit) break;
     tasks.push(task);
   }
-  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, `${config.data.tasks} has no tasks`);
+  if (tasks.length === 0) throw new TrainingError('NO_DATA', `${config.data.tasks} has no tasks`, { trainer: 'GRPO' });
   return tasks;
 }
 
@@ -290,17 +290,18 @@ export class InProcessCollector implements StepCollector {
 export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions = {}): Promise<GrpoRunResult> {
   const clock = options.clock ?? (() => performance.now());
   if (config.episode.submitAnswers && !options.collector && !options.sandbox)
-    throw new GrpoTrainError(
-      GrpoTrainErrorCode.INVALID_CONFIG,
+    throw new TrainingError(
+      'INVALID_CONFIG',
       'reward.source "env" scores episodes by their environment, and a local sandbox pool has none: run them in an ' +
         'OpenEnv environment (fathom train --env-url, or ENV_URL on the rollout workers)',
+      { trainer: 'GRPO' },
     );
   const tasks = options.tasks ?? (await loadGrpoTasks(config));
-  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, 'the run has no tasks');
+  if (tasks.length === 0) throw new TrainingError('NO_DATA', 'the run has no tasks', { trainer: 'GRPO' });
   const initial = await loadCheckpoint(config.model.checkpoint);
   const tokenizer = initial.tokenizer;
   if (tokenizer === null)
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${config.model.checkpoint} has no tokenizer`);
+    throw new TrainingError('INVALID_CONFIG', `${config.model.checkpoint} has no tokenizer`, { trainer: 'GRPO' });
   // A span reader under a frozen root never sees a root prompt: its reads are encoded by `encodeReadInput` from the one
   // renderer in SFT and in rollouts alike, so there is no prompt style to drift.
   const spanReaderOnly = !config.episode.trainRoot && initial.config.reader?.spanHead === true;
@@ -310,21 +311,21 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const store = new CheckpointStore(config.out);
   const resumeDir = options.resume ? await store.latest() : null;
   if (options.resume && resumeDir === null)
-    throw new GrpoTrainError(
-      GrpoTrainErrorCode.RESUME_MISMATCH,
-      `no complete checkpoint under ${config.out}/checkpoints`,
-    );
+    throw new TrainingError('RESUME_MISMATCH', `no complete checkpoint under ${config.out}/checkpoints`, {
+      trainer: 'GRPO',
+    });
   const resumed = resumeDir === null ? null : await store.load(resumeDir);
   const fingerprint = tasksFingerprint(tasks);
   if (resumed) {
     const changed = differingKeys(resumed.state.config, config);
     if (changed.length > 0)
-      throw new GrpoTrainError(
-        GrpoTrainErrorCode.RESUME_MISMATCH,
+      throw new TrainingError(
+        'RESUME_MISMATCH',
         `${resumeDir} was written with a different config (${changed.join(', ')} differ)`,
+        { trainer: 'GRPO' },
       );
     if (resumed.state.dataFingerprint !== fingerprint)
-      throw new GrpoTrainError(GrpoTrainErrorCode.RESUME_MISMATCH, `${resumeDir} was trained on different tasks`);
+      throw new TrainingError('RESUME_MISMATCH', `${resumeDir} was trained on different tasks`, { trainer: 'GRPO' });
   }
   const model: Checkpoint = resumed
     ? { ...resumed.model, tokenizer: resumed.model.tokenizer ?? tokenizer }
@@ -334,7 +335,7 @@ export async function runGrpo(config: GrpoTrainConfig, options: GrpoRunOptions =
   const startStep = resumed?.state.step ?? 0;
   let policyVersion = resumed ? Number(resumed.state.extra.policyVersion) : 0;
   if (!Number.isInteger(policyVersion))
-    throw new GrpoTrainError(GrpoTrainErrorCode.RESUME_MISMATCH, `${resumeDir} has no policy version`);
+    throw new TrainingError('RESUME_MISMATCH', `${resumeDir} has no policy version`, { trainer: 'GRPO' });
   const sampler = new EpochSampler(tasks.length, config.seed, resumed?.state.data);
   const metricsPath = join(config.out, 'metrics.jsonl');
   const metrics = resumed ? await MetricsLog.resume(metricsPath, startStep) : await MetricsLog.create(metricsPath);

@@ -1,5 +1,4 @@
 export { GrpoTrainConfigSchema, parseGrpoTrainConfig, type GrpoTrainConfig, type GrpoTrainConfigInput } from './config';
-export { GrpoTrainError, GrpoTrainErrorCode } from './errors';
 export { collectGroups, groupSeed, type CollectedStep } from './collect';
 export {
   applyUpdate,

@@ -4,7 +4,7 @@ import { spanTrainBatch, type ModelGraphs, type ParamMap } from '@fathom/model';
 import { trainingSequences, trainingSpanReads } from '@fathom/rlm';
 import type { AdamW } from '@fathom/tensor';
 import { packBatch, type PackedBatch } from '../tokens';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 import type { TrainableGroup } from './step-groups';
 
 /** What the update needs: the graphs, the live parameters (updated in place), the frozen reference and AdamW. */
@@ -228,7 +228,7 @@ export async function applyUpdate(
   const result =
     samples.length === 0 ? { ...NO_TOKEN_LOSS, weights: [] as Float32Array[] } : grpoLoss(samples, options.grpo);
   if (!Number.isFinite(result.loss))
-    throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: GRPO loss ${result.loss}`);
+    throw new TrainingError('DIVERGED', `step ${step}: GRPO loss ${result.loss}`, { trainer: 'GRPO', step });
 
   // The train step's forward gives, besides the gradients, the learner's log-probs and entropy at every position:
   // the sampler/learner agreement and the entropy metrics come from it, so they are measured on either path.
@@ -267,7 +267,7 @@ export async function applyUpdate(
   const info = learner.optimizer.update(Object.fromEntries(grads));
   timings.optimizerMs += performance.now() - optimizerStarted;
   if (!Number.isFinite(info.gradNorm))
-    throw new GrpoTrainError(GrpoTrainErrorCode.DIVERGED, `step ${step}: gradient norm ${info.gradNorm}`);
+    throw new TrainingError('DIVERGED', `step ${step}: gradient norm ${info.gradNorm}`, { trainer: 'GRPO', step });
 
   const perTurn = new Map<string, { sum: number; max: number; tokens: number }>();
   const overall = { sum: 0, max: 0, tokens: 0 };

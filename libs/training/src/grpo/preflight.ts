@@ -14,7 +14,7 @@ import { CheckpointStore, TrainingStateSchema } from '../checkpoint.store';
 import { PromptStyleSchema } from '../config';
 import { encodeConversation } from '../tokens';
 import type { GrpoTrainConfig } from './config';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 import { PROMPT_STYLE_FILE, readPromptStyle } from '../prompt-style.file';
 
 const exists = (path: string) =>
@@ -50,10 +50,11 @@ export async function resolveSftPromptStyle(config: GrpoTrainConfig): Promise<Pr
     const style = latest === null ? null : await styleFromState(latest);
     if (style) return style;
   }
-  throw new GrpoTrainError(
-    GrpoTrainErrorCode.INVALID_CONFIG,
+  throw new TrainingError(
+    'INVALID_CONFIG',
     `cannot tell which prompt style ${dir} was trained with (no SFT training_state.json there or in its run); ` +
       `write it to ${join(dir, PROMPT_STYLE_FILE)} as {"system": "full"|"compact", "previewChars": N}`,
+    { trainer: 'GRPO' },
   );
 }
 
@@ -75,7 +76,10 @@ export function preflightGrpo(
     preflightPromptShapes(sft, rollout);
   } catch (error) {
     if (error instanceof PromptDriftError)
-      throw new GrpoTrainError(GrpoTrainErrorCode.PROMPT_DRIFT, `task ${task.id}: ${error.message}`);
+      throw new TrainingError('PROMPT_DRIFT', `task ${task.id}: ${error.message}`, {
+        trainer: 'GRPO',
+        taskId: task.id,
+      });
     throw error;
   }
   const sftIds = encodeConversation(
@@ -85,9 +89,10 @@ export function preflightGrpo(
   const rolloutIds = encodeSegments(rollout, [], tokenizer).ids;
   const at = sftIds.findIndex((id, i) => id !== rolloutIds[i]);
   if (at !== -1 || sftIds.length !== rolloutIds.length)
-    throw new GrpoTrainError(
-      GrpoTrainErrorCode.PROMPT_DRIFT,
+    throw new TrainingError(
+      'PROMPT_DRIFT',
       `task ${task.id}: same prompt text but different token ids (first difference at position ` +
         `${at === -1 ? Math.min(sftIds.length, rolloutIds.length) : at})`,
+      { trainer: 'GRPO', taskId: task.id },
     );
 }

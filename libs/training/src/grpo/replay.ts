@@ -4,7 +4,7 @@ import { loadCheckpoint } from '@fathom/model';
 import { CheckpointStore } from '../checkpoint.store';
 import { MetricsLog } from '../metrics.log';
 import { parseGrpoTrainConfig } from './config';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 import { createLearner, learnerOptions } from './grpo.trainer';
 import { applyUpdate, type UpdateMetrics } from './learner';
 import { RolloutStore } from './rollout.store';
@@ -72,7 +72,7 @@ export async function replayStep(runDir: string, step: number): Promise<ReplayRe
   const resumed = base === undefined ? null : await store.load(store.dirFor(base));
   const model = resumed ? { ...resumed.model, tokenizer: resumed.model.tokenizer ?? initial.tokenizer } : initial;
   if (model.tokenizer === null)
-    throw new GrpoTrainError(GrpoTrainErrorCode.REPLAY_UNAVAILABLE, `${config.model.checkpoint} has no tokenizer`);
+    throw new TrainingError('REPLAY_UNAVAILABLE', `${config.model.checkpoint} has no tokenizer`, { trainer: 'GRPO' });
   const learner = createLearner(config, model, initial);
   if (resumed) learner.optimizer.loadState(resumed.optimizer);
   const replayedSteps: number[] = [];
@@ -80,7 +80,7 @@ export async function replayStep(runDir: string, step: number): Promise<ReplayRe
     for (let s = (base ?? 0) + 1; s <= step; s++) {
       const stored = await rollouts.read(s);
       if (stored === null)
-        throw new GrpoTrainError(GrpoTrainErrorCode.REPLAY_UNAVAILABLE, `${rollouts.fileFor(s)} does not exist`);
+        throw new TrainingError('REPLAY_UNAVAILABLE', `${rollouts.fileFor(s)} does not exist`, { trainer: 'GRPO' });
       const selection = selectStepGroups(stored.groups, stored.learnerVersion, config.grpo, config.minOkSamples);
       const update = await applyUpdate(learner, selection.trainable, learnerOptions(config), s);
       if (s < step) {
@@ -115,5 +115,5 @@ export async function replayStep(runDir: string, step: number): Promise<ReplayRe
   } finally {
     await learner.graphs.release();
   }
-  throw new GrpoTrainError(GrpoTrainErrorCode.REPLAY_UNAVAILABLE, `step ${step} must be a positive integer`);
+  throw new TrainingError('REPLAY_UNAVAILABLE', `step ${step} must be a positive integer`, { trainer: 'GRPO' });
 }

@@ -8,7 +8,6 @@ import { saveCheckpoint, createDefaultModel } from '@fathom/model';
 import { describe, expect, it } from 'vitest';
 import { writePromptStyle } from '../prompt-style.file';
 import { tinyTasks } from '../testing/fixtures';
-import { GrpoTrainErrorCode } from './errors';
 import {
   applyRunOverrides,
   defaultRunFolder,
@@ -165,7 +164,7 @@ describe('a run config file (fathom train --config)', () => {
       data: { trainFile: 'other.jsonl', trainSize: 1000 },
     });
     const refused = loadRunConfig(file, { groupSize: 1 });
-    await expect(refused).rejects.toMatchObject({ code: GrpoTrainErrorCode.INVALID_CONFIG });
+    await expect(refused).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
     await expect(refused).rejects.toThrow(/default\.json[\s\S]*groupSize/);
     await expect(loadRunConfig(file, { maxStaleness: -1 })).rejects.toThrow(/default\.json[\s\S]*maxStaleness/);
   });

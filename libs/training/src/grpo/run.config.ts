@@ -8,7 +8,7 @@ import { readJsonObject } from '../json-file';
 import { pairedReaderDir } from '../policy.loader';
 import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
-import { GrpoTrainError, GrpoTrainErrorCode } from './errors';
+import { TrainingError } from '../errors';
 
 /**
  * Where `model.checkpoint: "default"` points: the shipped default model, a root policy with its paired span reader
@@ -22,7 +22,7 @@ export const DEFAULT_POLICY_DIR = resolve('data', 'checkpoints', 'default');
 /** `dir` when it holds a checkpoint; otherwise INVALID_CONFIG naming the run-config field and the path. */
 function existingCheckpoint(field: string, dir: string): string {
   if (!existsSync(join(dir, 'config.json')))
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${field}: no checkpoint at ${dir}`);
+    throw new TrainingError('INVALID_CONFIG', `${field}: no checkpoint at ${dir}`, { trainer: 'GRPO' });
   return dir;
 }
 
@@ -74,7 +74,7 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
     if (tasks.length === trainSize) break;
     tasks.push(task);
   }
-  if (tasks.length === 0) throw new GrpoTrainError(GrpoTrainErrorCode.NO_DATA, `${trainFile} has no tasks`);
+  if (tasks.length === 0) throw new TrainingError('NO_DATA', `${trainFile} has no tasks`, { trainer: 'GRPO' });
   return tasks;
 }
 
@@ -114,13 +114,16 @@ export function applyRunOverrides(raw: Record<string, unknown>, o: RunOverrides)
 
 /**
  * Reads a run config file — the JSON POST /runs takes (`RunConfigSchema`) — applies the overrides and validates the
- * result; throws GrpoTrainError(INVALID_CONFIG) naming the file and every bad field.
+ * result; throws TrainingError(INVALID_CONFIG) naming the file and every bad field.
  */
 export async function loadRunConfig(file: string, overrides: RunOverrides = {}): Promise<RunConfig> {
-  const raw = await readJsonObject(file, (message) => new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, message));
+  const raw = await readJsonObject(
+    file,
+    (message) => new TrainingError('INVALID_CONFIG', message, { trainer: 'GRPO' }),
+  );
   const parsed = RunConfigSchema.safeParse(applyRunOverrides(raw, overrides));
   if (!parsed.success)
-    throw new GrpoTrainError(GrpoTrainErrorCode.INVALID_CONFIG, `${file}: ${z.prettifyError(parsed.error)}`);
+    throw new TrainingError('INVALID_CONFIG', `${file}: ${z.prettifyError(parsed.error)}`, { trainer: 'GRPO' });
   return parsed.data;
 }
 

@@ -13,6 +13,11 @@ import { playCells, type TeacherStrategy } from './types';
  * `OWNER_OF_QUESTION` before the question, so nothing of the question is copied; the owner read is printed, then
  * `search(owner)` finds the owner's sentences and llm() reads them with a home question of the train family built on
  * the owner. Names and loop are fixed, as in every question-only program.
+ *
+ * When no owner is read ("unknown": the question is about something nobody owns, such as a `tracking` or `niah`
+ * question in a wording the policy took for a multi_hop one), the second hop backs off to the one-key program's
+ * read: the windows of `search(question)` with the question. A program chosen from the question's words is then
+ * right for more questions than its type's.
  */
 function searchHopsCells(style: CodeStyle): string[] {
   // The object's sentences are `owned`, not the one-key program's `hits`: the program's first word after `const`
@@ -23,7 +28,11 @@ function searchHopsCells(style: CodeStyle): string[] {
   const ask = trainQuestionOn(SUB_QUESTIONS.home, style, 'owner');
   return [
     [...searchAndReadLines(first, 'question', `${lit(OWNER_OF_QUESTION)} + question`), 'print(owner);'].join('\n'),
-    [...searchAndReadLines(second, 'owner', ask), 'answer(reply);'].join('\n'),
+    [
+      "const known = owner !== 'unknown';",
+      ...searchAndReadLines(second, 'known ? owner : question', `known ? ${ask} : question`),
+      'answer(reply);',
+    ].join('\n'),
   ];
 }
 
@@ -51,7 +60,8 @@ export const MULTI_HOP_STRATEGIES: readonly TeacherStrategy[] = [
     robust: true,
     usesLlm: true,
     summary:
-      "llm() reads the owner from the sentences search(question) finds, then the city from the owner's; nothing copied",
+      "llm() reads the owner from the sentences search(question) finds, then the city from the owner's (no owner: the " +
+      'question from its own sentences); nothing copied',
     next: (_view, style, obs) => playCells(searchHopsCells(style), obs),
   },
 ];
