@@ -89,7 +89,7 @@ describe('encodeReadInput', () => {
     expect(Math.max(...input.feature)).toBeLessThan(wordFeatureCount(true));
   });
 
-  it('finds the gold span on word edges outside the distractors, and reads it back from the chunk', () => {
+  it('finds the gold span on word edges, last outside the distractors, and reads it back from the chunk', () => {
     const input = encodeReadInput(question, chunk, new HashedWordTokenizer(1024));
     const gold = goldSpan(input, chunk, 'qj5-qhw')!;
     expect(spanText(input, chunk, gold.start, gold.end)).toBe('QJ5-QHW');
@@ -97,7 +97,12 @@ describe('encodeReadInput', () => {
     const twice = 'The murenur bator is K9-BKG. Later the murenur fogor is K9-BKG.';
     const again = encodeReadInput(question, twice, new HashedWordTokenizer(1024));
     const chosen = goldSpan(again, twice, 'K9-BKG', avoid)!;
-    expect(again.words.find((w) => w.tokStart === chosen.start)!.charStart).toBe(twice.lastIndexOf('K9'));
+    const startOf = (span: { start: number }) => again.words.find((w) => w.tokStart === span.start)!.charStart;
+    expect(startOf(chosen)).toBe(twice.lastIndexOf('K9'));
+    // A value stated twice outside the distractors is read where it is stated last (a state that came back).
+    expect(startOf(goldSpan(again, twice, 'K9-BKG')!)).toBe(twice.lastIndexOf('K9'));
+    const last = [{ start: twice.indexOf('Later'), end: twice.length }];
+    expect(startOf(goldSpan(again, twice, 'K9-BKG', last)!)).toBe(twice.indexOf('K9'));
     expect(goldSpan(input, chunk, 'unknown')).toEqual({ start: input.none, end: input.none });
     expect(goldSpan(input, chunk, 'BKG. Th')).toBeNull(); // ends inside a word
     expect(goldSpan(input, chunk, '9-BKG')).toBeNull(); // starts inside a word

@@ -175,9 +175,11 @@ export function spanText(input: ReadInput, chunk: string, start: number, end: nu
 }
 
 /**
- * The span that answers `answer` in the chunk, as token positions: its first occurrence that starts and ends on word
- * edges and lies outside every `avoid` range (a distractor's sentence), else its first occurrence anywhere; the
+ * The span that answers `answer` in the chunk, as token positions: its last occurrence that starts and ends on word
+ * edges and lies outside every `avoid` range (a distractor's sentence), else its last occurrence anywhere; the
  * no-answer position for "unknown"; null when the chunk does not contain it on word edges (nothing to point at).
+ * The last, because a value stated twice is a state that came back: an object moved back to where it started is
+ * there by its last move, and a span on its first place would teach a reader that the starting sentence answers.
  */
 export function goldSpan(
   input: ReadInput,
@@ -199,6 +201,6 @@ export function goldSpan(
     const inside = avoid.some((r) => i >= r.start && i < r.end);
     found.push({ start: first.tokStart, end: last.tokEnd, inside });
   }
-  const pick = found.find((f) => !f.inside) ?? found[0];
+  const pick = found.findLast((f) => !f.inside) ?? found.at(-1);
   return pick === undefined ? null : { start: pick.start, end: pick.end };
 }
