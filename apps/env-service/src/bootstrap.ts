@@ -9,7 +9,6 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { EnvServiceModule } from './app.module';
 import type { EnvServiceConfig } from './config';
-import { AnswerScorer } from './episode/answer.scorer';
 import { EpisodeService, type ReplPool } from './episode/episode.service';
 import { TaskStore } from './episode/task.store';
 import { EnvError, JSONRPC } from './errors';
@@ -73,7 +72,7 @@ export async function startEnvService(
   });
   metrics.observePool(() => pool.stats());
   const inference = new GrpcInferenceClient(config.INFERENCE_ADDRESS, config.INFERENCE_TIMEOUT_MS, config.GRPC_TOKEN);
-  const episodes = new EpisodeService({ config, pool, tasks, inference, scorer: new AnswerScorer(), metrics, logger });
+  const episodes = new EpisodeService({ config, pool, tasks, inference, metrics, logger });
   const chat = new ChatCompletionService({ config, pool, inference, capacity: episodes, logger });
   const grpcPort = new GrpcPort();
 

@@ -24,6 +24,7 @@ export {
 export { preflightPromptShapes, PromptDriftError } from './preflight';
 export { DEFAULT_READER_WINDOW_CHARS, planSubcall, type SubcallKind } from './subcall';
 export {
+  clientRewardTrajectory,
   EpisodeConfigSchema,
   EpisodeRunner,
   NO_ACTION_OBSERVATION,
@@ -49,6 +50,8 @@ export {
   trainingSequences,
   trainingSpanReads,
   type ActionOutcome,
+  type ClientAction,
+  type ClientEpisode,
   type EpisodeConfig,
   type EpisodeConfigInput,
   type EpisodeEnd,

@@ -15,7 +15,6 @@ import { loadConfig } from '../config';
 import type { EnvError } from '../errors';
 import type { InferencePort, ReadSpanRequest } from '../inference/inference.client';
 import { EnvMetrics } from '../metrics';
-import { AnswerScorer } from './answer.scorer';
 import { EpisodeService, type ReplPool } from './episode.service';
 import { TaskStore } from './task.store';
 
@@ -113,7 +112,6 @@ function service(env: Record<string, string> = {}, pool = new FakeReplPool(), in
     pool,
     tasks: new TaskStore([]),
     inference: inference ?? { generate: () => Promise.reject(new Error('unused')), close: () => undefined },
-    scorer: new AnswerScorer(),
     metrics: new EnvMetrics(),
     logger: createLogger({ service: 'test', level: 'silent' }),
   };

@@ -1,7 +1,14 @@
 import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import { ByteTokenizer } from '@fathom/model';
-import { episodeEnd, EpisodeRunner, TextEndpointPolicy, type EpisodeConfigInput } from '@fathom/rlm';
+import { scoreTrajectory } from '@fathom/rewards';
+import {
+  clientRewardTrajectory,
+  episodeEnd,
+  EpisodeRunner,
+  TextEndpointPolicy,
+  type EpisodeConfigInput,
+} from '@fathom/rlm';
 import {
   exhaustedResources,
   type LlmHandler,
@@ -16,7 +23,6 @@ import type { EnvServiceConfig } from '../config';
 import { EnvError } from '../errors';
 import { inferenceSpanRead, inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
 import type { EnvMetrics, Transport } from '../metrics';
-import type { AnswerScorer } from './answer.scorer';
 import { Episode, SessionSlot } from './episode';
 import { SCRATCH_TASK, type EpisodeTask, type TaskStore } from './task.store';
 
@@ -33,7 +39,6 @@ export interface EpisodeServiceDeps {
   pool: ReplPool;
   tasks: TaskStore;
   inference: InferencePort;
-  scorer: AnswerScorer;
   metrics: EnvMetrics;
   logger: Logger;
 }
@@ -221,13 +226,13 @@ export class EpisodeService {
         throw new EnvError('EPISODE_DONE', `episode ${episodeId} has ended (done); reset to start a new one`);
       }
       episode.touch();
-      episode.stepTokens.push(data.completion_tokens ?? null);
+      const completionTokens = data.completion_tokens ?? null;
       const started = performance.now();
       const kind = data.action.answer !== undefined ? 'answer' : 'code';
       const reply =
         data.action.answer !== undefined
-          ? await this.answer(episode, data.action.answer)
-          : await this.runCode(episode, data.action.code ?? '', data.timeout_s);
+          ? await this.answer(episode, data.action.answer, completionTokens)
+          : await this.runCode(episode, data.action.code ?? '', completionTokens, data.timeout_s);
       this.deps.metrics.stepSeconds.observe({ transport, kind }, (performance.now() - started) / 1000);
       episode.touch();
       return reply;
@@ -303,16 +308,22 @@ export class EpisodeService {
     return episode;
   }
 
-  private async answer(episode: Episode, answer: string): Promise<EnvStepReply> {
+  private async answer(episode: Episode, answer: string, completionTokens: number | null): Promise<EnvStepReply> {
     episode.stepCount++;
+    episode.actions.push({ kind: 'answer', answer, completionTokens });
     this.finish(episode, answer);
     await this.closeRepl(episode);
     return this.reply(episode, null);
   }
 
-  private async runCode(episode: Episode, code: string, timeoutS: number | undefined): Promise<EnvStepReply> {
+  private async runCode(
+    episode: Episode,
+    code: string,
+    completionTokens: number | null,
+    timeoutS: number | undefined,
+  ): Promise<EnvStepReply> {
     episode.stepCount++;
-    episode.codeSteps.push(code);
+    episode.actions.push({ kind: 'code', code, completionTokens });
     const result = await this.runWithDeadline(episode, code, timeoutS);
     episode.llmCalls.push(...result.llmCalls);
     episode.variables = result.variables;
@@ -351,19 +362,28 @@ export class EpisodeService {
     return episode.repl.run(code, { wallMs: timeoutS * 1000 });
   }
 
+  /**
+   * Ends the episode with `answer` and scores it, when its task has a gold answer (an ad hoc or scratch episode is
+   * not scored), with FATHOM's reward (`scoreTrajectory`, default config) of the trajectory its actions make
+   * (`clientRewardTrajectory`).
+   */
   private finish(episode: Episode, answer: string | null): void {
-    const score = this.deps.scorer.score(episode, answer);
     episode.done = true;
-    episode.reward = score.reward;
-    episode.correct = score.correct;
     episode.answer = answer;
+    const gold = episode.task.answer;
+    if (gold !== null) {
+      const trajectory = clientRewardTrajectory({ actions: episode.actions, answer, llmCalls: episode.llmCalls });
+      const score = scoreTrajectory(trajectory, { ...episode.task, answer: gold });
+      episode.reward = score.total;
+      episode.correct = score.components.correctness === 1;
+    }
     this.syncActive();
     this.deps.logger.info('episode done', {
       episode_id: episode.id,
       task_id: episode.task.id,
       steps: episode.stepCount,
-      reward: score.reward,
-      correct: score.correct,
+      reward: episode.reward,
+      correct: episode.correct,
       answered: answer !== null,
     });
   }

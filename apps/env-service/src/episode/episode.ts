@@ -1,4 +1,5 @@
 import { STATE_CONTEXT_CHARS, type EnvState } from '@fathom/contracts';
+import type { ClientAction } from '@fathom/rlm';
 import type { LlmCallRecord, SandboxEpisode } from '@fathom/sandbox';
 import { EnvError } from '../errors';
 import type { EpisodeTask } from './task.store';
@@ -39,10 +40,8 @@ export class Episode {
   variables: string[] = [];
   /** Every llm() call, executed or refused, in order (the recursion tree, flattened). */
   readonly llmCalls: LlmCallRecord[] = [];
-  /** Code of each code step, in order; scored with the final answer as the episode's turns. */
-  readonly codeSteps: string[] = [];
-  /** Each step's `completion_tokens` as the client reported it (null where it did not), code and answer steps alike. */
-  readonly stepTokens: (number | null)[] = [];
+  /** Each step's action, in order, with its `completion_tokens` as the client reported it: what the reward scores. */
+  readonly actions: ClientAction[] = [];
   readonly startedAt = new Date();
   lastActivityMs = Date.now();
   private tail: Promise<unknown> = Promise.resolve();

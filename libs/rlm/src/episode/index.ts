@@ -55,10 +55,13 @@ export {
 } from './scripted-policy.test-double';
 export { encodeSegments, extractiveSpan, prefixMismatch, TokenMismatchError } from './tokens';
 export {
+  clientRewardTrajectory,
   flattenCalls,
   rolloutMetrics,
   toRewardTrajectory,
   trainingSequences,
   trainingSpanReads,
+  type ClientAction,
+  type ClientEpisode,
   type RolloutMetrics,
 } from './trajectory';

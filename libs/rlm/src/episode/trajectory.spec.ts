@@ -1,6 +1,6 @@
 import { EpisodeTrajectorySchema, tokenSequenceProblem, type EpisodeTrajectory } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
-import { rolloutMetrics, toRewardTrajectory, trainingSequences } from './trajectory';
+import { clientRewardTrajectory, rolloutMetrics, toRewardTrajectory, trainingSequences } from './trajectory';
 
 const leaf = { answer: 'x', promptTokens: 5, completionTokens: 2, latencyMs: 3, turns: 1, children: [] };
 
@@ -108,6 +108,54 @@ describe('toRewardTrajectory', () => {
       ],
       tokens: { completion: 3, subcall: 16 },
     });
+  });
+});
+
+describe('clientRewardTrajectory', () => {
+  const call = { depth: 1, promptChars: 40, chunkChars: 30, promptTokens: 12, completionTokens: 3, wallMs: 5 };
+  const refused = { ...call, chunkChars: 0, error: 'llm() call limit reached' };
+
+  it('makes each code action a fenced turn and the answer action a tagged one, with the executed calls', () => {
+    const traj = clientRewardTrajectory({
+      actions: [
+        { kind: 'code', code: 'print(1)', completionTokens: 7 },
+        { kind: 'answer', answer: 'teal', completionTokens: 2 },
+      ],
+      answer: 'teal',
+      llmCalls: [call, refused],
+    });
+    expect(traj).toEqual({
+      turns: [{ completion: '```js\nprint(1)\n```' }, { completion: '<answer>teal</answer>' }],
+      llmCalls: [{ depth: 1, promptTokens: 12, completionTokens: 3, chunkChars: 30 }],
+      tokens: { completion: 9, subcall: 15 },
+    });
+  });
+
+  it('estimates the root tokens from the turns unless every action reported them', () => {
+    const actions = [
+      { kind: 'code' as const, code: 'print(ctx.length)', completionTokens: 500 },
+      { kind: 'answer' as const, answer: '42', completionTokens: null },
+    ];
+    const partial = clientRewardTrajectory({ actions, answer: '42', llmCalls: [] });
+    const estimated = clientRewardTrajectory({
+      actions: actions.map((action) => ({ ...action, completionTokens: null })),
+      answer: '42',
+      llmCalls: [],
+    });
+    expect(partial.tokens.completion).toBe(estimated.tokens.completion);
+    expect(estimated.tokens.completion).toBeGreaterThan(0);
+    expect(estimated.tokens.completion).toBeLessThan(500);
+  });
+
+  it("reads an answer passed to the REPL's answer() as the replAnswer, and ends an unanswered episode empty", () => {
+    const code = { kind: 'code' as const, code: 'answer("teal")', completionTokens: 4 };
+    expect(clientRewardTrajectory({ actions: [code], answer: 'teal', llmCalls: [] })).toMatchObject({
+      turns: [{ completion: '```js\nanswer("teal")\n```' }],
+      replAnswer: 'teal',
+    });
+    const unanswered = clientRewardTrajectory({ actions: [code], answer: null, llmCalls: [] });
+    expect(unanswered.turns.at(-1)).toEqual({ completion: '' });
+    expect(unanswered.replAnswer).toBeUndefined();
   });
 });
 

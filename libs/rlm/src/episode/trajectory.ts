@@ -12,6 +12,8 @@ import {
   type StopReason,
   type TokenSequence,
 } from '@fathom/contracts';
+import type { LlmCallRecord as SandboxLlmCall } from '@fathom/sandbox';
+import { estimateTokens } from '@fathom/tasks';
 import { RolloutError } from './errors';
 
 /** Every `llm()` call below `node` that returned, depth-first in call order. */
@@ -53,6 +55,59 @@ export function toRewardTrajectory(traj: EpisodeTrajectory): RewardTrajectory {
     tokens: { completion: traj.tokens.completion, subcall: traj.tokens.subcall },
     ...(replAnswer === null ? {} : { replAnswer }),
     ...(traj.envReward === undefined ? {} : { envReward: traj.envReward }),
+  };
+}
+
+/**
+ * One action of an episode whose client sends each action (an OpenEnv session): code run in the REPL or the final
+ * answer, with the tokens the client reports having sampled for it (`completion_tokens`; null where it did not).
+ */
+export type ClientAction =
+  | { kind: 'code'; code: string; completionTokens: number | null }
+  | { kind: 'answer'; answer: string; completionTokens: number | null };
+
+/** An episode its client drove: its actions in order, the answer it ended with, and the sandbox's llm() calls. */
+export interface ClientEpisode {
+  actions: readonly ClientAction[];
+  answer: string | null;
+  /** Every llm() call, executed or refused, in order; refused calls never ran and are left out. */
+  llmCalls: readonly SandboxLlmCall[];
+}
+
+/**
+ * The trajectory as `@fathom/rewards` scores it, of an episode the engine did not run because its client sent the
+ * actions: the counterpart of `toRewardTrajectory`, which it follows. Only the actions are known, not the model's
+ * text, so each code action is a turn holding its code as a fenced block and an answer action a turn with an
+ * `<answer>` tag; an answer a code action passed to the REPL's `answer()` is the `replAnswer`, and an episode that
+ * ended unanswered gets an empty final turn (no earlier turn is read as its answer). Root tokens are the client's
+ * counts when it reported one for every action, else estimated from the turns' text (`estimateTokens`).
+ */
+export function clientRewardTrajectory(episode: ClientEpisode): RewardTrajectory {
+  const turns = episode.actions.map((action) => ({
+    completion: action.kind === 'code' ? `\`\`\`js\n${action.code}\n\`\`\`` : `<answer>${action.answer}</answer>`,
+  }));
+  const last = episode.actions.at(-1);
+  const replAnswer = episode.answer !== null && last?.kind === 'code' ? episode.answer : null;
+  if (episode.answer === null) turns.push({ completion: '' });
+  const executed = episode.llmCalls.filter((call) => call.error === undefined);
+  const reported = episode.actions.map((action) => action.completionTokens);
+  const completion =
+    reported.length > 0 && reported.every((tokens) => tokens !== null)
+      ? reported.reduce<number>((sum, tokens) => sum + (tokens ?? 0), 0)
+      : turns.reduce((sum, turn) => sum + estimateTokens(turn.completion), 0);
+  return {
+    turns,
+    llmCalls: executed.map((call) => ({
+      depth: call.depth,
+      promptTokens: call.promptTokens,
+      completionTokens: call.completionTokens,
+      ...(call.chunkChars > 0 ? { chunkChars: call.chunkChars } : {}),
+    })),
+    tokens: {
+      completion,
+      subcall: executed.reduce((sum, call) => sum + call.promptTokens + call.completionTokens, 0),
+    },
+    ...(replAnswer === null ? {} : { replAnswer }),
   };
 }
 
