@@ -1,14 +1,7 @@
 import type { EnvObservation, EnvResetRequest, EnvState, EnvStepReply, WsStepData } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
-import { ByteTokenizer } from '@fathom/model';
 import { scoreTrajectory } from '@fathom/rewards';
-import {
-  clientRewardTrajectory,
-  episodeEnd,
-  EpisodeRunner,
-  TextEndpointPolicy,
-  type EpisodeConfigInput,
-} from '@fathom/rlm';
+import { clientRewardTrajectory, episodeEnd } from '@fathom/rlm';
 import {
   exhaustedResources,
   type LlmHandler,
@@ -21,7 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EnvServiceConfig } from '../config';
 import { EnvError } from '../errors';
-import { inferenceSpanRead, inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+import { endpointRunner } from '../inference/endpoint.runner';
+import type { InferencePort } from '../inference/inference.client';
 import type { EnvMetrics, Transport } from '../metrics';
 import { Episode, SessionSlot } from './episode';
 import { SCRATCH_TASK, type EpisodeTask, type TaskStore } from './task.store';
@@ -66,22 +60,8 @@ export class EpisodeService {
   /** Slots held by connected sessions (WebSocket connections), from connect to disconnect. */
   private readonly slots = new Set<SessionSlot>();
   private readonly reaper: NodeJS.Timeout;
-  /** How llm() calls are run: the episode engine's settings for leaf reads and child episodes. */
-  private readonly subcallConfig: EpisodeConfigInput;
-  private readonly tokenizer = new ByteTokenizer();
 
   constructor(private readonly deps: EpisodeServiceDeps) {
-    const { config } = deps;
-    this.subcallConfig = {
-      sampling: { temperature: config.LLM_TEMPERATURE },
-      maxTurnTokens: config.LLM_MAX_TOKENS,
-      maxEpisodeTokens: config.LLM_CONTEXT_TOKENS,
-      subcalls: {
-        readerWindowChars: config.LLM_READER_WINDOW_CHARS,
-        maxCompletionTokens: config.LLM_MAX_TOKENS,
-        maxTurns: config.LLM_CHILD_TURNS,
-      },
-    };
     const idleMs = deps.config.IDLE_TIMEOUT_S * 1000;
     this.reaper = setInterval(() => void this.reapIdle(idleMs), Math.min(Math.max(idleMs / 4, 250), 30_000));
     this.reaper.unref();
@@ -437,22 +417,17 @@ export class EpisodeService {
   }
 
   /**
-   * The service's own answer to a guest llm() call, with the one meaning it has everywhere (`planSubcall` of
-   * `@fathom/rlm`): a chunk within the reader window is a leaf read by the Inference endpoint — a span read when its
-   * checkpoint has a span reader, else generated — a larger one a child episode over the chunk whose turns the
-   * endpoint writes.
+   * The service's own answer to a guest llm() call, by the one episode engine (`endpointRunner`) with the meaning
+   * llm() has everywhere (`planSubcall` of `@fathom/rlm`): a chunk within the reader window is a leaf read by the
+   * Inference endpoint — a span read when its checkpoint has a span reader, else generated — a larger one a child
+   * episode over the chunk whose turns the endpoint writes.
    */
   private readonly serveLlm: LlmHandler = async (request) => {
-    const { config, inference } = this.deps;
-    const generate = inferenceTextGenerate(inference, request.episodeId, request.depth);
-    const spanRead = await inferenceSpanRead(inference, request.episodeId, request.depth);
-    const runner = new EpisodeRunner(
-      {
-        sandbox: this.deps.pool,
-        policy: new TextEndpointPolicy(generate, this.tokenizer, config.LLM_CONTEXT_TOKENS, 0, spanRead),
-      },
-      this.subcallConfig,
-    );
+    const { config } = this.deps;
+    const runner = await endpointRunner(this.deps, request.episodeId, request.depth, {
+      sampling: { temperature: config.LLM_TEMPERATURE },
+      maxTurnTokens: config.LLM_MAX_TOKENS,
+    });
     return (await runner.serveCall(request.episodeId, request)).response;
   };
 

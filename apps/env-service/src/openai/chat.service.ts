@@ -1,12 +1,12 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
-import { ByteTokenizer } from '@fathom/model';
 import type { Logger } from '@fathom/observability';
-import { EpisodeRunner, TextEndpointPolicy, type TurnEvent } from '@fathom/rlm';
+import type { TurnEvent } from '@fathom/rlm';
 import { estimateTokens } from '@fathom/tasks';
 import type { EnvServiceConfig } from '../config';
 import type { SessionSlot } from '../episode/episode';
 import type { ReplPool } from '../episode/episode.service';
-import { inferenceSpanRead, inferenceTextGenerate, type InferencePort } from '../inference/inference.client';
+import { endpointRunner } from '../inference/endpoint.runner';
+import type { InferencePort } from '../inference/inference.client';
 import { OpenAiError } from './openai.errors';
 
 /** One chat completion as an episode: its id, the document that becomes `ctx`, the question and sampling. */
@@ -56,14 +56,11 @@ export interface ChatCompletionServiceDeps {
 }
 
 /**
- * Runs the RLM episode behind a /v1/chat/completions request with the one episode engine (`EpisodeRunner`): the
- * policy is the service's Inference endpoint (a `TextEndpointPolicy`, as for llm() sub-calls, whose leaf reads are
- * span reads when the endpoint has a span reader), the sandbox its pool, and the episode holds one of the
- * MAX_CONCURRENT_ENVS slots while it runs.
+ * Runs the RLM episode behind a /v1/chat/completions request with the one episode engine, as the env-service runs
+ * it (`endpointRunner`: `EpisodeRunner` over the service's pool and Inference endpoint, as for llm() sub-calls); the
+ * episode holds one of the MAX_CONCURRENT_ENVS slots while it runs.
  */
 export class ChatCompletionService {
-  private readonly tokenizer = new ByteTokenizer();
-
   constructor(private readonly deps: ChatCompletionServiceDeps) {}
 
   /**
@@ -108,37 +105,21 @@ export class ChatCompletionService {
   }
 
   private async run(request: ChatEpisodeRequest, onTurn?: (event: TurnEvent) => void): Promise<EpisodeTrajectory> {
-    const { config, pool, inference, logger } = this.deps;
-    const spanRead = await inferenceSpanRead(inference, request.id, 0).catch((error: unknown) => {
+    const { config, logger } = this.deps;
+    const settings = {
+      maxTurns: config.CHAT_MAX_TURNS,
+      maxTurnTokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
+      sampling: { temperature: request.temperature ?? config.LLM_TEMPERATURE },
+      promptStyle: { system: config.CHAT_PROMPT_SYSTEM, previewChars: config.CHAT_PREVIEW_CHARS },
+      // A client is waiting: a failed episode is reported, not rerun.
+      maxInfraRetries: 0,
+    };
+    const runner = await endpointRunner(this.deps, request.id, 0, settings, onTurn).catch((error: unknown) => {
       throw new OpenAiError(
         'EPISODE_FAILED',
         `the episode could not run: the inference endpoint failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     });
-    const policy = new TextEndpointPolicy(
-      inferenceTextGenerate(inference, request.id, 0),
-      this.tokenizer,
-      config.LLM_CONTEXT_TOKENS,
-      0,
-      spanRead,
-    );
-    const runner = new EpisodeRunner(
-      { sandbox: pool, policy, onTurn },
-      {
-        maxTurns: config.CHAT_MAX_TURNS,
-        maxTurnTokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
-        maxEpisodeTokens: config.LLM_CONTEXT_TOKENS,
-        sampling: { temperature: request.temperature ?? config.LLM_TEMPERATURE },
-        promptStyle: { system: config.CHAT_PROMPT_SYSTEM, previewChars: config.CHAT_PREVIEW_CHARS },
-        subcalls: {
-          readerWindowChars: config.LLM_READER_WINDOW_CHARS,
-          maxCompletionTokens: config.LLM_MAX_TOKENS,
-          maxTurns: config.LLM_CHILD_TURNS,
-        },
-        // A client is waiting: a failed episode is reported, not rerun.
-        maxInfraRetries: 0,
-      },
-    );
     const task = {
       id: request.id,
       question: request.question,
