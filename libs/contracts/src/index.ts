@@ -14,3 +14,4 @@ export * from './stats';
 export * from './random';
 export * from './openapi';
 export * from './ops';
+export * from './config-overrides';
