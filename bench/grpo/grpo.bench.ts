@@ -43,7 +43,10 @@ async function timed(runs: number, fn: () => Promise<unknown>): Promise<number> 
 
 const out = await mkdtemp(join(tmpdir(), 'fathom-bench-grpo-'));
 try {
-  const config = await grpoTrainConfigOfRun(await loadRunConfig(opts.config, { steps: opts.steps }), join(out, 'run'));
+  const config = await grpoTrainConfigOfRun(
+    await loadRunConfig(opts.config, [`steps=${opts.steps}`]),
+    join(out, 'run'),
+  );
   const { config: model, params } = await loadCheckpoint(runCheckpointDir({ model: config.model }));
 
   // Kernel speeds, each the rate the step's work could run at if nothing but that kernel ran.

@@ -46,3 +46,20 @@ export function webSocketUrl(name: string): (value: string) => string {
     return value;
   };
 }
+
+/** Commander's parser of a repeatable `--set key=value`: every value given, in order. */
+export function collect(value: string, previous: readonly string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The `key=value` overrides a command's convenience flags stand for (`--lr 3e-4` → `optimizer.lr=3e-4`), in the
+ * order of `paths`, which maps each flag's property to its dotted config path: they go through the same
+ * `applySetOverrides` as `--set`, which is applied after them.
+ */
+export function flagOverrides(flags: object, paths: Readonly<Record<string, string>>): string[] {
+  const given = flags as Record<string, unknown>;
+  return Object.entries(paths).flatMap(([flag, path]) =>
+    given[flag] === undefined ? [] : [`${path}=${String(given[flag])}`],
+  );
+}

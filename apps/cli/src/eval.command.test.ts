@@ -257,6 +257,26 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     expect(printed).toContain(`recorded eval ${report.recorded[0]} of ${label} (seed 0,`);
   }, 120_000);
 
+  it('--set overrides an episode setting by its path, after the flags, and refuses a bad one before loading a model', async () => {
+    const out = join(dir, 'set.json');
+    await runEval(
+      ...['--checkpoint', checkpoint, '--n', '0', '--max-turns', '2', '--set', 'maxTurns=3'],
+      ...['--set', 'subcalls.maxTurns=1', '--out', out, '--no-progress'],
+    );
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { episode: unknown };
+    expect(report.episode).toMatchObject({ maxTurns: 3, subcalls: { maxTurns: 1 } });
+    const nowhere = join(dir, 'no-checkpoint');
+    await expect(runEval('--checkpoint', nowhere, '--set', 'maxTurnz=3')).rejects.toThrow(
+      /^--set maxTurnz: unknown key "maxTurnz"; valid keys: .*maxTurns/,
+    );
+    await expect(runEval('--checkpoint', nowhere, '--set', 'sampling.topK=0.5')).rejects.toThrow(
+      '--set sampling.topK: expected an integer, got "0.5"',
+    );
+    await expect(runEval('--checkpoint', nowhere, '--max-turns', '3', '--set', 'maxEpisodeTokens=0')).rejects.toThrow(
+      /maxEpisodeTokens/,
+    );
+  }, 60_000);
+
   it('--subcalls sends leaf llm() reads to the endpoint while the checkpoint writes the turns', async () => {
     server.requests.length = 0;
     const out = join(dir, 'openai-subcalls.json');

@@ -4,9 +4,18 @@ import { writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { SPLITS, type SftReaderExample, type Split, type Task } from '@fathom/contracts';
+import {
+  applySetOverrides,
+  ConfigOverrideError,
+  SPLITS,
+  type SftReaderExample,
+  type Split,
+  type Task,
+} from '@fathom/contracts';
 import { createPrismaClient, DEFAULT_DATABASE_URL, EvalRepository, evalRowsOf } from '@fathom/persistence';
 import {
+  DEFAULT_PROMPT_STYLE,
+  EpisodeConfigSchema,
   EVAL_BASELINES,
   evaluateReader,
   evaluateSuite,
@@ -15,6 +24,7 @@ import {
   type EvalBaseline,
   type EvalSuiteReport,
   type Policy,
+  resolveEpisodeConfig,
   type ReaderEvalReport,
   type ReaderStats,
   type EpisodeConfigInput,
@@ -32,7 +42,7 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
-import { integer, number, share } from './args';
+import { collect, flagOverrides, integer, number, share } from './args';
 import {
   formatUsage,
   loadLeafReader,
@@ -80,9 +90,10 @@ interface EvalFlags {
   seeds: number[];
   baselines: EvalBaseline[];
   mode: 'greedy' | 'sampled';
-  maxTurns: number;
-  maxTurnTokens: number;
-  maxEpisodeTokens: number;
+  maxTurns?: number;
+  maxTurnTokens?: number;
+  maxEpisodeTokens?: number;
+  set: string[];
   workers: number;
   concurrency: number;
   policyVersion: number;
@@ -101,6 +112,29 @@ interface EvalFlags {
   record: boolean;
   databaseUrl?: string;
   progress: boolean;
+}
+
+/** The convenience flags of `fathom eval`'s episode settings (docs/EVAL.md) and the `EpisodeConfig` key of each. */
+const EPISODE_FLAG_PATHS = {
+  maxTurns: 'maxTurns',
+  maxTurnTokens: 'maxTurnTokens',
+  maxEpisodeTokens: 'maxEpisodeTokens',
+} as const;
+
+/**
+ * The episode config of the run with `promptStyle`: the sub-call flags, then the episode flags and `--set` as
+ * dotted paths into `EpisodeConfigSchema`, which resolves the rest to its defaults.
+ */
+function episodeInput(flags: EvalFlags, promptStyle: PromptStyle): EpisodeConfigInput {
+  try {
+    return applySetOverrides(EpisodeConfigSchema, { promptStyle, ...subcallsInput(flags) }, [
+      ...flagOverrides(flags, EPISODE_FLAG_PATHS),
+      ...flags.set,
+    ]);
+  } catch (error) {
+    if (error instanceof ConfigOverrideError) throw new InvalidArgumentError(`--set ${error.message}`);
+    throw error;
+  }
 }
 
 async function loadTasks(flags: EvalFlags): Promise<Task[]> {
@@ -253,6 +287,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
     throw new Error(
       '--readers-file reads its own chunks: give it without --readers-evidence-only, -key-only, -shared or -recall',
     );
+  // A bad episode setting fails here, before a model is loaded.
+  resolveEpisodeConfig(episodeInput(flags, DEFAULT_PROMPT_STYLE));
   const root = await loadRootPolicy({
     checkpoint: flags.checkpoint,
     policy: flags.policy,
@@ -262,13 +298,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
   const { policy, promptStyle, release } = root;
   const tasks = await loadTasks(flags);
   if (flags.record && tasks.length === 0) throw new Error('--record needs tasks to evaluate (--n is 0)');
-  const episode: EpisodeConfigInput = {
-    promptStyle,
-    maxTurns: flags.maxTurns,
-    maxTurnTokens: flags.maxTurnTokens,
-    maxEpisodeTokens: flags.maxEpisodeTokens,
-    ...subcallsInput(flags),
-  };
+  const episode = episodeInput(flags, promptStyle);
   const reader = await loadLeafReader({
     subcalls: flags.subcalls,
     checkpoint: flags.readerCheckpoint,
@@ -444,9 +474,20 @@ export function evalCommand(): Command {
         'compact',
       ]),
     )
-    .option('--max-turns <n>', 'model turns per episode', integer('--max-turns', 1), 6)
-    .option('--max-turn-tokens <n>', 'new tokens per turn', integer('--max-turn-tokens', 1), 512)
-    .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)
+    .option('--max-turns <n>', 'model turns per episode (default 6)', integer('--max-turns', 1))
+    .option('--max-turn-tokens <n>', 'new tokens per turn (default 512)', integer('--max-turn-tokens', 1))
+    .option(
+      '--max-episode-tokens <n>',
+      'tokens of the whole episode (default 4096)',
+      integer('--max-episode-tokens', 1),
+    )
+    .option(
+      '--set <key=value>',
+      'override any episode setting by its dotted path (libs/rlm EpisodeConfig), e.g. subcalls.maxTurns=2 ' +
+        '(repeatable; after the flags)',
+      collect,
+      [],
+    )
     .option('--workers <n>', 'sandbox worker processes', integer('--workers', 1), 2)
     .option('--concurrency <n>', 'episodes decoded together, as one batch', integer('--concurrency', 1), 16)
     .option('--policy-version <n>', 'policy version stamped on the report', integer('--policy-version', 0), 0)

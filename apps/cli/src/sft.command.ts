@@ -6,16 +6,26 @@ import {
   runReaderSft,
   runSft,
   type ReaderSftConfig,
-  type SftConfigOverrides,
   type SftObserver,
 } from '@fathom/training';
-import { number } from './args';
+import { collect, flagOverrides, number } from './args';
 
-interface SftFlags extends SftConfigOverrides {
+/** The convenience flags of `fathom sft` (docs/SFT.md) and the config path each one sets. */
+const SFT_FLAG_PATHS = {
+  steps: 'steps',
+  lr: 'optimizer.lr',
+  out: 'out',
+  batchSize: 'batchSize',
+  seqLen: 'seqLen',
+  seed: 'seed',
+} as const;
+
+type SftFlags = Partial<Record<keyof typeof SFT_FLAG_PATHS, string | number>> & {
   config: string;
+  set: string[];
   resume: boolean;
   progress: boolean;
-}
+};
 
 /** A progress bar on stderr (stdout stays for the final JSON summary). */
 function progressBar(): SftObserver & { stop(): void } {
@@ -95,6 +105,12 @@ export function sftCommand(): Command {
   return new Command('sft')
     .description('Supervised fine-tuning on SFT conversations (loss on model tokens only); writes checkpoints.')
     .requiredOption('--config <file>', 'SFT config JSON (see configs/sft/default.json and docs/SFT.md)')
+    .option(
+      '--set <key=value>',
+      'override any config value by its dotted path, e.g. optimizer.warmupSteps=10 (repeatable; after the flags below)',
+      collect,
+      [],
+    )
     .option('--steps <n>', 'override: optimizer steps', number('--steps'))
     .option('--lr <lr>', 'override: peak learning rate', number('--lr'))
     .option('--out <dir>', 'override: run folder')
@@ -104,7 +120,8 @@ export function sftCommand(): Command {
     .option('--resume', 'continue from the latest checkpoint in the run folder', false)
     .option('--no-progress', 'no progress bar')
     .action(async (flags: SftFlags) => {
-      const { config: file, resume, progress, ...overrides } = flags;
+      const { config: file, resume, progress } = flags;
+      const overrides = [...flagOverrides(flags, SFT_FLAG_PATHS), ...flags.set];
       const reader = await loadReaderSftConfig(file, overrides);
       if (reader !== null) {
         if (resume) throw new InvalidArgumentError('--resume: a reader SFT run starts from its model each time');

@@ -11,17 +11,29 @@ import {
   runGrpo,
   runTasks,
   type GrpoObserver,
-  type RunOverrides,
 } from '@fathom/training';
-import { number, webSocketUrl } from './args';
+import { collect, flagOverrides, number, webSocketUrl } from './args';
 
-interface TrainFlags extends RunOverrides {
+/** The convenience flags of `fathom train` (docs/GRPO.md) and the run-config path each one sets. */
+const TRAIN_FLAG_PATHS = {
+  steps: 'steps',
+  batchSize: 'batchSize',
+  groupSize: 'grpo.groupSize',
+  maxStaleness: 'grpo.maxStaleness',
+  lr: 'optimizer.learningRate',
+  seed: 'seed',
+  checkpoint: 'model.checkpoint',
+  tasks: 'data.trainFile',
+} as const;
+
+type TrainFlags = Partial<Record<keyof typeof TRAIN_FLAG_PATHS, string | number>> & {
   config?: string;
+  set: string[];
   out?: string;
   envUrl?: string;
   resume: boolean;
   progress: boolean;
-}
+};
 
 const fixed = (x: unknown, digits: number) => (typeof x === 'number' ? x.toFixed(digits) : '-');
 
@@ -97,6 +109,12 @@ export function trainCommand(): Command {
   return new Command('train')
     .description('GRPO training with real sandbox episodes in the loop; metrics JSONL, checkpoints, --resume.')
     .option('--config <file>', 'run config JSON, as POST /runs takes (see configs/grpo/default.json, docs/GRPO.md)')
+    .option(
+      '--set <key=value>',
+      'override any run-config value by its dotted path, e.g. rollout.maxTurns=8 (repeatable; after the flags below)',
+      collect,
+      [],
+    )
     .option('--steps <n>', 'override: GRPO steps', number('--steps'))
     .option('--batch-size <n>', 'override: prompts per step (B)', number('--batch-size'))
     .option('--group-size <n>', 'override: episodes per prompt (G)', number('--group-size'))
@@ -119,9 +137,9 @@ export function trainCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .addCommand(replayCommand())
     .action(async (flags: TrainFlags) => {
-      const { config: file, out, resume, progress, envUrl, ...overrides } = flags;
+      const { config: file, out, resume, progress, envUrl } = flags;
       if (file === undefined) throw new InvalidArgumentError('train needs --config <file>');
-      const run = await loadRunConfig(file, overrides);
+      const run = await loadRunConfig(file, [...flagOverrides(flags, TRAIN_FLAG_PATHS), ...flags.set]);
       const config = await grpoTrainConfigOfRun(run, out ?? defaultRunFolder(file));
       const sandbox = envUrl === undefined ? undefined : new OpenEnvSandbox(envUrl);
       // An environment that cannot be reached would fail every episode, and the run would train on nothing.

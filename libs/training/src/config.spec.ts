@@ -2,18 +2,30 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOverrides, loadSftConfig, parseSftConfig } from './config';
+import { loadSftConfig, parseSftConfig } from './config';
 import { TrainingError } from './errors';
 
 const data = { format: 'conversations', conversations: 'c.jsonl' };
 
 describe('SFT config', () => {
-  it('fills defaults and applies command-line overrides before validation', () => {
-    const config = parseSftConfig(
-      applyOverrides({ data, optimizer: { warmupSteps: 3 } }, { steps: 7, lr: 0.01, out: 'x' }),
-    );
-    expect(config).toMatchObject({ steps: 7, out: 'x', optimizer: { lr: 0.01, warmupSteps: 3 }, seqLen: 1024 });
+  it('fills defaults and applies --set overrides before validation', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sft-config-'));
+    const file = join(dir, 'run.json');
+    await writeFile(file, JSON.stringify({ data, optimizer: { warmupSteps: 3 } }));
+    const config = await loadSftConfig(file, ['steps=7', 'optimizer.lr=0.01', 'out=x', 'data.conversations=d.jsonl']);
+    expect(config).toMatchObject({
+      steps: 7,
+      out: 'x',
+      optimizer: { lr: 0.01, warmupSteps: 3 },
+      seqLen: 1024,
+      data: { format: 'conversations', conversations: 'd.jsonl' },
+    });
     expect(config.rolloutPromptStyle).toEqual({ system: 'full', previewChars: 160 });
+    await expect(loadSftConfig(file, ['steps=0'])).rejects.toThrow(/steps/);
+    await expect(loadSftConfig(file, ['optimizer.learningRate=1'])).rejects.toThrow(
+      `${file}: --set optimizer.learningRate: unknown key "learningRate" in optimizer; valid keys: beta1, beta2, lr, ` +
+        'maxGradNorm, minLr, warmupSteps, weightDecay',
+    );
   });
 
   it('fills the SFT optimizer defaults and a seed of 0, and bounds the seed to a non-negative int32', () => {
@@ -42,7 +54,6 @@ describe('SFT config', () => {
   it('rejects inconsistent values', () => {
     expect(() => parseSftConfig({ data, model: { checkpoint: 'a', config: 'b' } })).toThrow(/not both/);
     expect(() => parseSftConfig({ data, optimizer: { lr: 1e-4, minLr: 1e-3 } })).toThrow(/minLr/);
-    expect(() => parseSftConfig(applyOverrides({ data }, { steps: 0 }))).toThrow(/steps/);
   });
 
   it('refuses a file that is not JSON or not an object, naming the file', async () => {

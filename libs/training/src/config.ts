@@ -2,7 +2,7 @@ import { ExportDtypeSchema, SeedSchema } from '@fathom/contracts';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { z } from 'zod';
 import { TrainingError } from './errors';
-import { readJsonObject } from './json-file';
+import { readJsonObject, withOverrides } from './json-file';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
@@ -152,16 +152,6 @@ export const SftConfigSchema = z.strictObject({
 export type SftConfig = z.output<typeof SftConfigSchema>;
 export type SftConfigInput = z.input<typeof SftConfigSchema>;
 
-/** Command-line overrides of a config file's values. */
-export interface SftConfigOverrides {
-  steps?: number;
-  lr?: number;
-  out?: string;
-  batchSize?: number;
-  seqLen?: number;
-  seed?: number;
-}
-
 /** Validates a config object; throws TrainingError(INVALID_CONFIG) naming every bad field. */
 export function parseSftConfig(input: unknown): SftConfig {
   const parsed = SftConfigSchema.safeParse(input);
@@ -169,20 +159,11 @@ export function parseSftConfig(input: unknown): SftConfig {
   return parsed.data;
 }
 
-/** Applies overrides to a raw config object (before validation, so they are validated like file values). */
-export function applyOverrides(raw: Record<string, unknown>, overrides: SftConfigOverrides): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...raw };
-  const { lr, ...top } = overrides;
-  for (const [key, value] of Object.entries(top)) if (value !== undefined) out[key] = value;
-  if (lr !== undefined) {
-    const optimizer = out.optimizer;
-    out.optimizer = { ...(typeof optimizer === 'object' && optimizer !== null ? optimizer : {}), lr };
-  }
-  return out;
-}
-
-/** Reads a JSON config file, applies the overrides and validates the result. */
-export async function loadSftConfig(file: string, overrides: SftConfigOverrides = {}): Promise<SftConfig> {
-  const raw = await readJsonObject(file, (message) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' }));
-  return parseSftConfig(applyOverrides(raw, overrides));
+/**
+ * Reads a JSON config file, applies the `key=value` overrides (`fathom sft --set`, dotted paths into
+ * `SftConfigSchema` such as `optimizer.lr=3e-4`; later ones win) and validates the result like file values.
+ */
+export async function loadSftConfig(file: string, overrides: readonly string[] = []): Promise<SftConfig> {
+  const fail = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' });
+  return parseSftConfig(withOverrides(file, SftConfigSchema, await readJsonObject(file, fail), overrides, fail));
 }

@@ -9,10 +9,8 @@ export {
   PromptStyleSchema,
   parseSftConfig,
   loadSftConfig,
-  applyOverrides,
   type SftConfig,
   type SftConfigInput,
-  type SftConfigOverrides,
 } from './config';
 export {
   encodeConversation,

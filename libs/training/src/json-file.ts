@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { applySetOverrides, ConfigOverrideError } from '@fathom/contracts';
+import type { z } from 'zod';
 
 /**
  * A config file's top-level JSON object. A file that cannot be read, is not JSON or holds anything but an object
@@ -14,4 +16,23 @@ export async function readJsonObject(file: string, fail: (message: string) => Er
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw fail(`${file}: the config must be a JSON object`);
   return raw as Record<string, unknown>;
+}
+
+/**
+ * A config file's JSON object with `key=value` overrides (`--set`) applied through `applySetOverrides` over `schema`,
+ * for `schema` to parse: a refused override fails with `fail(message)` too, the message naming the file and the key.
+ */
+export function withOverrides(
+  file: string,
+  schema: z.ZodType,
+  raw: Record<string, unknown>,
+  overrides: readonly string[],
+  fail: (message: string) => Error,
+): Record<string, unknown> {
+  try {
+    return applySetOverrides(schema, raw, overrides);
+  } catch (error) {
+    if (error instanceof ConfigOverrideError) throw fail(`${file}: --set ${error.message}`);
+    throw error;
+  }
 }

@@ -21,7 +21,7 @@ import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
 import { optimizerSchema } from './config';
 import { TrainingError } from './errors';
-import { readJsonObject } from './json-file';
+import { readJsonObject, withOverrides } from './json-file';
 import { MetricsLog } from './metrics.log';
 import { createAdamW } from './optimizer';
 
@@ -107,18 +107,17 @@ export function parseReaderSftConfig(input: unknown): ReaderSftConfig {
 
 const configError = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'SFT' });
 
-/** The reader SFT config of a file when it is one (`"kind": "reader"`), else null (an LM SFT config). */
+/**
+ * The reader SFT config of a file when it is one (`"kind": "reader"`), else null (an LM SFT config), with the
+ * `key=value` overrides applied as dotted paths into `ReaderSftConfigSchema` (`fathom sft --set`).
+ */
 export async function loadReaderSftConfig(
   file: string,
-  overrides: { steps?: number; out?: string; seed?: number; batchSize?: number; lr?: number } = {},
+  overrides: readonly string[] = [],
 ): Promise<ReaderSftConfig | null> {
   const raw = await readJsonObject(file, configError);
   if (raw.kind !== 'reader') return null;
-  const { lr, steps, ...top } = overrides;
-  if (steps !== undefined) throw configError('--steps: a reader config sets the steps of each of its stages');
-  const optimizer = { ...(raw.optimizer as object), ...(lr !== undefined && { lr }) };
-  const defined = Object.fromEntries(Object.entries(top).filter(([, v]) => v !== undefined));
-  return parseReaderSftConfig({ ...raw, ...defined, optimizer });
+  return parseReaderSftConfig(withOverrides(file, ReaderSftConfigSchema, raw, overrides, configError));
 }
 
 /** One reader SFT step, as written to metrics.jsonl. */

@@ -36,13 +36,11 @@ export {
 } from './grpo.trainer';
 export { REPLAYED_FIELDS, replayStep, type ReplayResult } from './replay';
 export {
-  applyRunOverrides,
   DEFAULT_POLICY_DIR,
   defaultRunFolder,
   grpoTrainConfigOfRun,
   loadRunConfig,
   runCheckpointDir,
   runTasks,
-  type RunOverrides,
 } from './run.config';
 export { RunContextCache, UnknownRunError, type RunConfigSource, type RunContext } from './run.context';

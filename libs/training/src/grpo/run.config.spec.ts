@@ -8,14 +8,7 @@ import { saveCheckpoint, createDefaultModel } from '@fathom/model';
 import { describe, expect, it } from 'vitest';
 import { writePromptStyle } from '../prompt-style.file';
 import { tinyTasks } from '../testing/fixtures';
-import {
-  applyRunOverrides,
-  defaultRunFolder,
-  grpoTrainConfigOfRun,
-  loadRunConfig,
-  runCheckpointDir,
-  runTasks,
-} from './run.config';
+import { defaultRunFolder, grpoTrainConfigOfRun, loadRunConfig, runCheckpointDir, runTasks } from './run.config';
 
 const repoDir = fileURLToPath(new URL('../../../../', import.meta.url));
 const shippedDir = join(repoDir, 'configs', 'grpo');
@@ -154,19 +147,33 @@ describe('a run config file (fathom train --config)', () => {
     expect(reader).toMatchObject({ exportDtype: 'F16', rollout: { extractiveReads: true, leafTemperature: 1 } });
   });
 
-  it('validates command-line overrides like file values, naming the file and the field', async () => {
+  it('validates --set overrides like file values, naming the file and the field', async () => {
     const file = join(shippedDir, 'default.json');
-    const run = await loadRunConfig(file, { steps: 7, groupSize: 4, maxStaleness: 1, lr: 2e-5, tasks: 'other.jsonl' });
+    const run = await loadRunConfig(file, [
+      'steps=7',
+      'grpo.groupSize=4',
+      'grpo.maxStaleness=1',
+      'optimizer.learningRate=2e-5',
+      'data.trainFile=other.jsonl',
+      'rollout.trainSubcalls=true',
+    ]);
     expect(run).toMatchObject({
       steps: 7,
       grpo: { groupSize: 4, maxStaleness: 1, beta: 0.04 },
       optimizer: { learningRate: 2e-5, warmupSteps: 5 },
       data: { trainFile: 'other.jsonl', trainSize: 1000 },
+      rollout: { trainSubcalls: true, maxTurns: 4 },
     });
-    const refused = loadRunConfig(file, { groupSize: 1 });
+    const refused = loadRunConfig(file, ['grpo.groupSize=1']);
     await expect(refused).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
     await expect(refused).rejects.toThrow(/default\.json[\s\S]*groupSize/);
-    await expect(loadRunConfig(file, { maxStaleness: -1 })).rejects.toThrow(/default\.json[\s\S]*maxStaleness/);
+    await expect(loadRunConfig(file, ['grpo.maxStaleness=-1'])).rejects.toThrow(/default\.json[\s\S]*maxStaleness/);
+    await expect(loadRunConfig(file, ['rollout.maxTurnz=2'])).rejects.toThrow(
+      /default\.json: --set rollout\.maxTurnz: unknown key "maxTurnz" in rollout; valid keys: .*maxTurns/,
+    );
+    await expect(loadRunConfig(file, ['steps=many'])).rejects.toThrow(
+      `${file}: --set steps: expected an integer, got "many"`,
+    );
   });
 
   it('refuses a file that is not JSON, or not an object, and a run the schema refuses', async () => {
@@ -179,14 +186,7 @@ describe('a run config file (fathom train --config)', () => {
     await expect(loadRunConfig(join(dir, 'roles.json'))).rejects.toThrow(/trainSubcalls[\s\S]*model\.rootCheckpoint/);
   });
 
-  it('overrides only the keys given, keeping sibling values, and names the run folder after the file', () => {
-    const raw = { name: 'r', optimizer: { learningRate: 1, warmupSteps: 3 }, data: { trainSize: 5 } };
-    expect(applyRunOverrides(raw, { lr: 0.5, checkpoint: 'other', tasks: 't.jsonl' })).toEqual({
-      name: 'r',
-      optimizer: { learningRate: 0.5, warmupSteps: 3 },
-      model: { checkpoint: 'other' },
-      data: { trainSize: 5, trainFile: 't.jsonl' },
-    });
+  it('names the run folder after the file', () => {
     expect(defaultRunFolder('experiments/reader-ext/grpo/reader-ext-grpo.json')).toBe(
       join('out', 'grpo', 'reader-ext-grpo'),
     );

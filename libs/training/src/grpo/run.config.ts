@@ -4,7 +4,7 @@ import { DEFAULT_MODEL_CHECKPOINT, RunConfigSchema, type RunConfig, type Task } 
 import { z } from 'zod';
 import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
-import { readJsonObject } from '../json-file';
+import { readJsonObject, withOverrides } from '../json-file';
 import { pairedReaderDir } from '../policy.loader';
 import { readPromptStyle } from '../prompt-style.file';
 import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
@@ -78,52 +78,16 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
   return tasks;
 }
 
-/** Command-line overrides of a run config file's values (`fathom train --steps …`). */
-export interface RunOverrides {
-  steps?: number;
-  batchSize?: number;
-  groupSize?: number;
-  /** `grpo.maxStaleness`: how many policy versions old a group may be (≥ 1 overlaps rollouts with the update). */
-  maxStaleness?: number;
-  lr?: number;
-  seed?: number;
-  checkpoint?: string;
-  /** `data.trainFile`. */
-  tasks?: string;
-}
-
-const objectAt = (raw: Record<string, unknown>, key: string): Record<string, unknown> => {
-  const value = raw[key];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value } : {};
-};
-
-/** Applies overrides to a raw run config object (before validation, so they are validated like file values). */
-export function applyRunOverrides(raw: Record<string, unknown>, o: RunOverrides): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...raw };
-  const set = (section: string, key: string, value: unknown) => {
-    if (value !== undefined) out[section] = { ...objectAt(out, section), [key]: value };
-  };
-  for (const key of ['steps', 'batchSize', 'seed'] as const) if (o[key] !== undefined) out[key] = o[key];
-  set('grpo', 'groupSize', o.groupSize);
-  set('grpo', 'maxStaleness', o.maxStaleness);
-  set('optimizer', 'learningRate', o.lr);
-  set('model', 'checkpoint', o.checkpoint);
-  set('data', 'trainFile', o.tasks);
-  return out;
-}
-
 /**
- * Reads a run config file — the JSON POST /runs takes (`RunConfigSchema`) — applies the overrides and validates the
- * result; throws TrainingError(INVALID_CONFIG) naming the file and every bad field.
+ * Reads a run config file — the JSON POST /runs takes (`RunConfigSchema`) — applies the `key=value` overrides
+ * (`fathom train --set`, dotted paths into the schema such as `rollout.maxTurns=8`; later ones win) and validates the
+ * result like file values; throws TrainingError(INVALID_CONFIG) naming the file and every bad field or override.
  */
-export async function loadRunConfig(file: string, overrides: RunOverrides = {}): Promise<RunConfig> {
-  const raw = await readJsonObject(
-    file,
-    (message) => new TrainingError('INVALID_CONFIG', message, { trainer: 'GRPO' }),
-  );
-  const parsed = RunConfigSchema.safeParse(applyRunOverrides(raw, overrides));
-  if (!parsed.success)
-    throw new TrainingError('INVALID_CONFIG', `${file}: ${z.prettifyError(parsed.error)}`, { trainer: 'GRPO' });
+export async function loadRunConfig(file: string, overrides: readonly string[] = []): Promise<RunConfig> {
+  const fail = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'GRPO' });
+  const raw = withOverrides(file, RunConfigSchema, await readJsonObject(file, fail), overrides, fail);
+  const parsed = RunConfigSchema.safeParse(raw);
+  if (!parsed.success) throw fail(`${file}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 
