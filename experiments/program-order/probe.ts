@@ -36,7 +36,7 @@ try {
   const report = await evaluate(policy, tasks, {
     sandbox,
     // The programs are written whole in one turn, so a turn may hold more than the root's 512 tokens.
-    episode: { promptStyle: loaded.promptStyle, maxTurnTokens: 1024, maxEpisodeTokens: 8192 },
+    episode: { promptStyle: loaded.promptStyle, maxTokensPerTurn: 1024, maxEpisodeTokens: 8192 },
     onEpisode: (e) => {
       if (e.type !== process.env.SHOW) return;
       const reads = e.calls.map((c) => `${c.question} [${c.chunkChars} chars] → ${c.answer}`);

@@ -17,9 +17,10 @@ interface AskFlags {
   file: string;
   mode: 'greedy' | 'sampled';
   seed: number;
-  maxTurns: number;
-  maxTurnTokens: number;
-  maxEpisodeTokens: number;
+  /** Absent: the episode config's defaults (libs/contracts `EpisodeSettingsSchema`). */
+  maxTurns?: number;
+  maxTurnTokens?: number;
+  maxEpisodeTokens?: number;
   trace: boolean;
   progress: boolean;
 }
@@ -70,7 +71,7 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
       {
         promptStyle: root.promptStyle,
         maxTurns: flags.maxTurns,
-        maxTurnTokens: flags.maxTurnTokens,
+        maxTokensPerTurn: flags.maxTurnTokens,
         maxEpisodeTokens: flags.maxEpisodeTokens,
         sampling: { temperature: flags.mode === 'greedy' ? 0 : 1 },
         maxInfraRetries: 0,
@@ -129,9 +130,13 @@ export function askCommand(): Command {
     .requiredOption('--file <path>', 'the document (UTF-8 text), bound to ctx in the REPL')
     .addOption(new Option('--mode <mode>', 'decoding').choices(['greedy', 'sampled']).default('greedy'))
     .option('--seed <n>', 'sampling seed', integer('--seed', 0), 0)
-    .option('--max-turns <n>', 'model turns', integer('--max-turns', 1), 6)
-    .option('--max-turn-tokens <n>', 'tokens one turn may sample', integer('--max-turn-tokens', 1), 512)
-    .option('--max-episode-tokens <n>', 'tokens of the whole episode', integer('--max-episode-tokens', 1), 4096)
+    .option('--max-turns <n>', 'model turns (default 6)', integer('--max-turns', 1))
+    .option('--max-turn-tokens <n>', 'tokens one turn may sample (default 512)', integer('--max-turn-tokens', 1))
+    .option(
+      '--max-episode-tokens <n>',
+      'tokens of the whole episode (default 4096)',
+      integer('--max-episode-tokens', 1),
+    )
     .option('--trace', 'print every turn, its output and the recursion tree', false)
     .option('--no-progress', 'do not print the progress line')
     .action((question: string, flags: AskFlags) => ask(question, flags));

@@ -117,7 +117,7 @@ interface EvalFlags {
 /** The convenience flags of `fathom eval`'s episode settings (docs/EVAL.md) and the `EpisodeConfig` key of each. */
 const EPISODE_FLAG_PATHS = {
   maxTurns: 'maxTurns',
-  maxTurnTokens: 'maxTurnTokens',
+  maxTurnTokens: 'maxTokensPerTurn',
   maxEpisodeTokens: 'maxEpisodeTokens',
 } as const;
 

@@ -15,3 +15,4 @@ export * from './random';
 export * from './openapi';
 export * from './ops';
 export * from './config-overrides';
+export * from './prompt-style';

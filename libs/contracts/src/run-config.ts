@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ExportDtypeSchema, SeedSchema } from './common';
 import { GrpoConfigSchema } from './grpo';
+import { PromptStyleSchema } from './prompt-style';
 import { RewardConfigSchema } from './reward';
 import { SplitSchema } from './task';
 import { TextNameSchema, TextPathSchema } from './text';
@@ -49,6 +50,30 @@ export const RUN_LIMITS = {
    */
   maxEpisodeTokens: 131_072,
 } as const;
+
+/**
+ * The episode settings a run config's `rollout` section and the episode engine's config (libs/rlm
+ * `EpisodeConfigSchema`, what `fathom eval`, `fathom ask` and queued evals run with) share: declared here once, so each
+ * has one name, one bound and one default.
+ */
+export const EpisodeSettingsSchema = z.strictObject({
+  /** Model turns per root episode; the turn that reaches it ends the episode (`truncated`, stop reason `turn_limit`). */
+  maxTurns: z.number().int().positive().max(RUN_LIMITS.maxTurns).default(6),
+  /**
+   * New tokens one turn may sample; a turn that hits it without ending ends the episode (`token_limit`). At most
+   * maxEpisodeTokens in a run config.
+   */
+  maxTokensPerTurn: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(512),
+  /** Tokens of the whole root sequence (prompt, turns, observations); reaching it ends the episode (`token_limit`). */
+  maxEpisodeTokens: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(4096),
+  /** Retries of a sample that ended in `infra_error` before it is excluded from its group (and the update). */
+  maxInfraRetries: z.number().int().min(0).max(10).default(2),
+  /**
+   * Train on the tokens of llm() sub-call episodes too, with the root episode's advantage (one advantage per root
+   * episode either way). Off: sub-call token counts, latency and answers are recorded, their token sequences not.
+   */
+  trainSubcalls: z.boolean().default(false),
+});
 
 /** `model.checkpoint` value that means "the shipped tiny default model" (libs/model's default config). */
 export const DEFAULT_MODEL_CHECKPOINT = 'default';
@@ -137,12 +162,7 @@ export const RunConfigSchema = z
       }),
     rollout: z
       .strictObject({
-        /** Model turns per episode (each may run code); the turn that reaches it ends the episode. */
-        maxTurns: z.number().int().positive().max(RUN_LIMITS.maxTurns).default(6),
-        /** Tokens the policy may sample in one turn; at most maxEpisodeTokens. */
-        maxTokensPerTurn: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(256),
-        /** Tokens of a whole episode (prompt, turns, observations); the turn that reaches it ends the episode. */
-        maxEpisodeTokens: z.number().int().positive().max(RUN_LIMITS.maxEpisodeTokens).default(4096),
+        ...EpisodeSettingsSchema.shape,
         /**
          * Sampling temperature of the root's turns. GRPO trains on the log-probs of the distribution the tokens
          * were drawn from, which the learner computes at temperature 1, so the trained tokens must be sampled at 1:
@@ -156,16 +176,7 @@ export const RunConfigSchema = z
          * The prompt renderer's style. Absent: the style the checkpoint records (fathom_prompt_style.json), so
          * rollouts see the prompts the SFT policy was trained on; the run's preflight checks it either way.
          */
-        promptStyle: z
-          .strictObject({
-            system: z.enum(['full', 'compact']),
-            previewChars: z.number().int().min(0).max(100_000),
-          })
-          .optional(),
-        /** Retries of a sample that failed for infrastructure reasons before it is excluded from the update. */
-        maxInfraRetries: z.number().int().min(0).max(10).default(2),
-        /** Train on the tokens of llm() sub-call episodes too (one advantage per root episode either way). */
-        trainSubcalls: z.boolean().default(false),
+        promptStyle: PromptStyleSchema.optional(),
         /**
          * Leaf llm() reads answer with a span of their chunk or "unknown" (extractive decoding, docs/EVAL.md). With
          * trainSubcalls the learner scores their tokens under the same constraint.

@@ -10,7 +10,10 @@
  * Only "{turn}<|im_end|>" is trained on; the newline after it and every header belong to the prompt.
  */
 
+import { DEFAULT_PROMPT_STYLE, type PromptStyle } from '@fathom/contracts';
 import { DEFAULT_READER_WINDOW_CHARS } from './subcall';
+
+export { DEFAULT_PROMPT_STYLE, type PromptStyle };
 
 export const IM_START = '<|im_start|>';
 export const IM_END = '<|im_end|>';
@@ -20,16 +23,6 @@ export interface Segment {
   /** True for the model's own tokens (the loss is taken on them); false for prompt and observation text. */
   trained: boolean;
 }
-
-/** How prompts look; part of a run's config and checked by the preflight. */
-export interface PromptStyle {
-  /** "full" explains the REPL in prose; "compact" is a short form for tiny byte-level models. */
-  system: 'full' | 'compact';
-  /** Characters of the document's start shown in the prompt. */
-  previewChars: number;
-}
-
-export const DEFAULT_PROMPT_STYLE: PromptStyle = { system: 'full', previewChars: 160 };
 
 const SYSTEM_PROMPTS: Record<PromptStyle['system'], string> = {
   full: [

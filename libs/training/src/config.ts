@@ -1,17 +1,10 @@
-import { ExportDtypeSchema, SeedSchema } from '@fathom/contracts';
-import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
+import { DEFAULT_PROMPT_STYLE, ExportDtypeSchema, PromptStyleSchema, SeedSchema } from '@fathom/contracts';
 import { z } from 'zod';
 import { TrainingError } from './errors';
 import { readJsonObject, withOverrides } from './json-file';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
-
-/** `@fathom/rlm` PromptStyle. */
-export const PromptStyleSchema = z.strictObject({
-  system: z.enum(['full', 'compact']),
-  previewChars: z.number().int().nonnegative(),
-});
 
 /** Defaults of an `optimizer` section; SFT and GRPO differ only in these. */
 export interface OptimizerDefaults {

@@ -4,14 +4,7 @@
  * warmup + cosine, checkpoint folders with training state, and metrics JSONL. Usage and metrics: docs/SFT.md.
  */
 export { TrainingError, type Trainer, type TrainingErrorCode, type TrainingErrorContext } from './errors';
-export {
-  SftConfigSchema,
-  PromptStyleSchema,
-  parseSftConfig,
-  loadSftConfig,
-  type SftConfig,
-  type SftConfigInput,
-} from './config';
+export { SftConfigSchema, parseSftConfig, loadSftConfig, type SftConfig, type SftConfigInput } from './config';
 export {
   encodeConversation,
   trainedCount,

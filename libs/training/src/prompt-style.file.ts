@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PromptStyle } from '@fathom/rlm';
-import { PromptStyleSchema } from './config';
+import { PromptStyleSchema, type PromptStyle } from '@fathom/contracts';
 
 /**
  * The prompt style a checkpoint was trained with, written beside its weights. Whatever samples from the

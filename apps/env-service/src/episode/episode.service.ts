@@ -426,7 +426,7 @@ export class EpisodeService {
     const { config } = this.deps;
     const runner = await endpointRunner(this.deps, request.episodeId, request.depth, {
       sampling: { temperature: config.LLM_TEMPERATURE },
-      maxTurnTokens: config.LLM_MAX_TOKENS,
+      maxTokensPerTurn: config.LLM_MAX_TOKENS,
     });
     return (await runner.serveCall(request.episodeId, request)).response;
   };

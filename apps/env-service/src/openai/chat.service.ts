@@ -108,7 +108,7 @@ export class ChatCompletionService {
     const { config, logger } = this.deps;
     const settings = {
       maxTurns: config.CHAT_MAX_TURNS,
-      maxTurnTokens: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
+      maxTokensPerTurn: Math.min(request.maxTokens ?? config.CHAT_MAX_TURN_TOKENS, config.CHAT_MAX_TURN_TOKENS),
       sampling: { temperature: request.temperature ?? config.LLM_TEMPERATURE },
       promptStyle: { system: config.CHAT_PROMPT_SYSTEM, previewChars: config.CHAT_PREVIEW_CHARS },
       // A client is waiting: a failed episode is reported, not rerun.

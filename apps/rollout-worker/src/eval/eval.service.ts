@@ -11,9 +11,6 @@ import { DEFAULT_SPLIT_SIZES, generateTasks } from '@fathom/tasks';
 import { DEFAULT_POLICY_DIR, readPromptStyle } from '@fathom/training';
 import type { RuntimeConfig } from '@fathom/tensor';
 
-/** Episode limits of a queued eval: `fathom eval`'s defaults, so both report the same thing for a checkpoint. */
-export const EVAL_EPISODE = { maxTurns: 6, maxTurnTokens: 512, maxEpisodeTokens: 4096 } as const;
-
 export interface EvalServiceDeps {
   sandbox: Pick<SandboxPool, 'openEpisode'>;
   results: Pick<EvalRepository, 'recordMany'>;
@@ -53,7 +50,8 @@ export class EvalService {
         sandbox: this.deps.sandbox,
         mode: 'greedy',
         seed: job.seed,
-        episode: { ...EVAL_EPISODE, promptStyle: (await readPromptStyle(dir)) ?? DEFAULT_PROMPT_STYLE },
+        // The episode config's defaults, as `fathom eval` runs with, so both report the same thing for a checkpoint.
+        episode: { promptStyle: (await readPromptStyle(dir)) ?? DEFAULT_PROMPT_STYLE },
         concurrency: 2,
       });
       const written = await this.deps.results.recordMany(evalRowsOf(job, report));

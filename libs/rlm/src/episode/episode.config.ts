@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from '@fathom/sandbox';
+import { DEFAULT_PROMPT_STYLE, EpisodeSettingsSchema, PromptStyleSchema } from '@fathom/contracts';
 import { z } from 'zod';
-import { DEFAULT_PROMPT_STYLE, type PromptStyle } from '../prompt';
 import { DEFAULT_READER_WINDOW_CHARS } from '../subcall';
 import { RolloutError } from './errors';
 
@@ -12,12 +12,8 @@ const positiveInt = z.number().int().positive();
  */
 export const EpisodeConfigSchema = z
   .strictObject({
-    /** Model turns per root episode before it is `truncated` (stop reason `turn_limit`). */
-    maxTurns: positiveInt.default(6),
-    /** New tokens one turn may sample; a turn that hits it without ending ends the episode (`token_limit`). */
-    maxTurnTokens: positiveInt.default(512),
-    /** Tokens of the whole root sequence (prompt, turns, observations); reaching it ends the episode (`token_limit`). */
-    maxEpisodeTokens: positiveInt.default(4096),
+    /** maxTurns, maxTokensPerTurn, maxEpisodeTokens, maxInfraRetries and trainSubcalls, as a run config's `rollout`. */
+    ...EpisodeSettingsSchema.shape,
     sampling: z
       .strictObject({
         /** 0 = greedy (eval). */
@@ -26,9 +22,7 @@ export const EpisodeConfigSchema = z
         topK: z.number().int().nonnegative().default(0),
       })
       .prefault({}),
-    promptStyle: z
-      .strictObject({ system: z.enum(['full', 'compact']), previewChars: z.number().int().nonnegative() })
-      .default({ ...DEFAULT_PROMPT_STYLE }),
+    promptStyle: PromptStyleSchema.default({ ...DEFAULT_PROMPT_STYLE }),
     subcalls: z
       .strictObject({
         /** False: every `llm()` call fails inside the guest ("llm() is disabled"), as in the no-llm() baseline. */
@@ -58,11 +52,6 @@ export const EpisodeConfigSchema = z
       })
       .prefault({}),
     /**
-     * Whether the learner trains on sub-call tokens (with the root episode's advantage). Off by default: sub-call
-     * token counts, latency and answers are always recorded, their token sequences only when this is on.
-     */
-    trainSubcalls: z.boolean().default(false),
-    /**
      * False: the root's turns (and child episodes) are sampled by a frozen policy and not trained; the learner trains
      * only the leaf reads, which the trained policy samples as the reader (GRPO of the reader, `model.rootCheckpoint`).
      * Needs `trainSubcalls`.
@@ -74,8 +63,6 @@ export const EpisodeConfigSchema = z
      * environment sees and rewards it. The rewards it reports are summed into `envReward` either way.
      */
     submitAnswers: z.boolean().default(false),
-    /** Retries of a sample that ended in `infra_error` before it is excluded from the group. */
-    maxInfraRetries: z.number().int().nonnegative().default(2),
     /** Overrides of the sandbox pool's limits for every episode (root and child). */
     sandboxLimits: z
       .strictObject(
@@ -104,8 +91,7 @@ export const EpisodeConfigSchema = z
 
 export type EpisodeConfigInput = z.input<typeof EpisodeConfigSchema>;
 
-export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>, 'promptStyle' | 'sandboxLimits'> {
-  promptStyle: PromptStyle;
+export interface EpisodeConfig extends Omit<z.output<typeof EpisodeConfigSchema>, 'sandboxLimits'> {
   sandboxLimits: Partial<SandboxLimits>;
 }
 

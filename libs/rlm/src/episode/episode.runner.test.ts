@@ -107,7 +107,7 @@ describe('EpisodeRunner against the real sandbox', () => {
 
   it('truncates at the per-turn and per-episode token limits', async () => {
     const chatty = new ScriptedTestPolicy(tokenizer, () => 'x'.repeat(100));
-    const perTurn = new EpisodeRunner({ sandbox: pool, policy: chatty }, { maxTurnTokens: 20 });
+    const perTurn = new EpisodeRunner({ sandbox: pool, policy: chatty }, { maxTokensPerTurn: 20 });
     const [cut] = (await perTurn.runGroup(TASK, { G: 1, seed: 0 })).trajectories;
     expect(cut).toMatchObject({ status: 'truncated', stopReason: 'token_limit', tokens: { completion: 20 } });
     expect(cut.turns[0]).toMatchObject({ finishReason: 'length', completion: 'x'.repeat(20) });

@@ -393,7 +393,7 @@ export class EpisodeRunner {
       for (const state of states) {
         if (state.done) continue;
         const length = state.seq.ids.length;
-        const room = Math.min(this.config.maxTurnTokens, state.tokenLimit - length, policy.maxLength - length);
+        const room = Math.min(this.config.maxTokensPerTurn, state.tokenLimit - length, policy.maxLength - length);
         if (room < 1) {
           state.finish('truncated', 'token_limit');
           continue;

@@ -46,7 +46,7 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
     };
     const runner = new EpisodeRunner(
       { sandbox: pool, policy: spy },
-      { maxTurnTokens: 6, maxTurns: 1, promptStyle: { system: 'compact', previewChars: 16 } },
+      { maxTokensPerTurn: 6, maxTurns: 1, promptStyle: { system: 'compact', previewChars: 16 } },
     );
     const group = await runner.runGroup(task, { G: 2, seed: 1 });
     expect(group.trajectories).toHaveLength(2);
@@ -84,7 +84,7 @@ describe('SamplerPolicy (a @fathom/model decoder) in the episode loop', () => {
         return inner.sample(reqs, params);
       },
     };
-    const episode = { maxTurnTokens: 8, maxTurns: 2, promptStyle: { system: 'compact' as const, previewChars: 16 } };
+    const episode = { maxTokensPerTurn: 8, maxTurns: 2, promptStyle: { system: 'compact' as const, previewChars: 16 } };
     const other = { ...task, id: 'sampler-2', question: 'Who?' };
     const groups = [
       { task, seed: 5 },

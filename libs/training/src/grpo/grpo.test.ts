@@ -316,7 +316,7 @@ describe('runGrpo (real sandbox, tiny SFT policy)', () => {
 
   it('stops a run whose SFT and rollout prompts differ, showing the difference, before any step', async () => {
     const config = tinyGrpoConfig(f, 'drift', {
-      episode: { maxTurns: 3, maxTurnTokens: 48, promptStyle: { ...TEST_STYLE, system: 'full' } },
+      episode: { maxTurns: 3, maxTokensPerTurn: 48, promptStyle: { ...TEST_STYLE, system: 'full' } },
     });
     const error = await failure(runGrpo(config, { sandbox: pool }));
     expect(error.code).toBe('PROMPT_DRIFT');

@@ -1,6 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Task } from '@fathom/contracts';
+import { PromptStyleSchema, type Task } from '@fathom/contracts';
 import type { Tokenizer } from '@fathom/model';
 import {
   encodeSegments,
@@ -11,7 +11,6 @@ import {
   type PromptStyle,
 } from '@fathom/rlm';
 import { CheckpointStore, TrainingStateSchema } from '../checkpoint.store';
-import { PromptStyleSchema } from '../config';
 import { encodeConversation } from '../tokens';
 import type { GrpoTrainConfig } from './config';
 import { TrainingError } from '../errors';

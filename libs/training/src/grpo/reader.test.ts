@@ -45,7 +45,7 @@ async function config(out: string, readerCheckpoint?: string): Promise<GrpoTrain
     batchSize: 2,
     episode: {
       maxTurns: 2,
-      maxTurnTokens: 512,
+      maxTokensPerTurn: 512,
       maxEpisodeTokens: 4096,
       promptStyle: await readPromptStyle(searchRoot),
       subcalls: { extractive: true },

@@ -68,7 +68,7 @@ describe('a service run config as a fathom train config', () => {
       optimizer: { lr: 1e-4, warmupSteps: 2, minLr: 1e-5, beta2: 0.99 },
       episode: {
         maxTurns: 2,
-        maxTurnTokens: 64,
+        maxTokensPerTurn: 64,
         maxEpisodeTokens: 900,
         promptStyle: { system: 'compact', previewChars: 40 },
         sampling: { temperature: 1, topP: 1, topK: 0 },

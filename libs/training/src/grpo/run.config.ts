@@ -1,8 +1,13 @@
 import { existsSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
-import { DEFAULT_MODEL_CHECKPOINT, RunConfigSchema, type RunConfig, type Task } from '@fathom/contracts';
+import {
+  DEFAULT_MODEL_CHECKPOINT,
+  DEFAULT_PROMPT_STYLE,
+  RunConfigSchema,
+  type RunConfig,
+  type Task,
+} from '@fathom/contracts';
 import { z } from 'zod';
-import { DEFAULT_PROMPT_STYLE } from '@fathom/rlm';
 import { generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { readJsonObject, withOverrides } from '../json-file';
 import { pairedReaderDir } from '../policy.loader';
@@ -118,7 +123,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
     batchSize: run.batchSize,
     episode: {
       maxTurns: r.maxTurns,
-      maxTurnTokens: r.maxTokensPerTurn,
+      maxTokensPerTurn: r.maxTokensPerTurn,
       maxEpisodeTokens: r.maxEpisodeTokens,
       promptStyle,
       trainSubcalls: r.trainSubcalls,

@@ -62,7 +62,7 @@ export function tinyGrpoConfig(
     data: { tasks: f.tasks },
     steps: 2,
     batchSize: 2,
-    episode: { maxTurns: 3, maxTurnTokens: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
+    episode: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
     grpo: { groupSize: 4, beta: 0.04 },
     reward: { tokenBudget: { alpha: 20 } },
     optimizer: { lr: 1e-3 },
