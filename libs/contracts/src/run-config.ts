@@ -75,6 +75,44 @@ export const EpisodeSettingsSchema = z.strictObject({
   trainSubcalls: z.boolean().default(false),
 });
 
+/**
+ * A run's AdamW settings (`optimizer`): `fathom train` and the learner-service resolve them into the GRPO trainer's
+ * `optimizer` (`lr`, `minLr`), whose defaults are these.
+ */
+export const RunOptimizerSchema = z
+  .strictObject({
+    /** Peak learning rate (AdamW). */
+    learningRate: z.number().positive().max(1).default(1e-5),
+    /** Linear warm-up steps, then cosine decay to minLearningRate at the last step. */
+    warmupSteps: z.number().int().min(0).max(RUN_LIMITS.maxSteps).default(0),
+    /** Learning rate at the last step; absent: constant after warm-up (= learningRate). */
+    minLearningRate: z.number().min(0).optional(),
+    weightDecay: z.number().min(0).default(0),
+    /** Global gradient-norm clip. */
+    maxGradNorm: z.number().positive().default(0.5),
+    beta1: z.number().min(0).lt(1).default(0.9),
+    beta2: z.number().min(0).lt(1).default(0.99),
+  })
+  .refine((o) => o.minLearningRate === undefined || o.minLearningRate <= o.learningRate, {
+    message: 'minLearningRate must not exceed learningRate',
+    path: ['minLearningRate'],
+  });
+
+/** How the learner batches a step (`learner`): the one declaration of these settings and their defaults. */
+export const LearnerSettingsSchema = z.strictObject({
+  /**
+   * Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient.
+   * Small by default: onnxruntime keeps a session and memory arena per batch shape (docs/RESULTS.md).
+   */
+  microBatchSize: z.number().int().positive().max(4096).default(2),
+  /** Learner batch lengths are rounded up to a multiple of this (fewer graph shapes, fewer sessions). */
+  padMultiple: z.number().int().positive().max(8192).default(512),
+  /** A group with fewer scorable samples than this is skipped (`too_few_samples`). */
+  minOkSamples: z.number().int().min(2).default(2),
+  /** Log the policy's mean token entropy on trained tokens (one extra forward pass). */
+  entropy: z.boolean().default(true),
+});
+
 /** `model.checkpoint` value that means "the shipped tiny default model" (libs/model's default config). */
 export const DEFAULT_MODEL_CHECKPOINT = 'default';
 
@@ -141,25 +179,7 @@ export const RunConfigSchema = z
       }),
     grpo: GrpoConfigSchema.prefault({}),
     reward: RewardConfigSchema.prefault({}),
-    optimizer: z
-      .strictObject({
-        /** Peak learning rate (AdamW). */
-        learningRate: z.number().positive().max(1).default(1e-5),
-        /** Linear warm-up steps, then cosine decay to minLearningRate at the last step. */
-        warmupSteps: z.number().int().min(0).max(RUN_LIMITS.maxSteps).default(0),
-        /** Learning rate at the last step; absent: constant after warm-up (= learningRate). */
-        minLearningRate: z.number().min(0).optional(),
-        weightDecay: z.number().min(0).default(0),
-        /** Global gradient-norm clip. */
-        maxGradNorm: z.number().positive().default(0.5),
-        beta1: z.number().min(0).lt(1).default(0.9),
-        beta2: z.number().min(0).lt(1).default(0.99),
-      })
-      .prefault({})
-      .refine((o) => o.minLearningRate === undefined || o.minLearningRate <= o.learningRate, {
-        message: 'minLearningRate must not exceed learningRate',
-        path: ['minLearningRate'],
-      }),
+    optimizer: RunOptimizerSchema.prefault({}),
     rollout: z
       .strictObject({
         ...EpisodeSettingsSchema.shape,
@@ -190,21 +210,7 @@ export const RunConfigSchema = z
         leafTemperature: z.number().min(0).max(2).optional(),
       })
       .prefault({}),
-    learner: z
-      .strictObject({
-        /**
-         * Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient.
-         * Small by default: onnxruntime keeps a session and memory arena per batch shape (docs/RESULTS.md).
-         */
-        microBatchSize: z.number().int().positive().max(4096).default(2),
-        /** Learner batch lengths are rounded up to a multiple of this (fewer graph shapes, fewer sessions). */
-        padMultiple: z.number().int().positive().max(8192).default(512),
-        /** A group with fewer scorable samples than this is skipped (`too_few_samples`). */
-        minOkSamples: z.number().int().min(2).default(2),
-        /** Log the policy's mean token entropy on trained tokens (one extra forward pass). */
-        entropy: z.boolean().default(true),
-      })
-      .prefault({}),
+    learner: LearnerSettingsSchema.prefault({}),
     /** GRPO steps to run. */
     steps: z.number().int().positive().max(RUN_LIMITS.maxSteps).default(20),
     /** Prompts (groups) per step, B; B × grpo.groupSize is at most RUN_LIMITS.maxEpisodesPerStep. */

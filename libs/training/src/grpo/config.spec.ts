@@ -1,5 +1,6 @@
+import { RunConfigSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
-import { parseGrpoTrainConfig } from './config';
+import { adamWOfRun, parseGrpoTrainConfig } from './config';
 
 const minimal = { model: { checkpoint: 'ckpt' }, data: { tasks: 'tasks.jsonl' } };
 
@@ -23,5 +24,20 @@ describe('the resolved GRPO config', () => {
     expect(() => parseGrpoTrainConfig({ ...minimal, optimizer: { lr: 1e-6 } })).toThrow(/minLr/);
     expect(() => parseGrpoTrainConfig({ ...minimal, seed: 2 ** 31 })).toThrow(/seed/);
     expect(() => parseGrpoTrainConfig({ ...minimal, seed: 0.5 })).toThrow(/seed/);
+  });
+
+  it("takes the run config's defaults: one default for each setting both hold", () => {
+    const run = RunConfigSchema.parse({ name: 'r' });
+    const config = parseGrpoTrainConfig(minimal);
+    expect(config).toMatchObject({ ...run.learner, steps: run.steps, batchSize: run.batchSize, seed: run.seed });
+    expect(config.optimizer).toEqual(adamWOfRun(run.optimizer));
+    const { maxTurns, maxTokensPerTurn, maxEpisodeTokens, maxInfraRetries, trainSubcalls } = run.rollout;
+    expect(config.episode).toMatchObject({
+      maxTurns,
+      maxTokensPerTurn,
+      maxEpisodeTokens,
+      maxInfraRetries,
+      trainSubcalls,
+    });
   });
 });

@@ -1,11 +1,28 @@
-import { ExportDtypeSchema, GrpoConfigSchema, RewardConfigSchema, SeedSchema } from '@fathom/contracts';
+import {
+  ExportDtypeSchema,
+  GrpoConfigSchema,
+  LearnerSettingsSchema,
+  RewardConfigSchema,
+  RunOptimizerSchema,
+  SeedSchema,
+  type RunConfig,
+} from '@fathom/contracts';
 import { EpisodeConfigSchema } from '@fathom/rlm';
 import { z } from 'zod';
-import { optimizerSchema } from '../config';
+import { optimizerSchema, type OptimizerDefaults } from '../config';
 import { TrainingError } from '../errors';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
+
+/**
+ * The trainer's AdamW settings of a run config's `optimizer` section: `learningRate` is `lr`, and an absent
+ * `minLearningRate` keeps the rate constant after warm-up (`minLr` = `lr`).
+ */
+export function adamWOfRun(o: RunConfig['optimizer']): OptimizerDefaults {
+  const { learningRate: lr, minLearningRate, ...rest } = o;
+  return { lr, minLr: minLearningRate ?? lr, ...rest };
+}
 
 /**
  * The resolved form of one GRPO run, what `runGrpo` consumes and writes to `<out>/config.json` (replay reads it
@@ -47,23 +64,10 @@ export const GrpoTrainConfigSchema = z.strictObject({
   episode: EpisodeConfigSchema.prefault({}),
   grpo: GrpoConfigSchema.prefault({}),
   reward: RewardConfigSchema.prefault({}),
-  optimizer: optimizerSchema({
-    lr: 1e-5,
-    warmupSteps: 0,
-    minLr: 1e-5,
-    weightDecay: 0,
-    maxGradNorm: 0.5,
-    beta1: 0.9,
-    beta2: 0.99,
-  }),
-  /** A group with fewer scorable samples than this (infra errors excluded) is skipped (`too_few_samples`). */
-  minOkSamples: z.number().int().min(2).default(2),
-  /** Sequences per learner graph call; the step's loss is aggregated over all of them before any gradient. */
-  microBatchSize: positiveInt.default(8),
-  /** Learner batch lengths are rounded up to a multiple of this (fewer distinct graph shapes). */
-  padMultiple: positiveInt.default(64),
-  /** Compute the policy's mean token entropy on trained tokens (one extra forward pass with full logits). */
-  entropy: z.boolean().default(true),
+  /** The run config's optimizer defaults, in the trainer's names. */
+  optimizer: optimizerSchema(adamWOfRun(RunOptimizerSchema.parse({}))),
+  /** microBatchSize, padMultiple, minOkSamples and entropy: a run config's `learner` section, with its defaults. */
+  ...LearnerSettingsSchema.shape,
   sandbox: z.strictObject({ workers: positiveInt.default(2) }).prefault({}),
   /** Seeds task order, rollout sampling and nothing else: the same seed and config reproduce a run. */
   seed: SeedSchema.default(0),

@@ -12,7 +12,7 @@ import { generateTasks, readTasksJsonl } from '@fathom/tasks';
 import { readJsonObject, withOverrides } from '../json-file';
 import { pairedReaderDir } from '../policy.loader';
 import { readPromptStyle } from '../prompt-style.file';
-import { parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
+import { adamWOfRun, parseGrpoTrainConfig, type GrpoTrainConfig } from './config';
 import { TrainingError } from '../errors';
 
 /**
@@ -111,7 +111,7 @@ export function defaultRunFolder(file: string): string {
 export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise<GrpoTrainConfig> {
   const checkpoint = runCheckpointDir(run);
   const promptStyle = run.rollout.promptStyle ?? (await readPromptStyle(checkpoint)) ?? { ...DEFAULT_PROMPT_STYLE };
-  const { optimizer: o, rollout: r, learner: l } = run;
+  const { rollout: r, learner: l } = run;
   return parseGrpoTrainConfig({
     model: {
       checkpoint,
@@ -136,15 +136,7 @@ export async function grpoTrainConfigOfRun(run: RunConfig, out: string): Promise
     },
     grpo: run.grpo,
     reward: run.reward,
-    optimizer: {
-      lr: o.learningRate,
-      warmupSteps: o.warmupSteps,
-      minLr: o.minLearningRate ?? o.learningRate,
-      weightDecay: o.weightDecay,
-      maxGradNorm: o.maxGradNorm,
-      beta1: o.beta1,
-      beta2: o.beta2,
-    },
+    optimizer: adamWOfRun(run.optimizer),
     minOkSamples: l.minOkSamples,
     microBatchSize: l.microBatchSize,
     padMultiple: l.padMultiple,

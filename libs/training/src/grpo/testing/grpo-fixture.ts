@@ -67,6 +67,8 @@ export function tinyGrpoConfig(
     reward: { tokenBudget: { alpha: 20 } },
     optimizer: { lr: 1e-3 },
     checkpointEvery: 1,
+    microBatchSize: 8,
+    padMultiple: 64,
     sandbox: { workers: 1 },
     seed: 3,
     out: join(f.dir, out),
