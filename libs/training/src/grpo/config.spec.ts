@@ -1,6 +1,6 @@
 import { RunConfigSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
-import { adamWOfRun, parseGrpoTrainConfig } from './config';
+import { adamWOfRun, parseGrpoTrainConfig, parseRunFolderConfig } from './config';
 
 const minimal = { model: { checkpoint: 'ckpt' }, data: { tasks: 'tasks.jsonl' } };
 
@@ -39,5 +39,14 @@ describe('the resolved GRPO config', () => {
       maxInfraRetries,
       trainSubcalls,
     });
+  });
+
+  it("reads a run folder's config.json, an older one's episode.maxTurnTokens as maxTokensPerTurn", () => {
+    const current = { ...minimal, episode: { maxTurns: 3, maxTokensPerTurn: 48 } };
+    expect(parseRunFolderConfig(current)).toEqual(parseGrpoTrainConfig(current));
+    expect(parseRunFolderConfig({ ...minimal, episode: { maxTurns: 3, maxTurnTokens: 48 } })).toEqual(
+      parseGrpoTrainConfig(current),
+    );
+    expect(() => parseRunFolderConfig({ ...minimal, episode: { maxTurnz: 3 } })).toThrow(/maxTurnz/);
   });
 });

@@ -88,3 +88,16 @@ export function parseGrpoTrainConfig(input: unknown): GrpoTrainConfig {
   if (!parsed.success) throw new TrainingError('INVALID_CONFIG', z.prettifyError(parsed.error), { trainer: 'GRPO' });
   return parsed.data;
 }
+
+/**
+ * A run folder's `config.json` (what `runGrpo` wrote), validated: a folder written before the episode settings had
+ * one name holds `episode.maxTurnTokens`, read as today's `episode.maxTokensPerTurn`, so its steps can still be
+ * replayed.
+ */
+export function parseRunFolderConfig(input: unknown): GrpoTrainConfig {
+  const episode = (input as { episode?: unknown } | null)?.episode;
+  if (typeof episode !== 'object' || episode === null || !('maxTurnTokens' in episode))
+    return parseGrpoTrainConfig(input);
+  const { maxTurnTokens, ...rest } = episode as Record<string, unknown>;
+  return parseGrpoTrainConfig({ ...(input as object), episode: { ...rest, maxTokensPerTurn: maxTurnTokens } });
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadCheckpoint } from '@fathom/model';
 import { CheckpointStore } from '../checkpoint.store';
 import { MetricsLog } from '../metrics.log';
-import { parseGrpoTrainConfig } from './config';
+import { parseRunFolderConfig } from './config';
 import { TrainingError } from '../errors';
 import { createLearner, learnerOptions } from './grpo.trainer';
 import { applyUpdate, type UpdateMetrics } from './learner';
@@ -64,7 +64,7 @@ function pick(record: Record<string, unknown>): Record<string, unknown> {
  * replayed metrics next to the recorded ones.
  */
 export async function replayStep(runDir: string, step: number): Promise<ReplayResult> {
-  const config = parseGrpoTrainConfig(JSON.parse(await readFile(join(runDir, 'config.json'), 'utf8')));
+  const config = parseRunFolderConfig(JSON.parse(await readFile(join(runDir, 'config.json'), 'utf8')));
   const rollouts = new RolloutStore(runDir);
   const store = new CheckpointStore(runDir);
   const base = (await checkpointSteps(runDir)).filter((s) => s < step).sort((a, b) => b - a)[0];
