@@ -267,10 +267,10 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     expect(report.episode).toMatchObject({ maxTurns: 3, subcalls: { maxTurns: 1 } });
     const nowhere = join(dir, 'no-checkpoint');
     await expect(runEval('--checkpoint', nowhere, '--set', 'maxTurnz=3')).rejects.toThrow(
-      /^--set maxTurnz: unknown key "maxTurnz"; valid keys: .*maxTurns/,
+      /^override maxTurnz: unknown key "maxTurnz"; valid keys: .*maxTurns/,
     );
     await expect(runEval('--checkpoint', nowhere, '--set', 'sampling.topK=0.5')).rejects.toThrow(
-      '--set sampling.topK: expected an integer, got "0.5"',
+      'override sampling.topK: expected an integer, got "0.5"',
     );
     await expect(runEval('--checkpoint', nowhere, '--max-turns', '3', '--set', 'maxEpisodeTokens=0')).rejects.toThrow(
       /maxEpisodeTokens/,

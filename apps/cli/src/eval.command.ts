@@ -132,7 +132,7 @@ function episodeInput(flags: EvalFlags, promptStyle: PromptStyle): EpisodeConfig
       ...flags.set,
     ]);
   } catch (error) {
-    if (error instanceof ConfigOverrideError) throw new InvalidArgumentError(`--set ${error.message}`);
+    if (error instanceof ConfigOverrideError) throw new InvalidArgumentError(`override ${error.message}`);
     throw error;
   }
 }

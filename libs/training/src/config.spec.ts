@@ -23,7 +23,7 @@ describe('SFT config', () => {
     expect(config.rolloutPromptStyle).toEqual({ system: 'full', previewChars: 160 });
     await expect(loadSftConfig(file, ['steps=0'])).rejects.toThrow(/steps/);
     await expect(loadSftConfig(file, ['optimizer.learningRate=1'])).rejects.toThrow(
-      `${file}: --set optimizer.learningRate: unknown key "learningRate" in optimizer; valid keys: beta1, beta2, lr, ` +
+      `${file}: override optimizer.learningRate: unknown key "learningRate" in optimizer; valid keys: beta1, beta2, lr, ` +
         'maxGradNorm, minLr, warmupSteps, weightDecay',
     );
   });

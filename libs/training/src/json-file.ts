@@ -19,8 +19,9 @@ export async function readJsonObject(file: string, fail: (message: string) => Er
 }
 
 /**
- * A config file's JSON object with `key=value` overrides (`--set`) applied through `applySetOverrides` over `schema`,
- * for `schema` to parse: a refused override fails with `fail(message)` too, the message naming the file and the key.
+ * A config file's JSON object with `key=value` overrides (`--set`, and the flags that stand for one key) applied
+ * through `applySetOverrides` over `schema`, for `schema` to parse: a refused override fails with `fail(message)`
+ * too, the message naming the file and the key ("override <key>: …").
  */
 export function withOverrides(
   file: string,
@@ -32,7 +33,7 @@ export function withOverrides(
   try {
     return applySetOverrides(schema, raw, overrides);
   } catch (error) {
-    if (error instanceof ConfigOverrideError) throw fail(`${file}: --set ${error.message}`);
+    if (error instanceof ConfigOverrideError) throw fail(`${file}: override ${error.message}`);
     throw error;
   }
 }

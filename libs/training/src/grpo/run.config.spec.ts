@@ -169,10 +169,10 @@ describe('a run config file (fathom train --config)', () => {
     await expect(refused).rejects.toThrow(/default\.json[\s\S]*groupSize/);
     await expect(loadRunConfig(file, ['grpo.maxStaleness=-1'])).rejects.toThrow(/default\.json[\s\S]*maxStaleness/);
     await expect(loadRunConfig(file, ['rollout.maxTurnz=2'])).rejects.toThrow(
-      /default\.json: --set rollout\.maxTurnz: unknown key "maxTurnz" in rollout; valid keys: .*maxTurns/,
+      /default\.json: override rollout\.maxTurnz: unknown key "maxTurnz" in rollout; valid keys: .*maxTurns/,
     );
     await expect(loadRunConfig(file, ['steps=many'])).rejects.toThrow(
-      `${file}: --set steps: expected an integer, got "many"`,
+      `${file}: override steps: expected an integer, got "many"`,
     );
   });
 
