@@ -264,7 +264,7 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
       ...['--set', 'subcalls.maxTurns=1', '--out', out, '--no-progress'],
     );
     const report = JSON.parse(readFileSync(out, 'utf8')) as { episode: unknown };
-    expect(report.episode).toMatchObject({ maxTurns: 3, subcalls: { maxTurns: 1 } });
+    expect(report.episode).toMatchObject({ maxTurns: 3, maxTokensPerTurn: 512, subcalls: { maxTurns: 1 } });
     const nowhere = join(dir, 'no-checkpoint');
     await expect(runEval('--checkpoint', nowhere, '--set', 'maxTurnz=3')).rejects.toThrow(
       /^override maxTurnz: unknown key "maxTurnz"; valid keys: .*maxTurns/,
@@ -287,7 +287,7 @@ describe('fathom eval with a model on an OpenAI-compatible server', () => {
     );
     const report = JSON.parse(readFileSync(out, 'utf8')) as EndpointReport & { episode: { subcalls: unknown } };
     expect(report.checkpoint).toBe(checkpoint);
-    expect(report.episode.subcalls).toEqual({ readerWindowChars: 2000 });
+    expect(report.episode.subcalls).toMatchObject({ readerWindowChars: 2000, extractive: false });
     expect(report.endpoints).toEqual([
       expect.objectContaining({ role: 'subcalls', requests: server.requests.length, label: expect.any(String) }),
     ]);

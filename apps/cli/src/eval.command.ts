@@ -298,7 +298,8 @@ async function runEval(flags: EvalFlags): Promise<void> {
   const { policy, promptStyle, release } = root;
   const tasks = await loadTasks(flags);
   if (flags.record && tasks.length === 0) throw new Error('--record needs tasks to evaluate (--n is 0)');
-  const episode = episodeInput(flags, promptStyle);
+  // Resolved, so the report states every setting the episodes ran with, defaults included.
+  const episode = resolveEpisodeConfig(episodeInput(flags, promptStyle));
   const reader = await loadLeafReader({
     subcalls: flags.subcalls,
     checkpoint: flags.readerCheckpoint,
