@@ -14,7 +14,8 @@
 #   3. with `grpo`: GRPO of the reader, its leaf reads sampled as spans inside real episodes whose turns the frozen
 #      root writes (also sampled) (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the
 #      SFT one. On 2026-12-07 it measured no better (docs/RESULTS.md), so the shipped reader is step 1's.
-# Usage: bash scripts/train-default.sh [grpo]
+# Usage: bash scripts/train-default.sh [reader|root|grpo]   (no argument: steps 1 and 2; reader or root: that step
+#   alone, the other part of data/checkpoints/default kept; grpo: steps 1, 2 and 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -28,28 +29,43 @@ install_reader() {
   echo "train-default: $default/reader is now $1"
 }
 
-rm -rf out/reader
-"$fathom" sft --config configs/sft/reader.json
-install_reader out/reader/final
+part=${1:-all}
+case "$part" in
+  all | reader | root | grpo) ;;
+  *)
+    echo "usage: bash scripts/train-default.sh [reader|root|grpo]" >&2
+    exit 2
+    ;;
+esac
 
-bash experiments/checkpoint.sh sentence-grpo
-rm -rf out/root
-mkdir -p out/root
-question_only=robust=1,niah.read_mentions=0,extractive.read_mentions=0,tracking.read_mentions=0
-question_only+=,counting.whole_word=0,multi_hop.two_hops=0,multi_needle.read_per_item=0
-"$fathom" data generate --split train --n 1500 --seed 31 --max-tokens 32000 \
-  --mix niah=1,extractive=1,tracking=1.5,counting=1,multi_hop=1.5,multi_needle=1.5 --out out/root/tasks.jsonl
-"$fathom" sft-data --tasks out/root/tasks.jsonl --out out/root/teacher.jsonl --seed 31 --mix "$question_only"
-"$fathom" sft --config configs/sft/root.json
-"$fathom" data generate --split train --n 1000 --seed 32 --max-tokens 32000 \
-  --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=3,multi_needle=1 --out out/root/tasks-hops.jsonl
-"$fathom" sft-data --tasks out/root/tasks-hops.jsonl --out out/root/teacher-hops.jsonl --seed 32 --mix "$question_only"
-"$fathom" sft --config configs/sft/root-hops.json
-find "$default" -maxdepth 1 -type f -delete
-cp out/root/hops/final/* "$default/"
-echo "train-default: the root of $default is now out/root/hops/final"
+train_reader() {
+  rm -rf out/reader
+  "$fathom" sft --config configs/sft/reader.json
+  install_reader out/reader/final
+}
 
-if [ "${1:-}" = grpo ]; then
+train_root() {
+  bash experiments/checkpoint.sh sentence-grpo
+  rm -rf out/root
+  mkdir -p out/root
+  local question_only=robust=1,niah.read_mentions=0,extractive.read_mentions=0,tracking.read_mentions=0
+  question_only+=,counting.whole_word=0,multi_hop.two_hops=0,multi_needle.read_per_item=0
+  "$fathom" data generate --split train --n 1500 --seed 31 --max-tokens 32000 \
+    --mix niah=1,extractive=1,tracking=1.5,counting=1,multi_hop=1.5,multi_needle=1.5 --out out/root/tasks.jsonl
+  "$fathom" sft-data --tasks out/root/tasks.jsonl --out out/root/teacher.jsonl --seed 31 --mix "$question_only"
+  "$fathom" sft --config configs/sft/root.json
+  "$fathom" data generate --split train --n 1000 --seed 32 --max-tokens 32000 \
+    --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=3,multi_needle=1 --out out/root/tasks-hops.jsonl
+  "$fathom" sft-data --tasks out/root/tasks-hops.jsonl --out out/root/teacher-hops.jsonl --seed 32 --mix "$question_only"
+  "$fathom" sft --config configs/sft/root-hops.json
+  find "$default" -maxdepth 1 -type f -delete
+  cp out/root/hops/final/* "$default/"
+  echo "train-default: the root of $default is now out/root/hops/final"
+}
+
+[ "$part" = root ] || train_reader
+[ "$part" = reader ] || train_root
+if [ "$part" = grpo ]; then
   rm -rf out/reader-grpo
   mkdir -p out/grpo
   "$fathom" data generate --split train --n 400 --seed 5 --min-tokens 4096 --max-tokens 32768 \
