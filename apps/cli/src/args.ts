@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from 'commander';
+import { EpisodeSettingsSchema } from '@fathom/contracts';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** A commander parser of a finite number option; the error names the option and the value. */
 export function number(name: string): (value: string) => number {
@@ -62,4 +63,30 @@ export function flagOverrides(flags: object, paths: Readonly<Record<string, stri
   return Object.entries(paths).flatMap(([flag, path]) =>
     given[flag] === undefined ? [] : [`${path}=${String(given[flag])}`],
   );
+}
+
+/** The episode settings' defaults, from their one schema: what the episode flags' help names. */
+const EPISODE_DEFAULTS = EpisodeSettingsSchema.parse({});
+
+/**
+ * `command` with the episode-limit flags of `fathom eval` and `fathom ask`: `--max-turns`, `--max-turn-tokens` and
+ * `--max-episode-tokens` (flags `maxTurns`, `maxTurnTokens`, `maxEpisodeTokens`; unset: the schema's default).
+ */
+export function withEpisodeLimits(command: Command): Command {
+  return command
+    .option(
+      '--max-turns <n>',
+      `model turns per episode (default ${EPISODE_DEFAULTS.maxTurns})`,
+      integer('--max-turns', 1),
+    )
+    .option(
+      '--max-turn-tokens <n>',
+      `new tokens one turn may sample (default ${EPISODE_DEFAULTS.maxTokensPerTurn})`,
+      integer('--max-turn-tokens', 1),
+    )
+    .option(
+      '--max-episode-tokens <n>',
+      `tokens of the whole episode (default ${EPISODE_DEFAULTS.maxEpisodeTokens})`,
+      integer('--max-episode-tokens', 1),
+    );
 }

@@ -4,7 +4,7 @@ import type { EpisodeTrajectory, RecursionTreeNode } from '@fathom/contracts';
 import { EpisodeRunner, openAiLabel, type OpenAiEndpoint } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
-import { integer } from './args';
+import { integer, withEpisodeLimits } from './args';
 import { formatUsage, loadLeafReader, loadRootPolicy, openAiSpec, subcallsInput } from './policy-source';
 
 interface AskFlags {
@@ -99,7 +99,7 @@ async function ask(question: string, flags: AskFlags): Promise<void> {
 }
 
 export function askCommand(): Command {
-  return new Command('ask')
+  const command = new Command('ask')
     .description(
       'answer a question about a text file with a trained RLM (--checkpoint) or a model on an OpenAI-compatible ' +
         'server (--policy): the file is ctx, the policy writes code',
@@ -129,14 +129,8 @@ export function askCommand(): Command {
     )
     .requiredOption('--file <path>', 'the document (UTF-8 text), bound to ctx in the REPL')
     .addOption(new Option('--mode <mode>', 'decoding').choices(['greedy', 'sampled']).default('greedy'))
-    .option('--seed <n>', 'sampling seed', integer('--seed', 0), 0)
-    .option('--max-turns <n>', 'model turns (default 6)', integer('--max-turns', 1))
-    .option('--max-turn-tokens <n>', 'tokens one turn may sample (default 512)', integer('--max-turn-tokens', 1))
-    .option(
-      '--max-episode-tokens <n>',
-      'tokens of the whole episode (default 4096)',
-      integer('--max-episode-tokens', 1),
-    )
+    .option('--seed <n>', 'sampling seed', integer('--seed', 0), 0);
+  return withEpisodeLimits(command)
     .option('--trace', 'print every turn, its output and the recursion tree', false)
     .option('--no-progress', 'do not print the progress line')
     .action((question: string, flags: AskFlags) => ask(question, flags));

@@ -42,7 +42,7 @@ import {
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
-import { collect, flagOverrides, integer, number, share } from './args';
+import { collect, flagOverrides, integer, number, share, withEpisodeLimits } from './args';
 import {
   formatUsage,
   loadLeafReader,
@@ -380,7 +380,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
 }
 
 export function evalCommand(): Command {
-  return new Command('eval')
+  const command = new Command('eval')
     .description(
       'Evaluate a policy (a checkpoint, or a model on an OpenAI-compatible server) against its baselines on the ' +
         'same tasks: accuracy per task type, context length and seen/unseen phrasing; llm() calls, recursion depth ' +
@@ -474,14 +474,8 @@ export function evalCommand(): Command {
         'full',
         'compact',
       ]),
-    )
-    .option('--max-turns <n>', 'model turns per episode (default 6)', integer('--max-turns', 1))
-    .option('--max-turn-tokens <n>', 'new tokens per turn (default 512)', integer('--max-turn-tokens', 1))
-    .option(
-      '--max-episode-tokens <n>',
-      'tokens of the whole episode (default 4096)',
-      integer('--max-episode-tokens', 1),
-    )
+    );
+  return withEpisodeLimits(command)
     .option(
       '--set <key=value>',
       'override any episode setting by its dotted path (libs/rlm EpisodeConfig), e.g. subcalls.maxTurns=2 ' +
