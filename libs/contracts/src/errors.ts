@@ -27,3 +27,33 @@ export abstract class FathomError<Code extends Uppercase<string>> extends Error 
     super(message, options);
   }
 }
+
+/**
+ * How a module words one of its codes: a summary, and then the message is `summary: detail`; or, for a message of
+ * another form, a function that words the whole message from the detail.
+ */
+export type ErrorWording = string | ((detail: string) => string);
+
+/**
+ * A module's error class from its name and its wording table, the one place that turns a code into a message:
+ * `class ModelError extends errorClass<ModelErrorCode>('ModelError', { INVALID_CONFIG: 'invalid model config', … }) {}`.
+ * The table is a `Record<Code, …>`, so it is exhaustive by type as the switch it replaces was: a code added to the
+ * union without a wording does not compile. The class is constructed as `new ModelError(code, detail, context?,
+ * options?)`, its `name` is `name`, and `messageOf(code, detail)` gives the message it would carry.
+ */
+export function errorClass<Code extends Uppercase<string>>(
+  name: string,
+  wordings: Readonly<Record<Code, ErrorWording>>,
+) {
+  function messageOf(code: Code, detail: string): string {
+    const wording: ErrorWording = wordings[code];
+    return typeof wording === 'string' ? `${wording}: ${detail}` : wording(detail);
+  }
+  return class extends FathomError<Code> {
+    override readonly name = name;
+    static readonly messageOf = messageOf;
+    constructor(code: Code, detail: string, context?: ErrorContext, options?: ErrorOptions) {
+      super(code, messageOf(code, detail), context, options);
+    }
+  };
+}
