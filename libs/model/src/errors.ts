@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Every failure this library raises carries one of these codes; `ModelError` is the only error type it throws. */
 export type ModelErrorCode =
@@ -17,30 +17,13 @@ export type ModelErrorCode =
   /** A LoRA adapter config or tensor that does not fit the base model. */
   | 'INVALID_ADAPTER';
 
-/** The one place that words a code: the summary the message starts with. */
-function summaryOf(code: ModelErrorCode): string {
-  switch (code) {
-    case 'INVALID_CONFIG':
-      return 'invalid model config';
-    case 'UNKNOWN_ARCHITECTURE':
-      return 'unknown architecture';
-    case 'INVALID_TENSOR':
-      return 'invalid tensor';
-    case 'INVALID_SAFETENSORS':
-      return 'invalid safetensors file';
-    case 'INVALID_TOKENIZER':
-      return 'invalid tokenizer';
-    case 'INVALID_ARGUMENT':
-      return 'invalid argument';
-    case 'INVALID_ADAPTER':
-      return 'invalid LoRA adapter';
-  }
-}
-
 /** The one error type of `@fathom/model`; the message starts with the code's summary and names the culprit. */
-export class ModelError extends FathomError<ModelErrorCode> {
-  override readonly name = 'ModelError';
-  constructor(code: ModelErrorCode, detail: string) {
-    super(code, `${summaryOf(code)}: ${detail}`);
-  }
-}
+export class ModelError extends errorClass<ModelErrorCode>('ModelError', {
+  INVALID_CONFIG: 'invalid model config',
+  UNKNOWN_ARCHITECTURE: 'unknown architecture',
+  INVALID_TENSOR: 'invalid tensor',
+  INVALID_SAFETENSORS: 'invalid safetensors file',
+  INVALID_TOKENIZER: 'invalid tokenizer',
+  INVALID_ARGUMENT: 'invalid argument',
+  INVALID_ADAPTER: 'invalid LoRA adapter',
+}) {}

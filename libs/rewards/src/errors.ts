@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Error taxonomy of `libs/rewards`: every error this library throws is a `RewardError` with one of these codes. */
 export type RewardErrorCode =
@@ -11,23 +11,14 @@ export type RewardErrorCode =
   /** A component registered under a name that is not snake_case or is taken, or that scored outside [0, 1]. */
   | 'INVALID_COMPONENT';
 
-/** The one place that turns a code into a message. */
-export function rewardErrorMessage(code: RewardErrorCode, detail: string): string {
-  switch (code) {
-    case 'INVALID_CONFIG':
-      return `invalid reward config: ${detail}`;
-    case 'INVALID_TRAJECTORY':
-      return `invalid trajectory for reward: ${detail}`;
-    case 'EMPTY_GROUP':
-      return `cannot score an empty group: ${detail}`;
-    case 'INVALID_COMPONENT':
-      return `invalid reward component ${detail}`;
-  }
-}
+/** The one error type of `libs/rewards`; its table is the one place that turns a code into a message. */
+export class RewardError extends errorClass<RewardErrorCode>('RewardError', {
+  INVALID_CONFIG: 'invalid reward config',
+  INVALID_TRAJECTORY: 'invalid trajectory for reward',
+  EMPTY_GROUP: 'cannot score an empty group',
+  /** The detail starts with the component's quoted name: `invalid reward component "x": …`. */
+  INVALID_COMPONENT: (detail) => `invalid reward component ${detail}`,
+}) {}
 
-export class RewardError extends FathomError<RewardErrorCode> {
-  override readonly name = 'RewardError';
-  constructor(code: RewardErrorCode, detail: string) {
-    super(code, rewardErrorMessage(code, detail));
-  }
-}
+/** The message a RewardError with this code and detail carries. */
+export const rewardErrorMessage = RewardError.messageOf;

@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Error taxonomy of libs/tasks: one code set, one class, one place that turns a code into a message prefix. */
 export type TasksErrorCode =
@@ -9,20 +9,8 @@ export type TasksErrorCode =
   /** A dataset line failed to parse or to match the task schema. */
   | 'INVALID_TASK_LINE';
 
-function describe(code: TasksErrorCode): string {
-  switch (code) {
-    case 'INVALID_OPTIONS':
-      return 'invalid generation options';
-    case 'FILE_ACCESS':
-      return 'dataset file error';
-    case 'INVALID_TASK_LINE':
-      return 'invalid task line';
-  }
-}
-
-export class TasksError extends FathomError<TasksErrorCode> {
-  override readonly name = 'TasksError';
-  constructor(code: TasksErrorCode, detail: string) {
-    super(code, `${describe(code)}: ${detail}`);
-  }
-}
+export class TasksError extends errorClass<TasksErrorCode>('TasksError', {
+  INVALID_OPTIONS: 'invalid generation options',
+  FILE_ACCESS: 'dataset file error',
+  INVALID_TASK_LINE: 'invalid task line',
+}) {}

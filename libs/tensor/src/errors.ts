@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Every failure this library raises carries one of these codes; `TensorError` is the only error type thrown. */
 export type TensorErrorCode =
@@ -19,32 +19,14 @@ export type TensorErrorCode =
   /** Optimizer state that does not match the parameters it is loaded into. */
   | 'INVALID_STATE';
 
-/** The one place that words a code: a readable summary the message starts with. */
-function summaryOf(code: TensorErrorCode): string {
-  switch (code) {
-    case 'SHAPE_MISMATCH':
-      return 'shape mismatch';
-    case 'DTYPE_MISMATCH':
-      return 'dtype mismatch';
-    case 'NO_GRADIENT_RULE':
-      return 'no gradient rule';
-    case 'NOT_DIFFERENTIABLE':
-      return 'not differentiable';
-    case 'INVALID_GRAPH':
-      return 'invalid graph';
-    case 'INVALID_FEED':
-      return 'invalid feed';
-    case 'RUNTIME_FAILURE':
-      return 'onnxruntime failure';
-    case 'INVALID_STATE':
-      return 'invalid optimizer state';
-  }
-}
-
 /** The one error type of `@fathom/tensor`; the message starts with a readable summary of the code. */
-export class TensorError extends FathomError<TensorErrorCode> {
-  override readonly name = 'TensorError';
-  constructor(code: TensorErrorCode, detail: string, options?: { cause?: unknown }) {
-    super(code, `${summaryOf(code)}: ${detail}`, {}, options);
-  }
-}
+export class TensorError extends errorClass<TensorErrorCode>('TensorError', {
+  SHAPE_MISMATCH: 'shape mismatch',
+  DTYPE_MISMATCH: 'dtype mismatch',
+  NO_GRADIENT_RULE: 'no gradient rule',
+  NOT_DIFFERENTIABLE: 'not differentiable',
+  INVALID_GRAPH: 'invalid graph',
+  INVALID_FEED: 'invalid feed',
+  RUNTIME_FAILURE: 'onnxruntime failure',
+  INVALID_STATE: 'invalid optimizer state',
+}) {}

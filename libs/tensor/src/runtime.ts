@@ -156,9 +156,12 @@ export class CompiledGraph<K extends string = string> {
     try {
       raw = await (await cached.session).run(tensors);
     } catch (cause) {
-      throw new TensorError('RUNTIME_FAILURE', `running '${this.graph.name}' [${key}]: ${String(cause)}`, {
-        cause,
-      });
+      throw new TensorError(
+        'RUNTIME_FAILURE',
+        `running '${this.graph.name}' [${key}]: ${String(cause)}`,
+        {},
+        { cause },
+      );
     }
     const result = {} as Record<K, HostTensor>;
     for (const k of Object.keys(this.outputs) as K[]) {
@@ -189,9 +192,12 @@ export class CompiledGraph<K extends string = string> {
     const model = this.serialize(this.runtime.config.specializeShapes ? bindings : undefined);
     const session = ort.InferenceSession.create(model.bytes, this.runtime.sessionOptions()).catch((cause: unknown) => {
       this.sessions.delete(key);
-      throw new TensorError('RUNTIME_FAILURE', `compiling '${this.graph.name}' [${key}]: ${String(cause)}`, {
-        cause,
-      });
+      throw new TensorError(
+        'RUNTIME_FAILURE',
+        `compiling '${this.graph.name}' [${key}]: ${String(cause)}`,
+        {},
+        { cause },
+      );
     });
     const entry = { session, outputNames: model.outputNames };
     this.sessions.set(key, entry);

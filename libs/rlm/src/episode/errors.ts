@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Misuse of the episode loop by its caller. What the policy or the sandbox does is a rollout status, never one of these. */
 export type RolloutErrorCode =
@@ -11,24 +11,10 @@ export type RolloutErrorCode =
   /** Bad arguments (group size, empty task list). */
   | 'INVALID_ARGUMENT';
 
-/** The one place that words a code: the summary the message starts with. */
-function summaryOf(code: RolloutErrorCode): string {
-  switch (code) {
-    case 'INVALID_CONFIG':
-      return 'invalid episode config';
-    case 'INVALID_TOKENIZER':
-      return 'invalid policy tokenizer';
-    case 'NOT_SCORABLE':
-      return 'trajectory is not scorable';
-    case 'INVALID_ARGUMENT':
-      return 'invalid argument';
-  }
-}
-
 /** The one error type the episode loop and the evaluation throw; the message starts with the code's summary. */
-export class RolloutError extends FathomError<RolloutErrorCode> {
-  override readonly name = 'RolloutError';
-  constructor(code: RolloutErrorCode, detail: string) {
-    super(code, `${summaryOf(code)}: ${detail}`);
-  }
-}
+export class RolloutError extends errorClass<RolloutErrorCode>('RolloutError', {
+  INVALID_CONFIG: 'invalid episode config',
+  INVALID_TOKENIZER: 'invalid policy tokenizer',
+  NOT_SCORABLE: 'trajectory is not scorable',
+  INVALID_ARGUMENT: 'invalid argument',
+}) {}

@@ -1,4 +1,4 @@
-import { FathomError } from '@fathom/contracts';
+import { errorClass } from '@fathom/contracts';
 
 /** Error taxonomy of the SFT teacher: a code per failure and one place that words it. */
 export type TeacherErrorCode =
@@ -13,24 +13,10 @@ export type TeacherErrorCode =
   /** A repair turn's broken cell ran without failing, or failed only after it read or answered. */
   | 'REPAIR_DID_NOT_FAIL';
 
-function describe(code: TeacherErrorCode, detail: string): string {
-  switch (code) {
-    case 'INVALID_MIX':
-      return `invalid teacher mix: ${detail}`;
-    case 'TASK_MISMATCH':
-      return `SFT example does not belong to this task: ${detail}`;
-    case 'RUNAWAY_STRATEGY':
-      return `teacher strategy did not answer within its turn limit: ${detail}`;
-    case 'OVERSIZED_SUBCALL':
-      return `teacher llm() call refused: ${detail}`;
-    case 'REPAIR_DID_NOT_FAIL':
-      return `repair turn did not fail as planned: ${detail}`;
-  }
-}
-
-export class TeacherError extends FathomError<TeacherErrorCode> {
-  override readonly name = 'TeacherError';
-  constructor(code: TeacherErrorCode, detail: string) {
-    super(code, describe(code, detail));
-  }
-}
+export class TeacherError extends errorClass<TeacherErrorCode>('TeacherError', {
+  INVALID_MIX: 'invalid teacher mix',
+  TASK_MISMATCH: 'SFT example does not belong to this task',
+  RUNAWAY_STRATEGY: 'teacher strategy did not answer within its turn limit',
+  OVERSIZED_SUBCALL: 'teacher llm() call refused',
+  REPAIR_DID_NOT_FAIL: 'repair turn did not fail as planned',
+}) {}
