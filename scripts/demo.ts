@@ -115,7 +115,7 @@ function demoRun(): RunConfigInput {
     batchSize: 2,
     checkpointEvery: 2,
     grpo: { groupSize: 4 },
-    optimizer: { learningRate: 1e-4 },
+    optimizer: { lr: 1e-4 },
     rollout: { maxTurns: 4, maxTokensPerTurn: 512, maxEpisodeTokens: 2048 },
   };
 }

@@ -77,7 +77,7 @@ async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
         ...base,
         data: { trainSize: 16, minContextTokens: 4096, maxContextTokens: 16_384 },
         grpo: { groupSize: 4 },
-        optimizer: { learningRate: 1e-4 },
+        optimizer: { lr: 1e-4 },
         rollout: { maxTurns: 4, maxTokensPerTurn: 256, maxEpisodeTokens: 1536 },
       },
     };
@@ -91,7 +91,7 @@ async function runConfig(): Promise<{ model: string; run: RunConfigInput }> {
       data: { trainFile: f.tasks, trainSize: 8 },
       grpo: { groupSize: 4 },
       reward: { tokenBudget: { alpha: 20 } },
-      optimizer: { learningRate: 1e-3 },
+      optimizer: { lr: 1e-3 },
       rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 500, promptStyle: TEST_STYLE },
     },
   };

@@ -144,7 +144,7 @@ const runConfig = (name: string, batchSize = B): RunConfigInput => ({
   batchSize,
   checkpointEvery: 1,
   grpo: { groupSize: G, beta: 0.04 },
-  optimizer: { learningRate: 1e-3 },
+  optimizer: { lr: 1e-3 },
   rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
 });
 

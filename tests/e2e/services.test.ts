@@ -94,7 +94,7 @@ function runConfig(name: string): RunConfigInput {
     checkpointEvery: 1,
     grpo: { groupSize: 4, beta: 0.04 },
     reward: { tokenBudget: { alpha: 20 } },
-    optimizer: { learningRate: 1e-3 },
+    optimizer: { lr: 1e-3 },
     rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
   };
 }

@@ -68,7 +68,7 @@ const runConfig = (): RunConfigInput => ({
   batchSize: 2,
   checkpointEvery: 1,
   grpo: { groupSize: 4 },
-  optimizer: { learningRate: 1e-3 },
+  optimizer: { lr: 1e-3 },
   rollout: { maxTurns: 3, maxTokensPerTurn: 48, maxEpisodeTokens: 700, promptStyle: TEST_STYLE, maxInfraRetries: 0 },
 });
 

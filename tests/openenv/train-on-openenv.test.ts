@@ -37,7 +37,7 @@ async function trainTwoSteps(config: { name: string; seed: number; reward?: { so
     batchSize: 2,
     checkpointEvery: 2,
     grpo: { groupSize: 4 },
-    optimizer: { learningRate: 1e-4 },
+    optimizer: { lr: 1e-4 },
     rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
   });
   const sandbox = new OpenEnvSandbox(env.url);

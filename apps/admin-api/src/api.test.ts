@@ -142,6 +142,8 @@ describe('POST /runs', () => {
     ['no name', {}, ['body', 'name']],
     ['an unknown top-level key', { name: 'x', learningRate: 1 }, ['body']],
     ['an unknown nested key', { name: 'x', rollout: { G: 8 } }, ['body', 'rollout']],
+    ["the optimizer's old name for lr", { name: 'x', optimizer: { learningRate: 1e-4 } }, ['body', 'optimizer']],
+    ['a minLr above lr', { name: 'x', optimizer: { lr: 1e-4, minLr: 1e-3 } }, ['body', 'optimizer', 'minLr']],
     ['a wrong type', { name: 'x', steps: 'ten' }, ['body', 'steps']],
     ['a negative batch size', { name: 'x', batchSize: -1 }, ['body', 'batchSize']],
     [

@@ -20,7 +20,7 @@ const TRAIN_FLAG_PATHS = {
   batchSize: 'batchSize',
   groupSize: 'grpo.groupSize',
   maxStaleness: 'grpo.maxStaleness',
-  lr: 'optimizer.learningRate',
+  lr: 'optimizer.lr',
   seed: 'seed',
   checkpoint: 'model.checkpoint',
   tasks: 'data.trainFile',

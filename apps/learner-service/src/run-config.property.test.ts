@@ -68,8 +68,8 @@ const rawRunConfig = fc.record({
     maxStaleness: maybe(count),
   }),
   optimizer: fc.record({
-    learningRate: maybe(fraction),
-    minLearningRate: maybe(fraction),
+    lr: maybe(fraction),
+    minLr: maybe(fraction),
     warmupSteps: maybe(count),
     weightDecay: maybe(fraction),
     maxGradNorm: maybe(fraction),

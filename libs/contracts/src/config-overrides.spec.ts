@@ -112,16 +112,13 @@ describe('applySetOverrides', () => {
 
   describe('on the run config', () => {
     it('keeps every default the overrides do not touch', () => {
-      const raw = applySetOverrides(RunConfigSchema, { name: 'r' }, [
-        'rollout.maxTurns=8',
-        'optimizer.learningRate=3e-4',
-      ]);
+      const raw = applySetOverrides(RunConfigSchema, { name: 'r' }, ['rollout.maxTurns=8', 'optimizer.lr=3e-4']);
       const config = RunConfigSchema.parse(raw);
       const defaults = RunConfigSchema.parse({ name: 'r' });
       expect(config).toEqual({
         ...defaults,
         rollout: { ...defaults.rollout, maxTurns: 8 },
-        optimizer: { ...defaults.optimizer, learningRate: 3e-4 },
+        optimizer: { ...defaults.optimizer, lr: 3e-4 },
       });
     });
 
@@ -131,9 +128,9 @@ describe('applySetOverrides', () => {
     });
 
     it('names the valid keys of a section', () => {
-      expect(errorOf(() => applySetOverrides(RunConfigSchema, {}, ['optimizer.lr=1e-4'])).message).toBe(
-        'optimizer.lr: unknown key "lr" in optimizer; valid keys: beta1, beta2, learningRate, maxGradNorm, ' +
-          'minLearningRate, warmupSteps, weightDecay',
+      expect(errorOf(() => applySetOverrides(RunConfigSchema, {}, ['optimizer.learningRate=1e-4'])).message).toBe(
+        'optimizer.learningRate: unknown key "learningRate" in optimizer; valid keys: beta1, beta2, lr, ' +
+          'maxGradNorm, minLr, warmupSteps, weightDecay',
       );
     });
   });

@@ -102,7 +102,7 @@ function setAt(raw: Record<string, unknown>, path: readonly string[], value: unk
 
 /**
  * Applies `--set key=value` overrides to a raw config object (a config file's JSON, before validation): each key is
- * a dotted path into `schema` (`rollout.maxTurns`, `optimizer.learningRate`), checked against it, and each value is
+ * a dotted path into `schema` (`rollout.maxTurns`, `optimizer.lr`), checked against it, and each value is
  * read as the leaf's type. Later overrides of the same key win. Returns a new object (`raw` is not changed), which
  * the caller parses with `schema` as usual, so defaults, ranges and cross-field rules apply to overridden values like
  * file values.

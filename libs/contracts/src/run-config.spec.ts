@@ -83,8 +83,8 @@ describe('RunConfigSchema', () => {
     expect(hot.error?.issues[0].message).toMatch(/temperature 1/);
     const few = RunConfigSchema.safeParse({ name: 'x', grpo: { groupSize: 4 }, learner: { minOkSamples: 5 } });
     expect(few.error?.issues[0]).toMatchObject({ path: ['learner', 'minOkSamples'] });
-    const lr = RunConfigSchema.safeParse({ name: 'x', optimizer: { learningRate: 1e-4, minLearningRate: 1e-3 } });
-    expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLearningRate']);
+    const lr = RunConfigSchema.safeParse({ name: 'x', optimizer: { lr: 1e-4, minLr: 1e-3 } });
+    expect(lr.error?.issues[0].path).toEqual(['optimizer', 'minLr']);
   });
 
   it('accepts extractive reads with training on sub-call tokens (the learner scores them under the constraint)', () => {

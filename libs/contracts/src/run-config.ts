@@ -75,28 +75,55 @@ export const EpisodeSettingsSchema = z.strictObject({
   trainSubcalls: z.boolean().default(false),
 });
 
+/** Defaults of an `optimizer` section: the run config (GRPO), the SFT and the reader SFT configs differ only in these. */
+export interface OptimizerDefaults {
+  lr: number;
+  warmupSteps: number;
+  /** Absent: the learning rate stays at `lr` after warm-up. */
+  minLr?: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  beta1: number;
+  beta2: number;
+}
+
 /**
- * A run's AdamW settings (`optimizer`): `fathom train` and the learner-service resolve them into the GRPO trainer's
- * `optimizer` (`lr`, `minLr`), whose defaults are these.
+ * The one `optimizer` section (AdamW, libs/training `createAdamW`) of every training config: the run config (POST
+ * /runs, `fathom train`, the GRPO trainer) and the SFT configs take it with their own `defaults`, which absent keys
+ * take.
  */
-export const RunOptimizerSchema = z
-  .strictObject({
-    /** Peak learning rate (AdamW). */
-    learningRate: z.number().positive().max(1).default(1e-5),
-    /** Linear warm-up steps, then cosine decay to minLearningRate at the last step. */
-    warmupSteps: z.number().int().min(0).max(RUN_LIMITS.maxSteps).default(0),
-    /** Learning rate at the last step; absent: constant after warm-up (= learningRate). */
-    minLearningRate: z.number().min(0).optional(),
-    weightDecay: z.number().min(0).default(0),
-    /** Global gradient-norm clip. */
-    maxGradNorm: z.number().positive().default(0.5),
-    beta1: z.number().min(0).lt(1).default(0.9),
-    beta2: z.number().min(0).lt(1).default(0.99),
-  })
-  .refine((o) => o.minLearningRate === undefined || o.minLearningRate <= o.learningRate, {
-    message: 'minLearningRate must not exceed learningRate',
-    path: ['minLearningRate'],
-  });
+export function optimizerSchema(defaults: OptimizerDefaults) {
+  const minLr = z.number().min(0).optional();
+  return z
+    .strictObject({
+      /** Peak learning rate. */
+      lr: z.number().positive().max(1).default(defaults.lr),
+      /** Linear warm-up from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
+      warmupSteps: z.number().int().min(0).max(RUN_LIMITS.maxSteps).default(defaults.warmupSteps),
+      /** Learning rate at the last step; absent: constant after warm-up (= `lr`). */
+      minLr: defaults.minLr === undefined ? minLr : minLr.default(defaults.minLr),
+      /** Decoupled weight decay (AdamW) on matrices; norms and biases never decay. */
+      weightDecay: z.number().min(0).default(defaults.weightDecay),
+      /** Global gradient-norm clip. */
+      maxGradNorm: z.number().positive().default(defaults.maxGradNorm),
+      beta1: z.number().min(0).lt(1).default(defaults.beta1),
+      beta2: z.number().min(0).lt(1).default(defaults.beta2),
+    })
+    .refine((o) => o.minLr === undefined || o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] })
+    .prefault({});
+}
+
+export type OptimizerSettings = z.output<ReturnType<typeof optimizerSchema>>;
+
+/** A run's AdamW settings (`optimizer`), what the GRPO trainer runs with; by default constant after warm-up. */
+export const RunOptimizerSchema = optimizerSchema({
+  lr: 1e-5,
+  warmupSteps: 0,
+  weightDecay: 0,
+  maxGradNorm: 0.5,
+  beta1: 0.9,
+  beta2: 0.99,
+});
 
 /** How the learner batches a step (`learner`): the one declaration of these settings and their defaults. */
 export const LearnerSettingsSchema = z.strictObject({
@@ -179,7 +206,7 @@ export const RunConfigSchema = z
       }),
     grpo: GrpoConfigSchema.prefault({}),
     reward: RewardConfigSchema.prefault({}),
-    optimizer: RunOptimizerSchema.prefault({}),
+    optimizer: RunOptimizerSchema,
     rollout: z
       .strictObject({
         ...EpisodeSettingsSchema.shape,

@@ -1,41 +1,16 @@
-import { DEFAULT_PROMPT_STYLE, ExportDtypeSchema, PromptStyleSchema, SeedSchema } from '@fathom/contracts';
+import {
+  DEFAULT_PROMPT_STYLE,
+  ExportDtypeSchema,
+  optimizerSchema,
+  PromptStyleSchema,
+  SeedSchema,
+} from '@fathom/contracts';
 import { z } from 'zod';
 import { TrainingError } from './errors';
 import { readJsonObject, withOverrides } from './json-file';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
-
-/** Defaults of an `optimizer` section; SFT and GRPO differ only in these. */
-export interface OptimizerDefaults {
-  lr: number;
-  warmupSteps: number;
-  minLr: number;
-  weightDecay: number;
-  maxGradNorm: number;
-  beta1: number;
-  beta2: number;
-}
-
-/** The `optimizer` section of a training config (AdamW, see `createAdamW`); absent keys take `defaults`. */
-export function optimizerSchema(defaults: OptimizerDefaults) {
-  return z
-    .strictObject({
-      /** Peak learning rate. */
-      lr: z.number().positive().max(1).default(defaults.lr),
-      /** Linear warmup from 0 to `lr` over this many steps, then cosine decay to `minLr` at the last step. */
-      warmupSteps: z.number().int().nonnegative().default(defaults.warmupSteps),
-      minLr: z.number().nonnegative().default(defaults.minLr),
-      /** Decoupled weight decay (AdamW) on matrices; norms and biases never decay. */
-      weightDecay: z.number().nonnegative().default(defaults.weightDecay),
-      /** Global gradient-norm clip. */
-      maxGradNorm: z.number().positive().default(defaults.maxGradNorm),
-      beta1: z.number().min(0).lt(1).default(defaults.beta1),
-      beta2: z.number().min(0).lt(1).default(defaults.beta2),
-    })
-    .prefault({})
-    .refine((o) => o.minLr <= o.lr, { message: 'minLr must not exceed lr', path: ['minLr'] });
-}
 
 /** Teacher examples (`fathom sft-data`, `SftExampleSchema`) joined on `task_id` with the tasks they were written for. */
 const TeacherDataSchema = z.strictObject({

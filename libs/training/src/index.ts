@@ -32,7 +32,7 @@ export {
   type TokenizedExample,
   type TokenizeReport,
 } from './dataset';
-export { createAdamW, type OptimizerConfig } from './optimizer';
+export { createAdamW } from './optimizer';
 export { evaluateLoss, type EvalLoss } from './evaluate';
 export { MetricsLog, type MetricsRecord } from './metrics.log';
 export { CheckpointStore, TrainingStateSchema, type TrainingCheckpoint, type TrainingState } from './checkpoint.store';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { deriveSeed, ExportDtypeSchema, Rng, SeedSchema, type Split } from '@fathom/contracts';
+import { deriveSeed, ExportDtypeSchema, optimizerSchema, Rng, SeedSchema, type Split } from '@fathom/contracts';
 import {
   chooseSpan,
   createDefaultModel,
@@ -19,7 +19,6 @@ import { isCorrect } from '@fathom/rewards';
 import { encodeReadInput, goldSpan, spanReadInput, spanText, type ReadInput } from '@fathom/rlm';
 import { generateReaderExamples, type ReaderExample } from '@fathom/tasks';
 import { z } from 'zod';
-import { optimizerSchema } from './config';
 import { TrainingError } from './errors';
 import { readJsonObject, withOverrides } from './json-file';
 import { MetricsLog } from './metrics.log';

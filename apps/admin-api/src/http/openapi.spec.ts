@@ -50,7 +50,17 @@ describe('the admin API document', () => {
     });
     const run = doc.components.schemas.Run as { properties: Record<string, Json> };
     expect(run.properties.config).toEqual({ $ref: '#/components/schemas/RunConfig' });
-    expect((doc.components.schemas.RunConfig as { properties: Json }).properties.grpo).toBeDefined();
+    const config = doc.components.schemas.RunConfig as { properties: Record<string, { properties: Json }> };
+    expect(config.properties.grpo).toBeDefined();
+    expect(Object.keys(config.properties.optimizer.properties).sort()).toEqual([
+      'beta1',
+      'beta2',
+      'lr',
+      'maxGradNorm',
+      'minLr',
+      'warmupSteps',
+      'weightDecay',
+    ]);
     expect(JSON.stringify(doc)).not.toContain('"$schema"');
   });
 });

@@ -1,6 +1,6 @@
 import { RunConfigSchema } from '@fathom/contracts';
 import { describe, expect, it } from 'vitest';
-import { adamWOfRun, parseGrpoTrainConfig, parseRunFolderConfig } from './config';
+import { parseGrpoTrainConfig, parseRunFolderConfig } from './config';
 
 const minimal = { model: { checkpoint: 'ckpt' }, data: { tasks: 'tasks.jsonl' } };
 
@@ -11,17 +11,16 @@ describe('the resolved GRPO config', () => {
     expect(() => parseGrpoTrainConfig({ ...minimal, episode: { maxTurn: 3 } })).toThrow(/maxTurn/);
   });
 
-  it('fills the GRPO optimizer defaults, keeps the minLr check and bounds the seed', () => {
+  it('fills the GRPO optimizer defaults (no minLr: constant after warm-up), keeps the minLr check and bounds the seed', () => {
     expect(parseGrpoTrainConfig(minimal).optimizer).toEqual({
       lr: 1e-5,
       warmupSteps: 0,
-      minLr: 1e-5,
       weightDecay: 0,
       maxGradNorm: 0.5,
       beta1: 0.9,
       beta2: 0.99,
     });
-    expect(() => parseGrpoTrainConfig({ ...minimal, optimizer: { lr: 1e-6 } })).toThrow(/minLr/);
+    expect(() => parseGrpoTrainConfig({ ...minimal, optimizer: { lr: 1e-6, minLr: 1e-5 } })).toThrow(/minLr/);
     expect(() => parseGrpoTrainConfig({ ...minimal, seed: 2 ** 31 })).toThrow(/seed/);
     expect(() => parseGrpoTrainConfig({ ...minimal, seed: 0.5 })).toThrow(/seed/);
   });
@@ -30,7 +29,7 @@ describe('the resolved GRPO config', () => {
     const run = RunConfigSchema.parse({ name: 'r' });
     const config = parseGrpoTrainConfig(minimal);
     expect(config).toMatchObject({ ...run.learner, steps: run.steps, batchSize: run.batchSize, seed: run.seed });
-    expect(config.optimizer).toEqual(adamWOfRun(run.optimizer));
+    expect(config.optimizer).toEqual(run.optimizer);
     const { maxTurns, maxTokensPerTurn, maxEpisodeTokens, maxInfraRetries, trainSubcalls } = run.rollout;
     expect(config.episode).toMatchObject({
       maxTurns,

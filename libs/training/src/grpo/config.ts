@@ -5,24 +5,13 @@ import {
   RewardConfigSchema,
   RunOptimizerSchema,
   SeedSchema,
-  type RunConfig,
 } from '@fathom/contracts';
 import { EpisodeConfigSchema } from '@fathom/rlm';
 import { z } from 'zod';
-import { optimizerSchema, type OptimizerDefaults } from '../config';
 import { TrainingError } from '../errors';
 
 const positiveInt = z.number().int().positive();
 const path = z.string().min(1);
-
-/**
- * The trainer's AdamW settings of a run config's `optimizer` section: `learningRate` is `lr`, and an absent
- * `minLearningRate` keeps the rate constant after warm-up (`minLr` = `lr`).
- */
-export function adamWOfRun(o: RunConfig['optimizer']): OptimizerDefaults {
-  const { learningRate: lr, minLearningRate, ...rest } = o;
-  return { lr, minLr: minLearningRate ?? lr, ...rest };
-}
 
 /**
  * The resolved form of one GRPO run, what `runGrpo` consumes and writes to `<out>/config.json` (replay reads it
@@ -64,8 +53,8 @@ export const GrpoTrainConfigSchema = z.strictObject({
   episode: EpisodeConfigSchema.prefault({}),
   grpo: GrpoConfigSchema.prefault({}),
   reward: RewardConfigSchema.prefault({}),
-  /** The run config's optimizer defaults, in the trainer's names. */
-  optimizer: optimizerSchema(adamWOfRun(RunOptimizerSchema.parse({}))),
+  /** A run config's `optimizer` section, with its defaults. */
+  optimizer: RunOptimizerSchema,
   /** microBatchSize, padMultiple, minOkSamples and entropy: a run config's `learner` section, with its defaults. */
   ...LearnerSettingsSchema.shape,
   sandbox: z.strictObject({ workers: positiveInt.default(2) }).prefault({}),

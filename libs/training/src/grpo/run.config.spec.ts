@@ -41,7 +41,7 @@ describe('a service run config as a fathom train config', () => {
       steps: 5,
       batchSize: 3,
       grpo: { groupSize: 4, maxStaleness: 1 },
-      optimizer: { learningRate: 1e-4, warmupSteps: 2, minLearningRate: 1e-5 },
+      optimizer: { lr: 1e-4, warmupSteps: 2, minLr: 1e-5 },
       rollout: {
         maxTurns: 2,
         maxTokensPerTurn: 64,
@@ -153,14 +153,14 @@ describe('a run config file (fathom train --config)', () => {
       'steps=7',
       'grpo.groupSize=4',
       'grpo.maxStaleness=1',
-      'optimizer.learningRate=2e-5',
+      'optimizer.lr=2e-5',
       'data.trainFile=other.jsonl',
       'rollout.trainSubcalls=true',
     ]);
     expect(run).toMatchObject({
       steps: 7,
       grpo: { groupSize: 4, maxStaleness: 1, beta: 0.04 },
-      optimizer: { learningRate: 2e-5, warmupSteps: 5 },
+      optimizer: { lr: 2e-5, warmupSteps: 5 },
       data: { trainFile: 'other.jsonl', trainSize: 1000 },
       rollout: { trainSubcalls: true, maxTurns: 4 },
     });
@@ -184,6 +184,20 @@ describe('a run config file (fathom train --config)', () => {
     await expect(loadRunConfig(join(dir, 'list.json'))).rejects.toThrow(/list\.json: the config must be a JSON object/);
     await writeFile(join(dir, 'roles.json'), JSON.stringify({ name: 'r', model: { rootCheckpoint: 'a' } }));
     await expect(loadRunConfig(join(dir, 'roles.json'))).rejects.toThrow(/trainSubcalls[\s\S]*model\.rootCheckpoint/);
+  });
+
+  it('reads a file written before the rename: optimizer.learningRate and minLearningRate as lr and minLr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fathom-runfile-'));
+    const old = join(dir, 'old.json');
+    await writeFile(old, JSON.stringify({ name: 'r', optimizer: { learningRate: 3e-4, minLearningRate: 3e-5 } }));
+    expect((await loadRunConfig(old, ['optimizer.warmupSteps=2'])).optimizer).toMatchObject({
+      lr: 3e-4,
+      minLr: 3e-5,
+      warmupSteps: 2,
+    });
+    const mixed = join(dir, 'mixed.json');
+    await writeFile(mixed, JSON.stringify({ name: 'r', optimizer: { lr: 3e-4, minLearningRate: 3e-5 } }));
+    await expect(loadRunConfig(mixed)).rejects.toThrow(/minLearningRate/);
   });
 
   it('names the run folder after the file', () => {
