@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, appendFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { RunConfigSchema, type OptimizerSettings } from '@fathom/contracts';
 import {
   applyMigrations,
   createPrismaClient,
@@ -21,6 +22,8 @@ import {
 
 /** The migration that moved Episode's four reward columns into one JSONB map. */
 const COMPONENTS_MIGRATION = '20261207000000_episode_reward_components';
+/** The migration that renamed the run config's optimizer.learningRate and minLearningRate to lr and minLr. */
+const OPTIMIZER_NAMES_MIGRATION = '20261207100000_run_config_optimizer_names';
 const server = process.env.FATHOM_TEST_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432';
 const dbName = `fathom_test_persistence_${process.pid}`;
 const url = `${server}/${dbName}`;
@@ -36,6 +39,22 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await dropDatabase(url);
 });
+
+/** A run config's optimizer section as a Run row stored it before OPTIMIZER_NAMES_MIGRATION. */
+function namedAsBefore({ lr, minLr, ...rest }: OptimizerSettings): Record<string, number> {
+  return { ...rest, learningRate: lr, ...(minLr === undefined ? {} : { minLearningRate: minLr }) };
+}
+
+/** A fresh database at `databaseUrl` with every migration before `migration` applied. */
+async function migratedUpTo(migration: string, databaseUrl: string): Promise<void> {
+  const before = mkdtempSync(join(tmpdir(), 'fathom-migrations-'));
+  for (const name of readdirSync(MIGRATIONS_DIR).filter((n) => /^\d+_/.test(n) && n < migration)) {
+    cpSync(join(MIGRATIONS_DIR, name), join(before, name), { recursive: true });
+  }
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl, before);
+}
 
 describe('migrations', () => {
   it('apply once, concurrently safe, then are no-ops', async () => {
@@ -57,14 +76,8 @@ describe('migrations', () => {
   });
 
   it("move an episode's per-component reward columns into its rewardComponents map", async () => {
-    const before = mkdtempSync(join(tmpdir(), 'fathom-migrations-'));
-    for (const name of readdirSync(MIGRATIONS_DIR).filter((n) => /^\d+_/.test(n) && n < COMPONENTS_MIGRATION)) {
-      cpSync(join(MIGRATIONS_DIR, name), join(before, name), { recursive: true });
-    }
     const oldUrl = `${url}_components`;
-    await dropDatabase(oldUrl);
-    await ensureDatabase(oldUrl);
-    await applyMigrations(oldUrl, before);
+    await migratedUpTo(COMPONENTS_MIGRATION, oldUrl);
     const client = new pg.Client({ connectionString: oldUrl });
     await client.connect();
     try {
@@ -75,7 +88,7 @@ describe('migrations', () => {
            "rewardRecursionEfficiency", "llmCalls", tokens, turns, "goldAnswer", transcript, "recursionTree")
          VALUES ('r', 1, 'g', 0, 't', 'niah', 4096, 0, 'ok', 0.9625, 1, 1, 0.25, 0.75, 1, 10, 1, 'red', '{}', '{}')`,
       );
-      expect((await applyMigrations(oldUrl)).applied).toEqual([COMPONENTS_MIGRATION]);
+      expect((await applyMigrations(oldUrl)).applied).toEqual([COMPONENTS_MIGRATION, OPTIMIZER_NAMES_MIGRATION]);
       const { rows } = await client.query(`SELECT * FROM "Episode"`);
       expect(rows[0].rewardComponents).toEqual({
         correctness: 1,
@@ -85,6 +98,37 @@ describe('migrations', () => {
       });
       expect(Object.keys(rows[0]).filter((column) => /^reward./.test(column))).toEqual(['rewardComponents']);
     } finally {
+      await client.end();
+      await dropDatabase(oldUrl);
+    }
+  });
+  it("rename a stored run config's optimizer.learningRate and minLearningRate to lr and minLr", async () => {
+    const oldUrl = `${url}_optimizer`;
+    await migratedUpTo(OPTIMIZER_NAMES_MIGRATION, oldUrl);
+    const current = RunConfigSchema.parse({ name: 'old', optimizer: { lr: 1e-4, warmupSteps: 5, minLr: 1e-5 } });
+    const constant = RunConfigSchema.parse({ name: 'constant', optimizer: { lr: 2e-5 } });
+    const stored = [
+      ['old', { ...current, optimizer: namedAsBefore(current.optimizer) }],
+      ['constant', { ...constant, optimizer: namedAsBefore(constant.optimizer) }],
+      ['empty', {}],
+    ] as const;
+    const client = new pg.Client({ connectionString: oldUrl });
+    await client.connect();
+    const migrated = createPrismaClient(oldUrl);
+    try {
+      for (const [id, config] of stored) {
+        await client.query(`INSERT INTO "Run" (id, name, config, "updatedAt") VALUES ($1, $1, $2, now())`, [
+          id,
+          JSON.stringify(config),
+        ]);
+      }
+      expect((await applyMigrations(oldUrl)).applied).toEqual([OPTIMIZER_NAMES_MIGRATION]);
+      const runs = new RunRepository(migrated);
+      expect(RunConfigSchema.parse((await runs.get('old'))?.config)).toEqual(current);
+      expect(RunConfigSchema.parse((await runs.get('constant'))?.config)).toEqual(constant);
+      expect((await runs.get('empty'))?.config).toEqual({});
+    } finally {
+      await migrated.$disconnect();
       await client.end();
       await dropDatabase(oldUrl);
     }
