@@ -1,5 +1,5 @@
+import type { GroupRollout } from '@fathom/contracts';
 import { metricFactory } from '@fathom/observability';
-import type { GroupRollout } from '@fathom/rlm';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The rollout worker's Prometheus series (besides the queue metrics of libs/queue). */

@@ -1,8 +1,8 @@
-import type { RewardGroupJob, RolloutGroupJob } from '@fathom/contracts';
+import type { GroupRollout, RewardGroupJob, RolloutGroupJob } from '@fathom/contracts';
 import type { Logger } from '@fathom/observability';
 import type { RunRepository } from '@fathom/persistence';
 import { PermanentJobError, type JobProducer } from '@fathom/queue';
-import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type EpisodeTask, type GroupRollout } from '@fathom/rlm';
+import { EpisodeRunner, SamplerPolicy, episodeTaskOf, type EpisodeTask } from '@fathom/rlm';
 import type { SandboxPool } from '@fathom/sandbox';
 import { frozenRoleOf, rolePolicies, UnknownRunError, type RunContextCache } from '@fathom/training';
 import type { PolicyCache } from './policy.cache';

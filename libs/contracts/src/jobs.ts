@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GroupRewardSchema, type RewardResult } from './reward';
 import { EntityIdSchema } from './run-config';
-import { EpisodeTrajectorySchema, InfraErrorCodeSchema, type EpisodeTrajectory } from './rollout';
+import { EpisodeTrajectorySchema, InfraErrorCodeSchema } from './rollout';
 import { TextIdSchema, TextPathSchema } from './text';
 
 /**
@@ -81,7 +81,7 @@ export const InfraFailureSchema = z.strictObject({
   code: InfraErrorCodeSchema,
   message: z.string(),
 });
-export type InfraFailureRecord = z.infer<typeof InfraFailureSchema>;
+export type InfraFailure = z.infer<typeof InfraFailureSchema>;
 
 /**
  * What a rollout worker produced for one group: the scorable trajectories (every status but infra_error), the
@@ -144,6 +144,12 @@ export const RewardGroupJobSchema = GroupKeySchema.extend(GroupRolloutFields).su
 export type RewardGroupJob = z.infer<typeof RewardGroupJobSchema>;
 
 /**
+ * One group's samples as the episode loop produced them (libs/rlm `EpisodeRunner.runGroup`): a reward.group job
+ * without its keys and timings, and the base of `StepGroup`.
+ */
+export type GroupRollout = Pick<RewardGroupJob, 'taskId' | 'trajectories' | 'excluded' | 'infraFailures'>;
+
+/**
  * learn.group: a group's score. Its trajectories are not copied into it: they stay in the group's reward.group job
  * (same job id), which the queues keep until a checkpoint covers the step, and the learner joins the two
  * (`scoredGroupOf`). `reward.rewards[i]` and `reward.results[i]` score the reward job's `trajectories[i]`.
@@ -162,20 +168,14 @@ export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
  * (`scoredGroupOf`); in process, `collectGroups` of `@fathom/training`. Also what `rollouts/step-N.jsonl` stores, one
  * group a line.
  */
-export interface StepGroup {
+export interface StepGroup extends GroupRollout {
   /** The group id (`s<step>-g<i>`, `groupId`): unique in its step. */
   groupId: string;
-  taskId: string;
   /** The version the group was requested with; every trajectory must report the same (weight-sync check). */
   claimedVersion: number;
-  /** Scorable trajectories (every status but infra_error), by sample index. */
-  trajectories: EpisodeTrajectory[];
-  /** Total reward of each trajectory, in the same order, and how it was computed. */
+  /** Total reward of each of `trajectories`, in the same order, and how it was computed. */
   rewards: number[];
   results: RewardResult[];
-  /** Samples whose infra-error retries ran out: never scored, never trained on. */
-  excluded: EpisodeTrajectory[];
-  infraFailures: InfraFailureRecord[];
 }
 
 /**

@@ -57,8 +57,6 @@ export {
   type EpisodeEnd,
   type EpisodeRunnerDeps,
   type EpisodeTask,
-  type GroupRollout,
-  type InfraFailure,
   type LeafCall,
   type LeafReader,
   type Policy,

@@ -3,7 +3,9 @@ import {
   type EpisodeStatus,
   type EpisodeTrajectory,
   type EpisodeTurn,
+  type GroupRollout,
   type InfraErrorCode,
+  type InfraFailure,
   type RecursionTreeNode,
   type StopReason,
   type Task,
@@ -71,24 +73,6 @@ export interface TurnEvent {
   /** Position of the turn in its episode, from 0. */
   index: number;
   turn: EpisodeTurn;
-}
-
-/** One infra failure of one attempt of one sample (for error-rate metrics; retried or not). */
-export interface InfraFailure {
-  sampleIndex: number;
-  attempt: number;
-  code: InfraErrorCode;
-  message: string;
-}
-
-export interface GroupRollout {
-  taskId: string;
-  /** Scorable trajectories (every status but `infra_error`), ordered by sample index. */
-  trajectories: EpisodeTrajectory[];
-  /** The last failed attempt of each sample whose retries ran out; never scored, never trained on. */
-  excluded: EpisodeTrajectory[];
-  /** Every infra failure, including the ones a retry recovered from. */
-  infraFailures: InfraFailure[];
 }
 
 export interface RunGroupOptions {

@@ -9,8 +9,6 @@ export {
   episodeTaskOf,
   type EpisodeRunnerDeps,
   type EpisodeTask,
-  type GroupRollout,
-  type InfraFailure,
   type LeafCall,
   type LeafReader,
   type RunGroupOptions,

@@ -2,6 +2,7 @@ import type {
   EpisodeStatus,
   EpisodeTrajectory,
   EpisodeTurn,
+  GroupRollout,
   RewardConfigInput,
   StopReason,
   Task,
@@ -12,7 +13,7 @@ import { isCorrect, normalizeAnswer, scoreTrajectory } from '@fathom/rewards';
 import type { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { resolveEpisodeConfig, type EpisodeConfigInput } from '../episode/episode.config';
-import { EpisodeRunner, episodeTaskOf, type GroupRollout, type LeafCall } from '../episode/episode.runner';
+import { EpisodeRunner, episodeTaskOf, type LeafCall } from '../episode/episode.runner';
 import { RolloutError } from '../episode/errors';
 import type { Policy } from '../episode/policy';
 import { flattenCalls, rolloutMetrics, toRewardTrajectory, type RolloutMetrics } from '../episode/trajectory';
