@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepGroup, Task } from '@fathom/contracts';
+import { selectStepGroups } from '@fathom/grpo';
 import {
   loadCheckpoint,
   ModelGraphs,
@@ -28,7 +29,6 @@ import { applyUpdate, type Learner, type LearnerOptions, type UpdateTimings } fr
 import { preflightGrpo, resolveSftPromptStyle } from './preflight';
 import { RolloutStore } from './rollout.store';
 import { stepRecord, type GrpoStepRecord } from './step.metrics';
-import { selectStepGroups } from './step-groups';
 import { writePromptStyle } from '../prompt-style.file';
 import { loadPolicy } from '../policy.loader';
 

@@ -10,13 +10,6 @@ export {
 } from './learner';
 export { preflightGrpo, resolveSftPromptStyle } from './preflight';
 export { RolloutStore, type StoredStep } from './rollout.store';
-export {
-  STEP_SKIP_REASONS,
-  selectStepGroups,
-  type StepSelection,
-  type StepSkipReason,
-  type TrainableGroup,
-} from './step-groups';
 export { stepRecord, type GrpoStepRecord, type StepTimings } from './step.metrics';
 export {
   frozenRoleOf,

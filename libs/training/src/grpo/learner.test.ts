@@ -1,11 +1,10 @@
 import type { EpisodeTrajectory } from '@fathom/contracts';
-import { grpoConfig } from '@fathom/grpo';
+import { grpoConfig, type TrainableGroup } from '@fathom/grpo';
 import { createDefaultModel, generate, ModelGraphs, type ParamMap } from '@fathom/model';
 import { AdamW } from '@fathom/tensor';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { packBatch } from '../tokens';
 import { applyUpdate, type UpdateMetrics } from './learner';
-import type { TrainableGroup } from './step-groups';
 
 const PAD = 259;
 const sequences = [

@@ -1,11 +1,10 @@
 import type { SpanRead, TokenSequence } from '@fathom/contracts';
-import { grpoLoss, type GrpoConfig, type PolicySample } from '@fathom/grpo';
+import { grpoLoss, type GrpoConfig, type PolicySample, type TrainableGroup } from '@fathom/grpo';
 import { spanTrainBatch, type ModelGraphs, type ParamMap } from '@fathom/model';
 import { trainingSequences, trainingSpanReads } from '@fathom/rlm';
 import type { AdamW } from '@fathom/tensor';
 import { packBatch, type PackedBatch } from '../tokens';
 import { TrainingError } from '../errors';
-import type { TrainableGroup } from './step-groups';
 
 /** What the update needs: the graphs, the live parameters (updated in place), the frozen reference and AdamW. */
 export interface Learner {

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { selectStepGroups, type StepSelection } from '@fathom/grpo';
 import { loadCheckpoint } from '@fathom/model';
 import { CheckpointStore } from '../checkpoint.store';
 import { MetricsLog } from '../metrics.log';
@@ -8,7 +9,6 @@ import { TrainingError } from '../errors';
 import { createLearner, learnerOptions } from './grpo.trainer';
 import { applyUpdate, type UpdateMetrics } from './learner';
 import { RolloutStore } from './rollout.store';
-import { selectStepGroups, type StepSelection } from './step-groups';
 
 /** The fields of a step record that the update determines, and that a replay must reproduce. */
 export const REPLAYED_FIELDS = [

@@ -1,7 +1,7 @@
 import { meanStd, rewardComponentNames, type StepGroup } from '@fathom/contracts';
+import { STEP_SKIP_REASONS, type StepSelection } from '@fathom/grpo';
 import { rolloutMetrics } from '@fathom/rlm';
 import type { UpdateMetrics, UpdateTimings } from './learner';
-import { STEP_SKIP_REASONS, type StepSelection } from './step-groups';
 
 /** Wall-clock figures of a step: the only part of a record that differs between two runs of the same seed. */
 export interface StepTimings {

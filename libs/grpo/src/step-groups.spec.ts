@@ -1,6 +1,6 @@
 import type { EpisodeTrajectory, StepGroup } from '@fathom/contracts';
-import { grpoConfig } from '@fathom/grpo';
 import { describe, expect, it } from 'vitest';
+import { grpoConfig } from './config';
 import { selectStepGroups } from './step-groups';
 
 const trajectory = (sampleIndex: number, policyVersion: number) =>

@@ -1,5 +1,6 @@
 import type { StepGroup } from '@fathom/contracts';
-import { selectGroups, type GrpoConfig, type Selection, type SkipReason } from '@fathom/grpo';
+import type { GrpoConfig } from './config';
+import { selectGroups, type Selection, type SkipReason } from './groups';
 
 /** Why a group was not trained on: the learner's own checks, then `@fathom/grpo`'s. */
 export type StepSkipReason = 'version_mismatch' | 'too_few_samples' | SkipReason;
