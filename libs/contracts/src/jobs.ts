@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GroupRewardSchema, type RewardResult } from './reward';
+import { GroupRewardSchema, type GroupReward } from './reward';
 import { EntityIdSchema } from './run-config';
 import { EpisodeTrajectorySchema, InfraErrorCodeSchema } from './rollout';
 import { TextIdSchema, TextPathSchema } from './text';
@@ -166,16 +166,13 @@ export type LearnGroupJob = z.infer<typeof LearnGroupJobSchema>;
  * One prompt's group as the learner trains on it (token-in, token-out: the exact ids, log-probs and masks the worker
  * recorded), whichever way it was collected: in the services, a reward.group job joined with its learn.group score
  * (`scoredGroupOf`); in process, `collectGroups` of `@fathom/training`. Also what `rollouts/step-N.jsonl` stores, one
- * group a line.
+ * group a line. `rewards` and `results` score `trajectories`, in the same order (empty when none is scorable).
  */
-export interface StepGroup extends GroupRollout {
+export interface StepGroup extends GroupRollout, Pick<GroupReward, 'rewards' | 'results'> {
   /** The group id (`s<step>-g<i>`, `groupId`): unique in its step. */
   groupId: string;
   /** The version the group was requested with; every trajectory must report the same (weight-sync check). */
   claimedVersion: number;
-  /** Total reward of each of `trajectories`, in the same order, and how it was computed. */
-  rewards: number[];
-  results: RewardResult[];
 }
 
 /**
