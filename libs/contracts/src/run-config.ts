@@ -89,8 +89,8 @@ export interface OptimizerDefaults {
 
 /**
  * The one `optimizer` section (AdamW, libs/training `createAdamW`) of every training config: the run config (POST
- * /runs, `fathom train`, the GRPO trainer) and the SFT configs take it with their own `defaults`, which absent keys
- * take.
+ * /runs, `fathom train`, the GRPO trainer) and the SFT configs declare it with this, each giving the `defaults` of its
+ * absent keys.
  */
 export function optimizerSchema(defaults: OptimizerDefaults) {
   const minLr = z.number().min(0).optional();
