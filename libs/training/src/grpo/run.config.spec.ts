@@ -186,18 +186,11 @@ describe('a run config file (fathom train --config)', () => {
     await expect(loadRunConfig(join(dir, 'roles.json'))).rejects.toThrow(/trainSubcalls[\s\S]*model\.rootCheckpoint/);
   });
 
-  it('reads a file written before the rename: optimizer.learningRate and minLearningRate as lr and minLr', async () => {
+  it('refuses the optimizer names of before issue 51 (learningRate), naming the key', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'fathom-runfile-'));
     const old = join(dir, 'old.json');
-    await writeFile(old, JSON.stringify({ name: 'r', optimizer: { learningRate: 3e-4, minLearningRate: 3e-5 } }));
-    expect((await loadRunConfig(old, ['optimizer.warmupSteps=2'])).optimizer).toMatchObject({
-      lr: 3e-4,
-      minLr: 3e-5,
-      warmupSteps: 2,
-    });
-    const mixed = join(dir, 'mixed.json');
-    await writeFile(mixed, JSON.stringify({ name: 'r', optimizer: { lr: 3e-4, minLearningRate: 3e-5 } }));
-    await expect(loadRunConfig(mixed)).rejects.toThrow(/minLearningRate/);
+    await writeFile(old, JSON.stringify({ name: 'r', optimizer: { learningRate: 3e-4 } }));
+    await expect(loadRunConfig(old)).rejects.toThrow(/learningRate/);
   });
 
   it('names the run folder after the file', () => {

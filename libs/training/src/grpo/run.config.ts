@@ -84,39 +84,13 @@ export async function runTasks(run: Pick<RunConfig, 'data' | 'seed'>): Promise<T
 }
 
 /**
- * A run config file written before the optimizer section took the SFT configs' names (issue 51; experiments/ holds
- * such files) names `optimizer.learningRate` and `minLearningRate`: read as `lr` and `minLr`, as the migration
- * `20261207100000_run_config_optimizer_names` rewrote the stored Run rows. A file that names `lr` or `minLr` is read
- * as it is, so the schema refuses an old name beside them.
- */
-function withOptimizerNames(raw: Record<string, unknown>): Record<string, unknown> {
-  const optimizer = raw.optimizer;
-  if (typeof optimizer !== 'object' || optimizer === null || 'lr' in optimizer || 'minLr' in optimizer) return raw;
-  const { learningRate, minLearningRate, ...rest } = optimizer as Record<string, unknown>;
-  return {
-    ...raw,
-    optimizer: {
-      ...rest,
-      ...(learningRate === undefined ? {} : { lr: learningRate }),
-      ...(minLearningRate === undefined ? {} : { minLr: minLearningRate }),
-    },
-  };
-}
-
-/**
  * Reads a run config file — the JSON POST /runs takes (`RunConfigSchema`) — applies the `key=value` overrides
  * (`fathom train --set`, dotted paths into the schema such as `rollout.maxTurns=8`; later ones win) and validates the
  * result like file values; throws TrainingError(INVALID_CONFIG) naming the file and every bad field or override.
  */
 export async function loadRunConfig(file: string, overrides: readonly string[] = []): Promise<RunConfig> {
   const fail = (message: string) => new TrainingError('INVALID_CONFIG', message, { trainer: 'GRPO' });
-  const raw = withOverrides(
-    file,
-    RunConfigSchema,
-    withOptimizerNames(await readJsonObject(file, fail)),
-    overrides,
-    fail,
-  );
+  const raw = withOverrides(file, RunConfigSchema, await readJsonObject(file, fail), overrides, fail);
   const parsed = RunConfigSchema.safeParse(raw);
   if (!parsed.success) throw fail(`${file}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
