@@ -4,7 +4,7 @@
  * found, so the negative cases below can run it on a mutated copy and see it fail.
  *
  * The services' zod config schemas are the source of truth for environment variable names, defaults and ports;
- * metric names come from the `metricFactory` declarations in the source.
+ * metric names come from the metric declarations (`counter('x', ...)`) in the source.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Metafile } from 'esbuild';
@@ -639,9 +639,9 @@ function checkK8s(objects: K8sObject[], stages: Map<string, Stage>): string[] {
 
 // ---------------------------------------------------------------- Grafana
 
-/** The metric type each method of `metricFactory` declares. */
-const FACTORY_TYPES = { counter: 'Counter', gauge: 'Gauge', histogram: 'Histogram' } as const;
-type MetricType = (typeof FACTORY_TYPES)[keyof typeof FACTORY_TYPES];
+/** The metric type each declaration of libs/observability (`counter`, `gauge`, `histogram`) builds. */
+const DECLARATION_TYPES = { counter: 'Counter', gauge: 'Gauge', histogram: 'Histogram' } as const;
+type MetricType = (typeof DECLARATION_TYPES)[keyof typeof DECLARATION_TYPES];
 
 /** The source files of apps/ and libs/, tests and generated code excluded, relative to the repository root. */
 function sourceFiles(): string[] {
@@ -652,24 +652,24 @@ function sourceFiles(): string[] {
   );
 }
 
-/** The one file that builds prom-client metrics: `metricFactory`, which gives every name its prefix. */
-const METRIC_FACTORY_FILE = 'libs/observability/src/metrics.ts';
+/** The one file that builds prom-client metrics: the metric declarations, which give every name its prefix. */
+const METRIC_DECLARATIONS_FILE = 'libs/observability/src/metrics.ts';
 
-/** Metric names declared in the source through `metricFactory` (`gauge('x', ...)`), with the prefix it applies. */
+/** Metric names declared in the source (`gauge('x', ...)`), with the prefix the declaration applies. */
 function registeredMetrics(): Map<string, MetricType> {
   const metrics = new Map<string, MetricType>();
   for (const file of sourceFiles()) {
-    for (const m of read(file).matchAll(/\.(counter|gauge|histogram)\(\s*['"]([\w:]+)['"]/g)) {
-      metrics.set(METRIC_PREFIX + m[2]!, FACTORY_TYPES[m[1] as keyof typeof FACTORY_TYPES]);
+    for (const m of read(file).matchAll(/\b(counter|gauge|histogram)\(\s*['"]([\w:]+)['"]/g)) {
+      metrics.set(METRIC_PREFIX + m[2]!, DECLARATION_TYPES[m[1] as keyof typeof DECLARATION_TYPES]);
     }
   }
   return metrics;
 }
 
-/** Files other than `metricFactory`'s that build a prom-client metric themselves, bypassing its prefix. */
-function metricsBuiltOutsideTheFactory(): string[] {
+/** Files other than the declarations' that build a prom-client metric themselves, bypassing their prefix. */
+function metricsBuiltOutsideTheDeclarations(): string[] {
   return sourceFiles().filter(
-    (file) => file !== METRIC_FACTORY_FILE && /new\s+(Counter|Gauge|Histogram|Summary)\b/.test(read(file)),
+    (file) => file !== METRIC_DECLARATIONS_FILE && /new\s+(Counter|Gauge|Histogram|Summary)\b/.test(read(file)),
   );
 }
 
@@ -1045,10 +1045,10 @@ describe('Grafana dashboard', () => {
     ).toEqual(['fathom_queue_job_seconds_bucket', 'up']);
   });
 
-  it('reads the metrics the services declare, each through metricFactory', () => {
+  it('reads the metrics the services declare, each through a metric declaration', () => {
     expect(metrics.get('fathom_env_step_seconds')).toBe('Histogram');
     expect(metrics.get('fathom_admin_errors_total')).toBe('Counter');
-    expect(metricsBuiltOutsideTheFactory()).toEqual([]);
+    expect(metricsBuiltOutsideTheDeclarations()).toEqual([]);
   });
 
   it('queries only metrics the services register, with the series their type has', () => {

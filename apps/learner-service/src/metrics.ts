@@ -1,6 +1,6 @@
-import { metricFactory } from '@fathom/observability';
+import { counter, gauge, histogram, metricsClass } from '@fathom/observability';
 import type { GrpoStepRecord } from '@fathom/training';
-import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Gauge } from 'prom-client';
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
 
@@ -8,58 +8,31 @@ const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : u
 const REWARD_COMPONENT_MEAN = /^rewards\/([a-z][a-z0-9_]*)\/mean$/;
 
 /** The learner's Prometheus series: one sample per step of the run it is training. */
-export class LearnerMetrics {
-  readonly stepSeconds: Histogram;
-  readonly steps: Counter;
-  readonly policyVersion: Gauge;
-  readonly kl: Gauge;
-  readonly loss: Gauge;
-  readonly reward: Gauge;
-  readonly rewardComponent: Gauge;
-  readonly fracRewardZeroStd: Gauge;
-  readonly clipRatio: Gauge;
-  readonly groupsTrainable: Gauge;
-  readonly logprobDiffMax: Gauge;
-  readonly skippedGroups: Counter;
-  readonly recreatedGroups: Counter;
-
-  constructor(registry: Registry) {
-    const metric = metricFactory(registry);
-    this.stepSeconds = metric.histogram(
-      'learner_step_seconds',
-      'Wall time of one GRPO step (rollouts, scoring and update)',
-      { buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800] },
-    );
-    this.steps = metric.counter('learner_steps_total', 'GRPO steps completed');
-    this.policyVersion = metric.gauge('policy_version', 'Newest policy version of the run being trained', {
-      labelNames: ['run_id'],
-    });
-    this.kl = metric.gauge('kl', 'KL to the reference policy at the last step (k3 estimator)');
-    this.loss = metric.gauge('learner_loss', 'GRPO loss at the last step');
-    this.reward = metric.gauge('step_reward', 'Mean total reward of the last step');
-    this.rewardComponent = metric.gauge('step_reward_component', 'Mean of each reward component at the last step', {
-      labelNames: ['component'],
-    });
-    this.fracRewardZeroStd = metric.gauge(
-      'frac_reward_zero_std',
-      'Share of groups with equal rewards at the last step',
-    );
-    this.clipRatio = metric.gauge('clip_ratio', 'Share of clipped tokens at the last step');
-    this.groupsTrainable = metric.gauge('groups_trainable', 'Groups trained on at the last step');
-    this.logprobDiffMax = metric.gauge(
-      'logprob_diff_max',
-      'Largest |behaviour − learner| log-prob difference at the last step',
-    );
-    this.skippedGroups = metric.counter('skipped_groups_total', 'Groups not trained on, by reason', {
-      labelNames: ['reason'],
-    });
-    this.recreatedGroups = metric.counter(
-      'learner_groups_recreated_total',
-      'Groups whose rollout the learner enqueued again: lost (in no queue), dead_lettered_before_resume',
-      { labelNames: ['reason'] },
-    );
-  }
-
+export class LearnerMetrics extends metricsClass(() => ({
+  stepSeconds: histogram('learner_step_seconds', 'Wall time of one GRPO step (rollouts, scoring and update)', {
+    buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800],
+  }),
+  steps: counter('learner_steps_total', 'GRPO steps completed'),
+  policyVersion: gauge('policy_version', 'Newest policy version of the run being trained', {
+    labelNames: ['run_id'],
+  }),
+  kl: gauge('kl', 'KL to the reference policy at the last step (k3 estimator)'),
+  loss: gauge('learner_loss', 'GRPO loss at the last step'),
+  reward: gauge('step_reward', 'Mean total reward of the last step'),
+  rewardComponent: gauge('step_reward_component', 'Mean of each reward component at the last step', {
+    labelNames: ['component'],
+  }),
+  fracRewardZeroStd: gauge('frac_reward_zero_std', 'Share of groups with equal rewards at the last step'),
+  clipRatio: gauge('clip_ratio', 'Share of clipped tokens at the last step'),
+  groupsTrainable: gauge('groups_trainable', 'Groups trained on at the last step'),
+  logprobDiffMax: gauge('logprob_diff_max', 'Largest |behaviour − learner| log-prob difference at the last step'),
+  skippedGroups: counter('skipped_groups_total', 'Groups not trained on, by reason', { labelNames: ['reason'] }),
+  recreatedGroups: counter(
+    'learner_groups_recreated_total',
+    'Groups whose rollout the learner enqueued again: lost (in no queue), dead_lettered_before_resume',
+    { labelNames: ['reason'] },
+  ),
+})) {
   observeStep(runId: string, record: GrpoStepRecord): void {
     const time = record.time as { step_s: number };
     this.stepSeconds.observe(time.step_s);

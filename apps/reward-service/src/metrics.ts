@@ -1,34 +1,20 @@
 import type { GroupReward, RewardGroupJob } from '@fathom/contracts';
-import { metricFactory } from '@fathom/observability';
-import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { counter, gauge, histogram, metricsClass } from '@fathom/observability';
 
 /** The reward-service's Prometheus series (besides the queue metrics of libs/queue). */
-export class RewardMetrics {
-  readonly component: Gauge;
-  readonly reward: Gauge;
-  readonly groups: Counter;
-  readonly zeroStdGroups: Counter;
-  readonly excludedSamples: Counter;
-  readonly scoringSeconds: Histogram;
-
-  constructor(registry: Registry) {
-    const metric = metricFactory(registry);
-    this.component = metric.gauge('reward_component', 'Mean of each reward component over the last scored group', {
-      labelNames: ['component'],
-    });
-    this.reward = metric.gauge('reward_mean', 'Mean total reward of the last scored group');
-    this.groups = metric.counter('reward_groups_total', 'Groups scored');
-    this.zeroStdGroups = metric.counter(
-      'reward_zero_std_groups_total',
-      'Scored groups whose rewards were all equal (no GRPO signal)',
-    );
-    this.excludedSamples = metric.counter(
-      'reward_excluded_samples_total',
-      'Samples passed on unscored because their infra-error retries ran out',
-    );
-    this.scoringSeconds = metric.histogram('reward_scoring_seconds', 'Time to score one group');
-  }
-
+export class RewardMetrics extends metricsClass(() => ({
+  component: gauge('reward_component', 'Mean of each reward component over the last scored group', {
+    labelNames: ['component'],
+  }),
+  reward: gauge('reward_mean', 'Mean total reward of the last scored group'),
+  groups: counter('reward_groups_total', 'Groups scored'),
+  zeroStdGroups: counter('reward_zero_std_groups_total', 'Scored groups whose rewards were all equal (no GRPO signal)'),
+  excludedSamples: counter(
+    'reward_excluded_samples_total',
+    'Samples passed on unscored because their infra-error retries ran out',
+  ),
+  scoringSeconds: histogram('reward_scoring_seconds', 'Time to score one group'),
+})) {
   observeGroup(reward: GroupReward | null, job: RewardGroupJob, scoringMs: number): void {
     this.groups.inc();
     this.excludedSamples.inc(job.excluded.length);

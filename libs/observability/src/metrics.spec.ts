@@ -1,6 +1,15 @@
 import { Counter } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetricsRegistry, LATENCY_BUCKETS_S, metricFactory, sumSamples } from './metrics';
+import {
+  counter,
+  createMetricsRegistry,
+  declareMetrics,
+  gauge,
+  histogram,
+  LATENCY_BUCKETS_S,
+  metricsClass,
+  sumSamples,
+} from './metrics';
 
 describe('createMetricsRegistry', () => {
   it('gives each registry its own series with the service label', async () => {
@@ -18,14 +27,19 @@ describe('createMetricsRegistry', () => {
   });
 });
 
-describe('metricFactory', () => {
-  it('declares each metric on its registry under the fathom_ prefix, with its labels', async () => {
+describe('declareMetrics', () => {
+  it('declares each row of a table on its registry under the fathom_ prefix, with its labels', async () => {
     const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
-    const metric = metricFactory(registry);
-    metric.counter('demo_errors_total', 'e', { labelNames: ['code'] }).inc({ code: 'BAD' }, 2);
-    metric.gauge('demo_active_sessions', 'a').set(3);
-    metric.histogram('demo_step_seconds', 'l').observe(0.002);
-    metric.histogram('demo_group_seconds', 'w', { buckets: [1, 60] }).observe(5);
+    const demo = declareMetrics(registry, {
+      errors: counter('demo_errors_total', 'e', { labelNames: ['code'] }),
+      activeSessions: gauge('demo_active_sessions', 'a'),
+      stepSeconds: histogram('demo_step_seconds', 'l'),
+      groupSeconds: histogram('demo_group_seconds', 'w', { buckets: [1, 60] }),
+    });
+    demo.errors.inc({ code: 'BAD' }, 2);
+    demo.activeSessions.set(3);
+    demo.stepSeconds.observe(0.002);
+    demo.groupSeconds.observe(5);
     const text = await registry.metrics();
     expect(text).toContain('fathom_demo_errors_total{code="BAD",service="s"} 2');
     expect(text).toContain('fathom_demo_active_sessions{service="s"} 3');
@@ -36,14 +50,35 @@ describe('metricFactory', () => {
   it('runs a collect hook at each scrape with the metric as this', async () => {
     const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
     let warm = 4;
-    metricFactory(registry).gauge('demo_warm_isolates', 'w', {
-      collect() {
-        this.set(warm);
-      },
+    declareMetrics(registry, {
+      warmIsolates: gauge('demo_warm_isolates', 'w', {
+        collect() {
+          this.set(warm);
+        },
+      }),
     });
     expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(4);
     warm = 2;
     expect(sumSamples(await registry.metrics(), 'fathom_demo_warm_isolates')).toBe(2);
+  });
+});
+
+describe('metricsClass', () => {
+  it("holds each row of the table as a field, the table built from the constructor's further arguments", async () => {
+    class DemoMetrics extends metricsClass((step: number) => ({
+      steps: counter('demo_steps_total', 's', {
+        collect() {
+          this.inc(step);
+        },
+      }),
+      kl: gauge('demo_kl', 'k'),
+    })) {}
+    const registry = createMetricsRegistry({ service: 's', defaultMetrics: false });
+    const demo = new DemoMetrics(registry, 2);
+    demo.kl.set(0.5);
+    const text = await demo.registry.metrics();
+    expect(sumSamples(text, 'fathom_demo_steps_total')).toBe(2);
+    expect(sumSamples(text, 'fathom_demo_kl')).toBe(0.5);
   });
 });
 

@@ -32,40 +32,74 @@ export const LATENCY_BUCKETS_S = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
-/** The prefix of every FATHOM metric name; `metricFactory` puts it in front of each name it is given. */
+/** The prefix of every FATHOM metric name; a metric declaration puts it in front of the name it is given. */
 export const METRIC_PREFIX = 'fathom_';
 
 /**
- * Declares metrics on one registry, each served as `fathom_<name>`: the env-service's `env_step_seconds` is
- * `fathom_env_step_seconds`. Label names type the labels a metric's `inc`, `set` and `observe` take.
+ * One row of a metrics table: a metric, declared on a registry when the table is. `counter`, `gauge` and
+ * `histogram` build them; the name given is served as `fathom_<name>`, and label names type the labels the
+ * metric's `inc`, `set` and `observe` take.
  */
-export interface MetricFactory {
-  counter<L extends string = string>(
-    name: string,
-    help: string,
-    options?: Pick<CounterConfiguration<L>, 'labelNames' | 'collect'>,
-  ): Counter<L>;
-  gauge<L extends string = string>(
-    name: string,
-    help: string,
-    options?: Pick<GaugeConfiguration<L>, 'labelNames' | 'collect'>,
-  ): Gauge<L>;
-  /** Buckets default to `LATENCY_BUCKETS_S`. */
-  histogram<L extends string = string>(
-    name: string,
-    help: string,
-    options?: Pick<HistogramConfiguration<L>, 'labelNames' | 'buckets' | 'collect'>,
-  ): Histogram<L>;
+export type MetricDeclaration<M> = (registry: Registry) => M;
+
+/** A service's metrics as data: the field name of each metric, and its declaration. */
+export type MetricTable = Record<string, MetricDeclaration<unknown>>;
+
+/** The metrics a table declares, each under its row's key. */
+export type DeclaredMetrics<T extends MetricTable> = { readonly [K in keyof T]: ReturnType<T[K]> };
+
+const named = (registry: Registry, name: string, help: string) => ({
+  name: METRIC_PREFIX + name,
+  help,
+  registers: [registry],
+});
+
+export function counter<L extends string = string>(
+  name: string,
+  help: string,
+  options?: Pick<CounterConfiguration<L>, 'labelNames' | 'collect'>,
+): MetricDeclaration<Counter<L>> {
+  return (registry) => new Counter({ ...named(registry, name, help), ...options });
 }
 
-/** The one way a service or library declares its metrics: on `registry`, under `METRIC_PREFIX`. */
-export function metricFactory(registry: Registry): MetricFactory {
-  const named = (name: string, help: string) => ({ name: METRIC_PREFIX + name, help, registers: [registry] });
-  return {
-    counter: (name, help, options) => new Counter({ ...named(name, help), ...options }),
-    gauge: (name, help, options) => new Gauge({ ...named(name, help), ...options }),
-    histogram: (name, help, options) => new Histogram({ ...named(name, help), buckets: LATENCY_BUCKETS_S, ...options }),
-  };
+export function gauge<L extends string = string>(
+  name: string,
+  help: string,
+  options?: Pick<GaugeConfiguration<L>, 'labelNames' | 'collect'>,
+): MetricDeclaration<Gauge<L>> {
+  return (registry) => new Gauge({ ...named(registry, name, help), ...options });
+}
+
+/** Buckets default to `LATENCY_BUCKETS_S`. */
+export function histogram<L extends string = string>(
+  name: string,
+  help: string,
+  options?: Pick<HistogramConfiguration<L>, 'labelNames' | 'buckets' | 'collect'>,
+): MetricDeclaration<Histogram<L>> {
+  return (registry) => new Histogram({ ...named(registry, name, help), buckets: LATENCY_BUCKETS_S, ...options });
+}
+
+/** Declares each row of `table` on `registry`, under `METRIC_PREFIX`; a metrics class does it through `metricsClass`. */
+export function declareMetrics<T extends MetricTable>(registry: Registry, table: T): DeclaredMetrics<T> {
+  return Object.fromEntries(
+    Object.entries(table).map(([key, declare]) => [key, declare(registry)]),
+  ) as DeclaredMetrics<T>;
+}
+
+/**
+ * The base of a metrics class: `new (registry, ...args)` declares `table(...args)` on `registry` and holds each
+ * metric as a readonly field named by its row, beside `registry`. The table is a function of the constructor's
+ * further arguments so that collect hooks can read what they report (a transport, a pool).
+ */
+export function metricsClass<A extends unknown[], T extends MetricTable>(table: (...args: A) => T) {
+  return class {
+    readonly registry: Registry;
+
+    constructor(registry: Registry, ...args: A) {
+      this.registry = registry;
+      Object.assign(this, declareMetrics(registry, table(...args)));
+    }
+  } as new (registry: Registry, ...args: A) => { readonly registry: Registry } & DeclaredMetrics<T>;
 }
 
 /**

@@ -33,6 +33,6 @@ export {
   type JobHandler,
 } from './handlers';
 export { subscribeEvent } from './events';
-export { QueueMetrics, type JobOutcome } from './metrics';
+export { QueueMetrics, type JobOutcome, type QueueMetricsOptions } from './metrics';
 export { queueStats, type QueueStats } from './stats';
 export { QueueError, queueErrorMessage, type QueueErrorCode } from './errors';

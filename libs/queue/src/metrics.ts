@@ -1,6 +1,5 @@
-import { LATENCY_BUCKETS_S, metricFactory } from '@fathom/observability';
+import { counter, gauge, histogram, LATENCY_BUCKETS_S, metricsClass } from '@fathom/observability';
 import { QUEUE_NAMES, type QueueName } from '@fathom/contracts';
-import type { Counter, Histogram, Registry } from 'prom-client';
 import { queueStats } from './stats';
 import type { JobTransport } from './transport';
 
@@ -13,25 +12,21 @@ export type JobOutcome = 'completed' | 'retrying' | 'dead_lettered' | 'outage_wa
 /** Buckets for job latency: jobs run from milliseconds (learn bookkeeping) to minutes (a group of rollouts). */
 const JOB_SECONDS_BUCKETS = [...LATENCY_BUCKETS_S, 30, 60, 120, 300, 600];
 
+/** Which queues a service's queue metrics report, and how long a scrape waits for their counts. */
+export interface QueueMetricsOptions {
+  /** The queues whose counts are reported (default: all). */
+  queues?: readonly QueueName[];
+  /** How long a scrape waits for the counts (default 2000); a scrape never hangs on an unreachable Redis. */
+  timeoutMs?: number;
+}
+
 /**
  * Queue metrics on a service's registry: job counts per queue and state (read from the transport at each
  * scrape, dead-letter depth included) and, for consumers, processed jobs by outcome and job latency.
  */
-export class QueueMetrics {
-  readonly processed: Counter<'queue' | 'name' | 'outcome'>;
-  readonly jobSeconds: Histogram<'queue' | 'name'>;
-
-  /**
-   * @param queues the queues whose counts are reported (default: all).
-   * @param timeoutMs how long a scrape waits for the counts; a scrape never hangs on an unreachable Redis.
-   */
-  constructor(
-    registry: Registry,
-    transport: JobTransport,
-    { queues = QUEUE_NAMES, timeoutMs = 2000 }: { queues?: readonly QueueName[]; timeoutMs?: number } = {},
-  ) {
-    const metric = metricFactory(registry);
-    metric.gauge('queue_jobs', "Jobs per queue and state (dead_lettered: jobs in the queue's dead-letter queue)", {
+export class QueueMetrics extends metricsClass(
+  (transport: JobTransport, { queues = QUEUE_NAMES, timeoutMs = 2000 }: QueueMetricsOptions = {}) => ({
+    jobs: gauge('queue_jobs', "Jobs per queue and state (dead_lettered: jobs in the queue's dead-letter queue)", {
       labelNames: ['queue', 'state'],
       async collect() {
         let all;
@@ -56,16 +51,17 @@ export class QueueMetrics {
           }
         }
       },
-    });
-    this.processed = metric.counter(
-      'queue_jobs_processed_total',
-      'Job deliveries handled by this process, by outcome',
-      { labelNames: ['queue', 'name', 'outcome'] },
-    );
-    this.jobSeconds = metric.histogram(
+    }),
+    processed: counter('queue_jobs_processed_total', 'Job deliveries handled by this process, by outcome', {
+      labelNames: ['queue', 'name', 'outcome'],
+    }),
+    jobSeconds: histogram(
       'queue_job_seconds',
       'Time from a delivery start to its end (success or failure), by job name',
-      { labelNames: ['queue', 'name'], buckets: JOB_SECONDS_BUCKETS },
-    );
-  }
-}
+      {
+        labelNames: ['queue', 'name'],
+        buckets: JOB_SECONDS_BUCKETS,
+      },
+    ),
+  }),
+) {}
