@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import type { EpisodeTrajectory, RecursionTreeNode } from '@fathom/contracts';
-import { EpisodeRunner, openAiLabel, type OpenAiEndpoint } from '@fathom/rlm';
+import { DEFAULT_READER_WINDOW_CHARS, EpisodeRunner, openAiLabel, type OpenAiEndpoint } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
 import { estimateTokens } from '@fathom/tasks';
 import { integer, withEpisodeLimits } from './args';
@@ -124,7 +124,7 @@ export function askCommand(): Command {
     )
     .option(
       '--reader-window <chars>',
-      'largest llm() chunk read directly (a leaf); larger chunks start a child episode (default 1000)',
+      `largest llm() chunk read directly (a leaf); larger chunks start a child episode (default ${DEFAULT_READER_WINDOW_CHARS})`,
       integer('--reader-window', 1),
     )
     .requiredOption('--file <path>', 'the document (UTF-8 text), bound to ctx in the REPL')

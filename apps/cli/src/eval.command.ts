@@ -27,6 +27,7 @@ import {
   resolveEpisodeConfig,
   type ReaderEvalReport,
   type ReaderStats,
+  DEFAULT_READER_WINDOW_CHARS,
   type EpisodeConfigInput,
   type OpenAiEndpoint,
   type OpenAiUsage,
@@ -39,6 +40,7 @@ import {
   generateReaderExamples,
   generateTasks,
   oracleRead,
+  READER_UNKNOWN_SHARE,
   readTasksJsonl,
   runRegexBaseline,
 } from '@fathom/tasks';
@@ -404,7 +406,7 @@ export function evalCommand(): Command {
     )
     .option(
       '--reader-window <chars>',
-      'largest llm() chunk read directly (a leaf); larger chunks start a child episode (default 1000)',
+      `largest llm() chunk read directly (a leaf); larger chunks start a child episode (default ${DEFAULT_READER_WINDOW_CHARS})`,
       integer('--reader-window', 1),
     )
     .addOption(
@@ -443,7 +445,8 @@ export function evalCommand(): Command {
     )
     .option(
       '--readers-unknown-share <share>',
-      'share of reader chunks without the evidence, answered "unknown" (default 0.1); with --readers-evidence-only ' +
+      `share of reader chunks without the evidence, answered "unknown" (default ${READER_UNKNOWN_SHARE}); with ` +
+        '--readers-evidence-only ' +
         'such a chunk is one distractor sentence, or one of several evidence sentences',
       share('--readers-unknown-share'),
     )

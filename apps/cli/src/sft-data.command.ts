@@ -15,7 +15,7 @@ import {
   SftStatsAccumulator,
 } from '@fathom/rlm';
 import { SandboxPool } from '@fathom/sandbox';
-import { readTasksJsonl } from '@fathom/tasks';
+import { READER_UNKNOWN_SHARE, readTasksJsonl } from '@fathom/tasks';
 import { integer, share } from './args';
 
 function split(value: string): Split {
@@ -232,7 +232,7 @@ export function sftDataCommand(): Command {
     )
     .option(
       '--readers-unknown-share <share>',
-      'share of reader chunks without the evidence (its distractors and filler), answered "unknown" (default 0.1)',
+      `share of reader chunks without the evidence (its distractors and filler), answered "unknown" (default ${READER_UNKNOWN_SHARE})`,
       share('--readers-unknown-share'),
     )
     .option(
