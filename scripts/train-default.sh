@@ -13,7 +13,8 @@
 #      data/checkpoints/default;
 #   3. with `grpo`: GRPO of the reader, its leaf reads sampled as spans inside real episodes whose turns the frozen
 #      root writes (also sampled) (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the
-#      SFT one. On 2026-12-07 it measured no better (docs/RESULTS.md), so the shipped reader is step 1's.
+#      SFT one. On 2026-12-07 it measured +4.7 points sampled and +1 greedy on one seed (docs/RESULTS.md), not yet
+#      enough to ship it: the shipped reader is step 1's.
 # Usage: bash scripts/train-default.sh [reader|root|grpo]   (no argument: steps 1 and 2; reader or root: that step
 #   alone, the other part of data/checkpoints/default kept; grpo: steps 1, 2 and 3)
 set -euo pipefail
