@@ -1,6 +1,7 @@
 import { Rng } from '@fathom/contracts';
 import { ModelError } from './errors';
 import { MASKED_LOGIT, type ModelGraphs, type SpanBatch, type SpanTargets } from './graph/model.graphs';
+import type { ReaderHeads } from './config';
 import type { ParamMap } from './params';
 import type { Tokenizer } from './tokenizer/tokenizer';
 
@@ -160,8 +161,8 @@ export function chooseSpan(
  */
 export class SpanReader {
   readonly maxSpanTokens: number;
-  /** The word features its reads are encoded with beyond shape and sentence match. */
-  readonly features: { sentenceRecency: boolean };
+  /** Its reading heads: which inputs its reads are encoded with (the reader trainer encodes with the same). */
+  readonly heads: ReaderHeads;
 
   constructor(
     private readonly graphs: ModelGraphs,
@@ -173,7 +174,7 @@ export class SpanReader {
     if (!heads?.spanHead)
       throw new ModelError('INVALID_CONFIG', 'a span reader needs a model with a span head (fathom_reader)');
     this.maxSpanTokens = heads.maxSpanTokens;
-    this.features = { sentenceRecency: heads.sentenceRecency };
+    this.heads = heads;
   }
 
   /** The longest prompt it reads. */

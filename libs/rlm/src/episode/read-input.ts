@@ -111,13 +111,10 @@ export function encodeReadInput(
   const feature = ids.map(() => 0);
   const asked = questionWords(question);
   const scanned = scanChunk(chunk, asked);
-  const held = new Map<number, Set<string>>(); // each sentence's distinct question words
-  for (const w of scanned) {
-    if (!w.matched) continue;
-    const words = held.get(w.sentence) ?? new Set<string>();
-    held.set(w.sentence, words.add(w.text.toLowerCase()));
-  }
-  const heldBy = Array.from({ length: (scanned.at(-1)?.sentence ?? -1) + 1 }, (_, s) => held.get(s)?.size ?? 0);
+  // Each sentence's distinct question words.
+  const held = Array.from({ length: (scanned.at(-1)?.sentence ?? -1) + 1 }, () => new Set<string>());
+  for (const w of scanned) if (w.matched) held[w.sentence].add(w.text.toLowerCase());
+  const heldBy = held.map((words) => words.size);
   const recencies = features.sentenceRecency ? sentenceRecencies(heldBy) : heldBy.map(() => 'none' as const);
   const sentenceOf = (sentence: number) =>
     [sentenceMatch(heldBy[sentence] ?? 0, asked.size), recencies[sentence] ?? 'none'] as const;

@@ -16,7 +16,7 @@ import { encodeReadInput, spanReadInput, spanText } from './read-input';
  * longer than the reader holds is RolloutError(InvalidArgument).
  */
 export async function readWithSpan(reader: SpanReader, request: SpanReadRequest): Promise<SpanReadResult> {
-  const encoded = encodeReadInput(request.question, request.chunk, reader.tokenizer, reader.features);
+  const encoded = encodeReadInput(request.question, request.chunk, reader.tokenizer, reader.heads);
   if (encoded.ids.length > reader.maxLength)
     throw new RolloutError(
       'INVALID_ARGUMENT',
