@@ -1,4 +1,12 @@
-import { escapeRegExp, SftExampleSchema, TASK_TYPES, type SftExample, type Split, type Task } from '@fathom/contracts';
+import {
+  EpisodeSettingsSchema,
+  escapeRegExp,
+  SftExampleSchema,
+  TASK_TYPES,
+  type SftExample,
+  type Split,
+  type Task,
+} from '@fathom/contracts';
 import { SandboxPool, type LlmHandler } from '@fathom/sandbox';
 import { generateTasks, oracleRead } from '@fathom/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +120,23 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
       if (answers.at(-1) !== task.answer) wrong.push(`${task.id} (${task.type}): ${answers.at(-1)}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("every turn of the default root's programs fits the byte-level root's turn budget (a byte a token, and the end)", () => {
+    const budget = EpisodeSettingsSchema.parse({}).maxTokensPerTurn;
+    // The question-only programs (scripts/train-default.sh); multi_needle.read_per_item, with three long item names
+    // spelt out, can run a few bytes over.
+    const rootPrograms = every.filter(
+      (e) => e.strategy.endsWith('.search_question') || e.strategy === 'counting.quoted_word',
+    );
+    expect(new Set(rootPrograms.map((e) => e.type)).size).toBe(TASK_TYPES.length);
+    const over = rootPrograms.flatMap((e) =>
+      e.turns
+        .map((t) => Buffer.byteLength(t.completion) + 1)
+        .filter((tokens) => tokens > budget)
+        .map((tokens) => `${e.strategy} ${e.task_id}: ${tokens}`),
+    );
+    expect(over).toEqual([]);
   });
 
   it("code copies the question's keys as literals (entities learnt at run time, like an owner, stay variables)", () => {
