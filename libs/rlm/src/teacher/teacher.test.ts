@@ -62,6 +62,10 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => pool.close());
 
+/** The question-only programs, which copy nothing from the question: the ones the default root writes. */
+const isQuestionOnly = (strategy: string): boolean =>
+  strategy.endsWith('.search_question') || strategy === 'counting.quoted_word';
+
 const codeOf = (completion: string): string => /^```js\n([\s\S]*)\n```$/.exec(completion)?.[1] ?? '';
 
 /** The oracle reader as an llm() handler, for replaying examples. */
@@ -124,11 +128,8 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
 
   it("every turn of the default root's programs fits the byte-level root's turn budget (a byte a token, and the end)", () => {
     const budget = EpisodeSettingsSchema.parse({}).maxTokensPerTurn;
-    // The question-only programs (scripts/train-default.sh); multi_needle.read_per_item, with three long item names
-    // spelt out, can run a few bytes over.
-    const rootPrograms = every.filter(
-      (e) => e.strategy.endsWith('.search_question') || e.strategy === 'counting.quoted_word',
-    );
+    // multi_needle.read_per_item, with three long item names spelt out, can run a few bytes over.
+    const rootPrograms = every.filter((e) => isQuestionOnly(e.strategy));
     expect(new Set(rootPrograms.map((e) => e.type)).size).toBe(TASK_TYPES.length);
     const over = rootPrograms.flatMap((e) =>
       e.turns
@@ -145,7 +146,7 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
       const code = e.turns.map((t) => codeOf(t.completion)).join('\n');
       const inQuestion = (task.meta?.keys ?? []).filter((k) => task.question.includes(k));
       expect(inQuestion).toContain(task.meta?.key);
-      if (e.strategy.endsWith('.search_question') || e.strategy === 'counting.quoted_word') {
+      if (isQuestionOnly(e.strategy)) {
         // search(question) finds the key's sentences, or the quoted word is taken at run time: nothing is copied.
         expect(code).toMatch(/search\(question\)|question\.match\(/);
         for (const key of inQuestion)
