@@ -40,6 +40,7 @@ export { BUG_KINDS, breakCell, type BugKind } from './repair';
 export { formatSftStats, SftStatsAccumulator, type SftGroupStats, type SftStats, type SftStrategyStats } from './stats';
 export {
   findStrategy,
+  ITEM_LIST,
   STRATEGIES_BY_TYPE,
   TEACHER_STRATEGIES,
   type TeacherMove,

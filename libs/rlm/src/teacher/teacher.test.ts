@@ -17,6 +17,7 @@ import { buildSftExamples, drawEpisode, renderSftExample, renderSftSubcall, type
 import { drawStyle, lit } from './code';
 import { MAX_CODE_TURNS, runTeacherEpisode, type SftSkip } from './episode';
 import { TeacherError } from './errors';
+import { NO_OUTPUT } from './observation';
 import { DEFAULT_TEACHER_MIX } from './mix';
 import { SftStatsAccumulator, type SftStats } from './stats';
 import { findStrategy, STRATEGIES_BY_TYPE, TEACHER_STRATEGIES, type TeacherStrategy } from './strategies';
@@ -115,8 +116,20 @@ describe('teacher episodes in the real sandbox, with the oracle reader', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('the multi_hop program backs off to reading a one-key question itself where no owner is stated', async () => {
-    const program = every.find((e) => e.strategy === 'multi_hop.search_question' && e.correct)!;
+  it.each(['multi_hop.search_question', 'multi_needle.search_question'])(
+    "%s's first turn prints nothing: its second follows the same observation whatever the first read",
+    (strategy) => {
+      const examples = every.filter((e) => e.strategy === strategy);
+      expect(examples.length).toBeGreaterThan(0);
+      for (const e of examples) expect(e.turns.map((t) => t.observation).slice(0, -1)).toEqual([NO_OUTPUT]);
+    },
+  );
+
+  it.each([
+    ['multi_hop.search_question', 'no owner is stated'],
+    ['multi_needle.search_question', 'the question lists no items'],
+  ])('the %s program backs off to reading a one-key question itself where %s', async (strategy) => {
+    const program = every.find((e) => e.strategy === strategy && e.correct)!;
     const oneKey = TASKS.filter((t) => t.type === 'niah' || t.type === 'extractive' || t.type === 'tracking');
     const wrong: string[] = [];
     for (const task of oneKey) {

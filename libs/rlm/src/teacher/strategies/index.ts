@@ -41,4 +41,5 @@ export function findStrategy(name: string): TeacherStrategy | undefined {
   return TEACHER_STRATEGIES.find((s) => s.name === name);
 }
 
+export { ITEM_LIST } from './multi-needle';
 export { playCells, type TeacherMove, type TeacherStrategy, type TeacherView } from './types';

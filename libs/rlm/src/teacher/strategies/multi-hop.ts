@@ -1,6 +1,6 @@
 import { OWNER_OF_QUESTION, SUB_QUESTIONS } from '@fathom/tasks';
 import { lit, readerFunction, searchAndReadLines, templateExpression, type CodeStyle } from '../code';
-import { QUESTION_ONLY_NAMES, trainQuestionOn } from './read';
+import { QUESTION_ONLY_NAMES, trainQuestionOn, wholeWindows } from './read';
 import { playCells, type TeacherStrategy } from './types';
 
 /**
@@ -10,24 +10,29 @@ import { playCells, type TeacherStrategy } from './types';
 
 /**
  * The question-only two hops: `search(question)` finds the object's sentences and llm() reads them with
- * `OWNER_OF_QUESTION` before the question, so nothing of the question is copied; the owner read is printed, then
- * `search(owner)` finds the owner's sentences and llm() reads them with a home question of the train family built on
- * the owner. Names and loop are fixed, as in every question-only program.
+ * `OWNER_OF_QUESTION` before the question, so nothing of the question is copied; then `search(owner)` finds the
+ * owner's sentences and llm() reads them with a home question of the train family built on the owner. Names and loop
+ * are fixed, as in every question-only program, and windows are whole (`WHOLE_WINDOWS`), as tracking's.
  *
  * When no owner is read ("unknown": the question is about something nobody owns, such as a `tracking` or `niah`
  * question in a wording the policy took for a multi_hop one), the second hop backs off to the one-key program's
  * read: the windows of `search(question)` with the question. A program chosen from the question's words is then
  * right for more questions than its type's.
+ *
+ * The hops are two turns, because together they run over the byte-level root's 512-token turn budget, and the first
+ * prints nothing: its observation is "(no output)" whatever the owner read, so the second turn is written after the
+ * same observation in a back-off as in training (measured: after a printed owner, the root trained on printed owners
+ * broke the second turn off in 33 of 33 episodes whose owner read was "unknown", which no teacher episode shows).
  */
 function searchHopsCells(style: CodeStyle): string[] {
   // The object's sentences are `owned`, not the one-key program's `hits`: the program's first word after `const`
   // tells it apart (measured: with `hits` first and `let owner` as the only difference in its first line, the
   // trained root wrote the one-key program for every multi_hop question).
-  const first: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, hits: 'owned', value: 'owner' };
+  const first: CodeStyle = { ...wholeWindows(style), ...QUESTION_ONLY_NAMES, hits: 'owned', value: 'owner' };
   const second: CodeStyle = { ...first, hits: 'homes', value: 'reply' };
   const ask = trainQuestionOn(SUB_QUESTIONS.home, style, 'owner');
   return [
-    [...searchAndReadLines(first, 'question', `${lit(OWNER_OF_QUESTION)} + question`), 'print(owner);'].join('\n'),
+    searchAndReadLines(first, 'question', `${lit(OWNER_OF_QUESTION)} + question`).join('\n'),
     [
       "const known = owner !== 'unknown';",
       ...searchAndReadLines(second, 'known ? owner : question', `known ? ${ask} : question`),

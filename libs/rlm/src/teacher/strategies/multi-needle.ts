@@ -8,7 +8,7 @@ import {
   wholeWordRegExp,
   type CodeStyle,
 } from '../code';
-import { QUESTION_ONLY_NAMES, trainQuestionOn } from './read';
+import { QUESTION_ONLY_NAMES, trainQuestionOn, wholeWindows } from './read';
 import { playCells, type TeacherStrategy, type TeacherView } from './types';
 
 /**
@@ -57,26 +57,37 @@ function firstNumberCell(view: TeacherView, style: CodeStyle): string {
 /**
  * The question-only sum: the item list is taken from the question at run time — every phrasing names the items as
  * "the A, the B and the C", so a pattern finds the list, and words after the last item ("… cost altogether") are
- * dropped until the last item is a whole phrase of the document — and printed; then each item's sentences, found by
- * `search(item)`, are read window by window with a train-family price question built on the item, and code sums the
- * prices. Names and loop are fixed, as in every question-only program.
+ * dropped until the last item is a whole phrase of the document; then each item's sentences, found by `search(item)`,
+ * are read window by window with a train-family price question built on the item, and code sums the prices. Names and
+ * loop are fixed, as in every question-only program, and windows are whole (`WHOLE_WINDOWS`), as tracking's. The list
+ * is not printed, so the second turn follows "(no output)" with or without a list, as multi_hop's follows its first.
+ *
+ * When the question names no item list (a one-key question in a wording the policy took for a multi_needle one), the
+ * program backs off to the one-key program's read, as the multi_hop program does when it reads no owner: its one
+ * "item" is the question, whose `search(question)` windows it reads with the question and answers. The back-off is
+ * in the same loop, not a branch after it, because the byte-level root writes a turn of at most `maxTokensPerTurn`
+ * (512) bytes (measured: a branch after the loop made the turn 600 bytes, cut off, and every multi_needle episode
+ * ended without an answer).
  */
-function itemsFromQuestionCells(style: CodeStyle): string[] {
-  const read: CodeStyle = { ...style, ...QUESTION_ONLY_NAMES, value: 'reply' };
+/** The item list of every multi_needle phrasing, "the A, the B and the C" (and what follows the last item). */
+export const ITEM_LIST = /(?:\bthe (?:(?!\bthe )[^,])+?, )*\bthe (?:(?!\bthe )[^,])+? and the [^,?.]+/;
 
-  const list = '/(?:\\bthe (?:(?!\\bthe )[^,])+?, )*\\bthe (?:(?!\\bthe )[^,])+? and the [^,?.]+/';
+function itemsFromQuestionCells(style: CodeStyle): string[] {
+  const read: CodeStyle = { ...wholeWindows(style), ...QUESTION_ONLY_NAMES, value: 'reply' };
+
   const items = [
-    `const items = question.match(${list})[0].split(/, | and /).map((s) => s.slice(4));`,
-    'let last = items.pop();',
+    `const listed = question.match(/${ITEM_LIST.source}/);`,
+    'const items = listed ? listed[0].split(/, | and /).map((s) => s.slice(4)) : [];',
+    "let last = items.pop() || '';",
     `while (last.includes(' ') && !${wholeWordRegExp('last')}.test(ctx)) last = last.slice(0, last.lastIndexOf(' '));`,
-    'items.push(last);',
-    'print(items);',
+    'if (last) items.push(last);',
   ];
+  const price = trainQuestionOn(SUB_QUESTIONS.price, style, 'item');
   const sum = [
     'let total = 0;',
-    'for (const item of items) {',
-    ...searchAndReadLines(read, 'item', trainQuestionOn(SUB_QUESTIONS.price, style, 'item')).map((l) => `  ${l}`),
-    `  total += Number(reply${NUMBER});`,
+    'for (const item of listed ? items : [question]) {',
+    ...searchAndReadLines(read, 'item', `listed ? ${price} : question`).map((l) => `  ${l}`),
+    `  total = listed ? total + Number(reply${NUMBER}) : reply;`,
     '}',
     'answer(total);',
   ];

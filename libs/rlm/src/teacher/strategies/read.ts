@@ -48,13 +48,17 @@ export function readMentions(type: OneKeyType, summary: string): TeacherStrategy
   };
 }
 
-/** A tracking style whose window holds every event of an object (one of WHOLE_WINDOWS); other types' styles as drawn. */
+/** `style` with a window that holds every event of an object (one of WHOLE_WINDOWS). */
+export const wholeWindows = (style: CodeStyle): CodeStyle =>
+  WHOLE_WINDOWS.includes(style.window)
+    ? style
+    : { ...style, window: WHOLE_WINDOWS[style.window % WHOLE_WINDOWS.length] };
+
+/** A tracking style with whole windows; other types' styles as drawn. */
 const wholeFor =
   (type: OneKeyType) =>
   (style: CodeStyle): CodeStyle =>
-    type !== 'tracking' || WHOLE_WINDOWS.includes(style.window)
-      ? style
-      : { ...style, window: WHOLE_WINDOWS[style.window % WHOLE_WINDOWS.length] };
+    type === 'tracking' ? wholeWindows(style) : style;
 
 /**
  * The question-only reader: `search(question)` finds the key's sentences by the question's rarest words, so the
