@@ -8,8 +8,9 @@
 #      question-only strategy (docs/TEACHER.md): the windows of search(question) for niah, extractive and tracking,
 #      the quoted word taken from the question for counting, the item list taken from it for multi_needle, two hops
 #      for multi_hop (configs/sft/root.json, about 23 minutes of steps); then 150 steps at a lower learning rate on
-#      1,000 more tasks, three times as many of them multi_hop (configs/sft/root-hops.json, about 8 minutes), which
-#      the first stage left writing the one-key program for most multi_hop questions; it replaces the root files of
+#      1,000 more tasks, five times as many of them multi_hop (configs/sft/root-hops.json, about 8 minutes), which
+#      the first stage left writing the one-key program for most multi_hop questions (five, not three: seed 7's
+#      multi_hop 20.0% → 37.5%, experiments/quiet-first-turn); it replaces the root files of
 #      data/checkpoints/default;
 #   3. with `grpo`: GRPO of the reader, its leaf reads sampled as spans inside real episodes whose turns the frozen
 #      root writes (also sampled) (configs/grpo/reader.json, reward = correctness), and the GRPO reader replaces the
@@ -56,7 +57,7 @@ train_root() {
   "$fathom" sft-data --tasks out/root/tasks.jsonl --out out/root/teacher.jsonl --seed 31 --mix "$question_only"
   "$fathom" sft --config configs/sft/root.json
   "$fathom" data generate --split train --n 1000 --seed 32 --max-tokens 32000 \
-    --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=3,multi_needle=1 --out out/root/tasks-hops.jsonl
+    --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=5,multi_needle=1 --out out/root/tasks-hops.jsonl
   "$fathom" sft-data --tasks out/root/tasks-hops.jsonl --out out/root/teacher-hops.jsonl --seed 32 --mix "$question_only"
   "$fathom" sft --config configs/sft/root-hops.json
   find "$default" -maxdepth 1 -type f -delete
