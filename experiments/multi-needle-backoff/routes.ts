@@ -1,12 +1,15 @@
 /**
  * Which program the root wrote for each episode of an eval (`fathom eval --episodes FILE`), and whether the second
- * turn of a two-turn program ran after its back-off observation: an empty item list (`[]`) for the multi_needle
- * program, an "unknown" owner for the multi_hop one.
+ * turn of a two-turn program ran after a back-off: a question that lists no items for the multi_needle program, an
+ * owner read "unknown" (the last `llm()` call asked with `OWNER_OF_QUESTION`) for the multi_hop one. Back-offs are
+ * told from the question and the calls, not from the first turn's observation, which the quiet-first-turn programs
+ * leave "(no output)".
  *
  * Usage: node --no-node-snapshot --import tsx experiments/multi-needle-backoff/routes.ts EPISODES.jsonl
  */
 import { readFileSync } from 'node:fs';
-import type { EvalEpisode } from '@fathom/rlm';
+import { ITEM_LIST, type EvalEpisode } from '@fathom/rlm';
+import { OWNER_OF_QUESTION } from '@fathom/tasks';
 
 const [episodesFile] = process.argv.slice(2);
 if (episodesFile === undefined) throw new Error('usage: routes.ts EPISODES.jsonl');
@@ -32,7 +35,9 @@ for (const line of readFileSync(episodesFile, 'utf8').trim().split('\n')) {
   const program = programOf(first.completion);
   bump(routes, `${e.system} ${e.type} ${e.phrasing} → ${program}: ${e.correct ? 'right' : 'wrong'}`);
   if (e.system !== 'policy' || (program !== 'multi_needle' && program !== 'multi_hop')) continue;
-  const backedOff = String(first.observation) === (program === 'multi_needle' ? '[]' : 'unknown');
+  const ownerReads = e.calls.filter((c) => c.question.startsWith(OWNER_OF_QUESTION));
+  const backedOff =
+    program === 'multi_needle' ? !ITEM_LIST.test(e.question) : (ownerReads.at(-1)?.answer ?? 'unknown') === 'unknown';
   const ran = second !== undefined && second.action === 'code' && second.sandboxError === null;
   bump(
     backOffs,
