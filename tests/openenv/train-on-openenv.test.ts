@@ -38,7 +38,9 @@ async function trainTwoSteps(config: { name: string; seed: number; reward?: { so
     checkpointEvery: 2,
     grpo: { groupSize: 4 },
     optimizer: { lr: 1e-4 },
-    rollout: { maxTurns: 3, maxTokensPerTurn: 192, maxEpisodeTokens: 1280 },
+    // The root's own turn budget (512 tokens): with 192 the default root's first turns were all cut off before a cell
+    // was sent (its programs run 250–450 bytes), and the environment rewarded nothing.
+    rollout: { maxTurns: 3, maxTokensPerTurn: 512, maxEpisodeTokens: 1536 },
   });
   const sandbox = new OpenEnvSandbox(env.url);
   await runGrpo(await grpoTrainConfigOfRun(run, runOut), { sandbox, tasks: await runTasks(run) });
