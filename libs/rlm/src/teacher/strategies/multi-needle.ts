@@ -54,6 +54,9 @@ function firstNumberCell(view: TeacherView, style: CodeStyle): string {
   ].join('\n');
 }
 
+/** The item list of every multi_needle phrasing, "the A, the B and the C" (and what follows the last item). */
+export const ITEM_LIST = /(?:\bthe (?:(?!\bthe )[^,])+?, )*\bthe (?:(?!\bthe )[^,])+? and the [^,?.]+/;
+
 /**
  * The question-only sum: the item list is taken from the question at run time — every phrasing names the items as
  * "the A, the B and the C", so a pattern finds the list, and words after the last item ("… cost altogether") are
@@ -69,9 +72,6 @@ function firstNumberCell(view: TeacherView, style: CodeStyle): string {
  * (512) bytes (measured: a branch after the loop made the turn 600 bytes, cut off, and every multi_needle episode
  * ended without an answer).
  */
-/** The item list of every multi_needle phrasing, "the A, the B and the C" (and what follows the last item). */
-export const ITEM_LIST = /(?:\bthe (?:(?!\bthe )[^,])+?, )*\bthe (?:(?!\bthe )[^,])+? and the [^,?.]+/;
-
 function itemsFromQuestionCells(style: CodeStyle): string[] {
   const read: CodeStyle = { ...wholeWindows(style), ...QUESTION_ONLY_NAMES, value: 'reply' };
 
