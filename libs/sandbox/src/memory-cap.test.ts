@@ -44,8 +44,9 @@ describe('the process-level memory cap', () => {
       });
       expect(result).toMatchObject({ error: { code: 'memory_limit' }, alive: false, brokeWorker: true });
       expect(result.error?.message).toMatch(/memory limit of 32 MiB/);
-      // Stopped within one check (20 ms) of its allowance.
-      expect(peak - before).toBeLessThan(stepAllowanceMb(memoryMb) + 32);
+      // Stopped within a few checks (20 ms each) of its allowance, far below the 1.4 GB it reached without the cap. A
+      // loaded machine delays a check: one CI run peaked at 145.6 MB against a bound of one check's growth, 144.
+      expect(peak - before).toBeLessThan(stepAllowanceMb(memoryMb) + 64);
       expect(await bystanding).toBeGreaterThan(0);
       expect(pool.stats().workers.map((w) => w.pid)).toContain(bystanderPid);
       expect(pool.stats().totals.memoryLimits).toBeGreaterThan(0);
