@@ -97,10 +97,18 @@ export interface SpanRead {
   /** exp(logprob). */
   probability: number;
   /**
-   * Kept only when the run trains on sub-calls: the prompt's ids, exact-match and word-feature inputs (`feature`: a
-   * `wordFeature` id per id) and span candidates.
+   * Kept only when the run trains on sub-calls: the prompt's ids, exact-match, word-feature and word-vector inputs
+   * (`feature`: a `wordFeature` id per id; `vector`: a row of the reader's word vectors per id) and span candidates.
    */
-  input?: { ids: number[]; match: number[]; feature?: number[]; starts: number[]; ends: number[]; none: number };
+  input?: {
+    ids: number[];
+    match: number[];
+    feature?: number[];
+    vector?: number[];
+    starts: number[];
+    ends: number[];
+    none: number;
+  };
 }
 
 /**
@@ -177,6 +185,7 @@ export const SpanReadSchema: z.ZodType<SpanRead> = z.strictObject({
       ids: TokenIdsSchema,
       match: z.array(z.union([z.literal(0), z.literal(1)])),
       feature: z.array(z.number().int().nonnegative().max(255)).optional(),
+      vector: z.array(z.number().int().nonnegative()).optional(),
       starts: PositionsSchema,
       ends: PositionsSchema,
       none: z.number().int().nonnegative(),

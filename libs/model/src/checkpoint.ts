@@ -8,6 +8,7 @@ import { ByteTokenizer } from './tokenizer/byte.tokenizer';
 import { HashedWordTokenizer } from './tokenizer/hashed-word.tokenizer';
 import { HfTokenizer } from './tokenizer/hf.tokenizer';
 import type { Tokenizer } from './tokenizer/tokenizer';
+import { readWordList, writeWordList } from './word-vectors';
 
 /** A model as a Hugging Face–style folder holds it. */
 export interface Checkpoint {
@@ -51,7 +52,8 @@ export async function loadTokenizer(dir: string): Promise<Tokenizer | null> {
  * Loads `config.json`, the weights (`model.safetensors`, or shards listed by `model.safetensors.index.json`;
  * F32, F16 or BF16, widened to float32) and the tokenizer of a Hugging Face–style folder. Every tensor is
  * checked against the config: a missing, unexpected or mis-shaped one throws naming it. A tied model's stray
- * `lm_head.weight` and legacy `rotary_emb.inv_freq` buffers are ignored.
+ * `lm_head.weight` and legacy `rotary_emb.inv_freq` buffers are ignored. A reader with word vectors gets its word
+ * list (word_vectors.txt) attached to its config.
  */
 export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   const config = parseHfConfig(await readJson(join(dir, 'config.json')));
@@ -70,6 +72,7 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
     }
   }
   checkParams(config, params, shapes);
+  if (config.reader?.wordVectors) config.reader.wordVectors = await readWordList(dir, config.reader.wordVectors);
   const tokenizer = await loadTokenizer(dir);
   if (tokenizer && tokenizer.vocabSize > config.vocabSize) {
     throw new ModelError(
@@ -83,8 +86,8 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
 }
 
 /**
- * Writes a Hugging Face–style folder: config.json, model.safetensors (in `dtype`, default F32), the tokenizer
- * files and generation_config.json when present. Creates `dir`; overwrites those files.
+ * Writes a Hugging Face–style folder: config.json, model.safetensors (in `dtype`, default F32), a reader's word list
+ * (word_vectors.txt), the tokenizer files and generation_config.json when present. Creates `dir`; overwrites those files.
  */
 export async function saveCheckpoint(
   dir: string,
@@ -98,6 +101,7 @@ export async function saveCheckpoint(
   await writeFile(join(dir, 'model.safetensors'), serializeSafetensors(tensors, dtype, { format: 'pt' }));
   const hf = { ...toHfConfig(config), torch_dtype: { F32: 'float32', F16: 'float16', BF16: 'bfloat16' }[dtype] };
   await writeFile(join(dir, 'config.json'), JSON.stringify(hf, null, 2) + '\n');
+  if (config.reader?.wordVectors) await writeWordList(dir, config.reader.wordVectors);
   if (tokenizer) {
     for (const [name, content] of Object.entries(tokenizer.files())) {
       await writeFile(join(dir, name), JSON.stringify(content, null, 2) + '\n');

@@ -35,6 +35,22 @@ export interface ReaderHeads {
   spanHead: boolean;
   /** The longest span, in tokens, a read may answer with. */
   maxSpanTokens: number;
+  /** Pretrained word vectors added to the chunk's tokens through a learned projection (`WordVectors`); absent: none. */
+  wordVectors?: WordVectors;
+}
+
+/**
+ * A reader's frozen pretrained word vectors, after the fixed GloVe embeddings of the extractive readers that predate
+ * contextual pretraining (DrQA, Chen et al. 2017; BiDAF): `reader.word_vectors` (rows, dims), row 0 all zeros for a
+ * word without a vector, is never trained; `reader.word_vector_proj` (hidden, dims) maps each chunk token's row into
+ * the model. A word never seen in training still lands near the words of similar use ("nobody" near "never"), where a
+ * hashed token is only a random bucket. config.json holds `rows` and `dims`; `index` (case-folded word → row) is the
+ * checkpoint's word_vectors.txt, one word per line from row 1, attached when the checkpoint is loaded.
+ */
+export interface WordVectors {
+  rows: number;
+  dims: number;
+  index?: ReadonlyMap<string, number>;
 }
 
 /** The architecture of one decoder, in this library's names; `parseHfConfig` builds it from a config.json. */
@@ -102,6 +118,7 @@ const hfConfigSchema = z.looseObject({
       sentence_recency: z.boolean().default(false),
       span_head: z.boolean().default(true),
       max_span_tokens: positiveInt.max(512).default(48),
+      word_vectors: z.strictObject({ rows: z.number().int().min(2), dims: positiveInt.max(1024) }).nullish(),
     })
     .nullish(),
 });
@@ -163,6 +180,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
         sentenceRecency: c.fathom_reader.sentence_recency,
         spanHead: c.fathom_reader.span_head,
         maxSpanTokens: c.fathom_reader.max_span_tokens,
+        ...(c.fathom_reader.word_vectors != null && { wordVectors: { ...c.fathom_reader.word_vectors } }),
       },
     }),
   };
@@ -224,6 +242,9 @@ export function toHfConfig(config: ModelConfig): Record<string, unknown> {
         sentence_recency: config.reader.sentenceRecency,
         span_head: config.reader.spanHead,
         max_span_tokens: config.reader.maxSpanTokens,
+        ...(config.reader.wordVectors && {
+          word_vectors: { rows: config.reader.wordVectors.rows, dims: config.reader.wordVectors.dims },
+        }),
       },
     }),
   };

@@ -8,7 +8,17 @@ export {
   type ModelConfig,
   type Llama3RopeScaling,
   type ReaderHeads,
+  type WordVectors,
 } from './config';
+export {
+  WORD_LIST_FILE,
+  WORD_TABLE_FILE,
+  formatWordList,
+  parseWordList,
+  readWordVectorSet,
+  writeWordVectorSet,
+  type WordVectorSet,
+} from './word-vectors';
 export {
   LINEAR_MODULES,
   checkParams,
@@ -21,6 +31,8 @@ export {
   readerSpecs,
   MATCH_EMBEDDING,
   WORD_FEATURE_EMBEDDING,
+  WORD_VECTORS,
+  WORD_VECTOR_PROJ,
   SPAN_HEAD,
   type LinearModule,
   type ParamMap,

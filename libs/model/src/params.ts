@@ -11,6 +11,8 @@ export interface ParamSpec {
   shape: number[];
   /** How `initParams` fills it: normal(0, std) for matrices, ones for norm gains, zeros for biases. */
   init: 'normal' | 'ones' | 'zeros';
+  /** Never trained: a graph takes it as an input it does not differentiate (a reader's pretrained word vectors). */
+  frozen?: boolean;
 }
 
 /** The projections a LoRA adapter may target, by their Hugging Face module names. */
@@ -82,6 +84,11 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
       init: 'normal',
     });
   if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
+  const vectors = config.reader?.wordVectors;
+  if (vectors) {
+    specs.push({ name: WORD_VECTORS, shape: [vectors.rows, vectors.dims], init: 'zeros', frozen: true });
+    specs.push({ name: WORD_VECTOR_PROJ, shape: [config.hiddenSize, vectors.dims], init: 'normal' });
+  }
   return specs;
 }
 
@@ -89,6 +96,10 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
 export const MATCH_EMBEDDING = 'reader.match_embedding';
 /** One vector per word-feature id (`wordFeature`), added by each position's word-feature input, (ids, hidden). */
 export const WORD_FEATURE_EMBEDDING = 'reader.word_feature_embedding';
+/** A reader's frozen pretrained word vectors, (rows, dims), row 0 zeros (`WordVectors`). */
+export const WORD_VECTORS = 'reader.word_vectors';
+/** The learned map of a word vector into the model, (hidden, dims) as a Linear weight. */
+export const WORD_VECTOR_PROJ = 'reader.word_vector_proj';
 /** Start (row 0) and end (row 1) logit vectors of the span head, (2, hidden). */
 export const SPAN_HEAD = 'reader.span_head.weight';
 

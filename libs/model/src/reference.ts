@@ -1,7 +1,14 @@
 import type { DecodeBackend, DecodePrompt, DecodeSession } from './decode';
 import { ropeInverseFrequencies, type ModelConfig } from './config';
 import { ModelError } from './errors';
-import { MATCH_EMBEDDING, SPAN_HEAD, WORD_FEATURE_EMBEDDING, type ParamMap } from './params';
+import {
+  MATCH_EMBEDDING,
+  SPAN_HEAD,
+  WORD_FEATURE_EMBEDDING,
+  WORD_VECTOR_PROJ,
+  WORD_VECTORS,
+  type ParamMap,
+} from './params';
 
 /**
  * The decoder written as plainly as possible, in float64, one sequence at a time: the oracle the ONNX graphs
@@ -14,8 +21,9 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
 
 /**
  * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token)
- * and, for a model with word features, the word-feature input `feature` (a `wordFeature` id per token): the oracle of
- * the span graphs. Returns [start, end] per position.
+ * and, for a model with word features, the word-feature input `feature` (a `wordFeature` id per token), for a model
+ * with word vectors, `vector` (a row of `reader.word_vectors` per token): the oracle of the span graphs. Returns
+ * [start, end] per position.
  */
 export function referenceSpanLogits(
   config: ModelConfig,
@@ -23,10 +31,11 @@ export function referenceSpanLogits(
   tokens: readonly number[],
   match: readonly number[],
   feature?: readonly number[],
+  vector?: readonly number[],
 ): [number, number][] {
   const head = params.get(SPAN_HEAD);
   if (!head) throw new ModelError('INVALID_TENSOR', `'${SPAN_HEAD}' is missing`);
-  return referenceHidden(config, params, tokens, match, feature).map((h) => {
+  return referenceHidden(config, params, tokens, match, feature, vector).map((h) => {
     const y = referenceLinear(h, head, 2);
     return [y[0], y[1]];
   });
@@ -46,7 +55,8 @@ function referenceLinear(x: Float64Array, weight: Float32Array, out: number, bia
 
 /**
  * The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1, `feature` the
- * word-feature vector of its id (for a model with word features).
+ * word-feature vector of its id (for a model with word features), `vector` its word vector's projection (for a model
+ * with word vectors).
  */
 function referenceHidden(
   config: ModelConfig,
@@ -54,6 +64,7 @@ function referenceHidden(
   tokens: readonly number[],
   match?: readonly number[],
   feature?: readonly number[],
+  vector?: readonly number[],
 ): Float64Array[] {
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {
@@ -92,6 +103,16 @@ function referenceHidden(
       const id = feature?.[i] ?? 0;
       const row = w(WORD_FEATURE_EMBEDDING).subarray(id * d, (id + 1) * d);
       row.forEach((v, k) => (x[k] += v));
+    }
+    const dims = config.reader?.wordVectors?.dims;
+    if (dims !== undefined) {
+      const id = vector?.[i] ?? 0;
+      const projected = referenceLinear(
+        Float64Array.from(w(WORD_VECTORS).subarray(id * dims, (id + 1) * dims)),
+        w(WORD_VECTOR_PROJ),
+        d,
+      );
+      projected.forEach((v, k) => (x[k] += v));
     }
     return x;
   });

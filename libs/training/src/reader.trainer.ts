@@ -5,15 +5,19 @@ import {
   createDefaultModel,
   DEFAULT_CONFIG_PATH,
   HashedWordTokenizer,
+  initParams,
   loadCheckpoint,
   ModelGraphs,
   packSpanReads,
+  readWordVectorSet,
   saveCheckpoint,
   spanTrainBatch,
   type Checkpoint,
   type ReaderHeads,
   type SpanReadInput,
   type Tokenizer,
+  WORD_VECTOR_PROJ,
+  WORD_VECTORS,
 } from '@fathom/model';
 import { isCorrect } from '@fathom/rewards';
 import { encodeReadInput, goldSpan, spanReadInput, spanText, type ReadInput } from '@fathom/rlm';
@@ -73,9 +77,15 @@ export const ReaderSftConfigSchema = z.strictObject({
         .min(2)
         .max(1 << 20)
         .optional(),
+      /**
+       * A fresh model's pretrained word vectors: the folder of a word-vector set (`bash scripts/word-vectors.sh`
+       * writes out/word-vectors), frozen as `reader.word_vectors` and projected into the model by a learned map.
+       */
+      wordVectors: z.string().min(1).optional(),
     })
     .prefault({})
-    .refine((m) => !(m.checkpoint && m.config), { message: 'give model.checkpoint or model.config, not both' }),
+    .refine((m) => !(m.checkpoint && m.config), { message: 'give model.checkpoint or model.config, not both' })
+    .refine((m) => !(m.checkpoint && m.wordVectors), { message: 'model.wordVectors: a checkpoint keeps its own' }),
   stages: z.array(ReaderStageSchema).min(1),
   batchSize: z.number().int().positive().max(256).default(16),
   padMultiple: z.number().int().positive().default(64),
@@ -168,8 +178,8 @@ function toSpanExample(
 
 /**
  * The read of `input` with word dropout: each chunk word outside the question (`match` 0) has its ids replaced by
- * random ordinary (non-special) token ids with probability `share`; its word features, the question and the prompt
- * are kept.
+ * random ordinary (non-special) token ids with probability `share`; its word features and word vector, the question
+ * and the prompt are kept.
  */
 export function wordNoise(
   input: ReadInput,
@@ -210,7 +220,19 @@ async function initialModel(config: ReaderSftConfig): Promise<Checkpoint> {
       { trainer: 'SFT' },
     );
   if (model.tokenizer === null) throw new TrainingError('INVALID_CONFIG', 'model: no tokenizer', { trainer: 'SFT' });
-  return model;
+  return config.model.wordVectors === undefined
+    ? model
+    : withWordVectors(model, config.model.wordVectors, config.model.initSeed);
+}
+
+/** A fresh reader given a word-vector set: the frozen table and a freshly initialised projection. */
+async function withWordVectors(model: Checkpoint, dir: string, seed: number): Promise<Checkpoint> {
+  const { vectors, table } = await readWordVectorSet(dir);
+  const config = { ...model.config, reader: { ...model.config.reader!, wordVectors: vectors } };
+  const params = new Map(model.params);
+  params.set(WORD_VECTORS, table);
+  params.set(WORD_VECTOR_PROJ, initParams(config, seed).get(WORD_VECTOR_PROJ)!);
+  return { ...model, config, params };
 }
 
 /**

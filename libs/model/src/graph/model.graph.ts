@@ -37,6 +37,8 @@ import {
   linearPrefix,
   linearShape,
   MATCH_EMBEDDING,
+  WORD_VECTOR_PROJ,
+  WORD_VECTORS,
   type ParamMap,
   paramSpecs,
   WORD_FEATURE_EMBEDDING,
@@ -71,7 +73,7 @@ export function declareWeights(g: Graph, config: ModelConfig, mode: GraphWeightM
   for (const spec of paramSpecs(config)) {
     if (mode.kind === 'full') {
       const t = g.input(spec.name, 'float32', spec.shape);
-      trainable.push(t);
+      if (!spec.frozen) trainable.push(t);
       tensors.set(spec.name, t);
     } else {
       tensors.set(spec.name, g.initializer(spec.name, 'float32', spec.shape, mode.base.get(spec.name)!));
@@ -162,6 +164,16 @@ export interface PastKv {
   bias: Tensor;
 }
 
+/** A reader's per-position inputs, each given only to a model whose `ReaderHeads` take it. */
+export interface ReadInputs {
+  /** (B, T) float, for the exact-match input: 1 at positions whose word occurs in the question, 0 elsewhere. */
+  match?: Tensor;
+  /** (B, T) int64, for word features: each position's word-feature id (`wordFeature`). */
+  feature?: Tensor;
+  /** (B, T) int64, for word vectors: each position's row of `reader.word_vectors` (0: none). */
+  vector?: Tensor;
+}
+
 export interface ForwardOutputs {
   /** Final-normed hidden states (B, T, hidden). */
   hidden: Tensor;
@@ -173,9 +185,8 @@ export interface ForwardOutputs {
 /**
  * The decoder stack. ids (B, T) int64; cos, sin± (T, D) rotary tables of the new positions, or (B, 1, 1, D) when each
  * row of a one-position step sits at its own position; `past` per layer when decoding
- * with a cache (every new position attends to all P cached ones and causally to the new ones). `match` (B, T) float,
- * for a model with the exact-match input: 1 at positions whose word occurs in the question, 0 elsewhere. `feature`
- * (B, T) int64, for a model with word features: each position's word-feature id (`wordFeature`).
+ * with a cache (every new position attends to all P cached ones and causally to the new ones); `reads`, a reader's
+ * inputs of a span graph (`ReadInputs`).
  */
 export function forward(
   config: ModelConfig,
@@ -184,15 +195,19 @@ export function forward(
   cos: Tensor,
   sin: Tensor,
   past?: readonly PastKv[],
-  match?: Tensor,
-  feature?: Tensor,
+  reads: ReadInputs = {},
 ): ForwardOutputs {
   const { numHeads: h, numKvHeads: k, headDim: d } = config;
   const r = h / k;
   const [b, t] = ids.shape; // named ('B', 'T'), or static where the graph fixes them (a decode step has T = 1)
   let x = embedding(w.get('model.embed_tokens.weight'), ids); // (B, T, hidden)
+  const { match, feature, vector } = reads;
   if (match) x = add(x, mul(unsqueeze(match, [2]), w.get(MATCH_EMBEDDING))); // (B, T, 1) · (hidden)
   if (feature) x = add(x, embedding(w.get(WORD_FEATURE_EMBEDDING), feature)); // (B, T, hidden)
+  if (vector) {
+    const vectors = embedding(w.get(WORD_VECTORS), vector); // (B, T, dims)
+    x = add(x, matmul(vectors, transpose(w.get(WORD_VECTOR_PROJ), [1, 0]))); // (B, T, hidden)
+  }
   const newKeys: Tensor[] = [];
   const newValues: Tensor[] = [];
   for (let l = 0; l < config.numLayers; l++) {

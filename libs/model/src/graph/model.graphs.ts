@@ -62,6 +62,8 @@ export interface SpanBatch {
   match: Float32Array;
   /** The word-feature input (B, T): each position's `wordFeature` id (0 outside the chunk); absent: all 0. */
   feature?: ArrayLike<number>;
+  /** The word-vector input (B, T): each position's row of `reader.word_vectors` (0: none); absent: all 0. */
+  vector?: ArrayLike<number>;
 }
 
 /** Which span each row read (or was taught), and where it was allowed to start and end. */
@@ -104,7 +106,9 @@ export interface TrainResult {
  * them in place between calls.
  */
 export class ModelGraphs {
-  /** Names and shapes of the tensors a call must be given (and the train graph differentiates). */
+  /** Names and shapes of the tensors a call must be given: the trainable ones and any frozen inputs. */
+  readonly weightSpecs: readonly ParamSpec[];
+  /** Names and shapes of the tensors the train graphs differentiate (all parameters but frozen ones, or LoRA's). */
   readonly trainableSpecs: readonly ParamSpec[];
   private readonly invFreq: Float64Array;
   private readonly runtime: Runtime;
@@ -122,7 +126,8 @@ export class ModelGraphs {
     runtime: RuntimeConfig = {},
   ) {
     if (mode.kind === 'lora') checkParams(config, mode.base);
-    this.trainableSpecs = mode.kind === 'full' ? paramSpecs(config) : loraSpecs(config, mode.lora);
+    this.weightSpecs = mode.kind === 'full' ? paramSpecs(config) : loraSpecs(config, mode.lora);
+    this.trainableSpecs = this.weightSpecs.filter((s) => !s.frozen);
     this.invFreq = ropeInverseFrequencies(config);
     this.runtime = new Runtime(runtime);
     this.dynamicRuntime = new Runtime({ ...runtime, specializeShapes: false });
@@ -247,7 +252,7 @@ export class ModelGraphs {
   }
 
   private checkWeights(weights: ParamMap): void {
-    for (const spec of this.trainableSpecs) {
+    for (const spec of this.weightSpecs) {
       const t = weights.get(spec.name);
       const n = spec.shape.reduce((a, b) => a * b, 1);
       if (!t) throw new ModelError('INVALID_TENSOR', `'${spec.name}' is missing from the weights`);
@@ -261,7 +266,7 @@ export class ModelGraphs {
 
   private weightFeeds(weights: ParamMap): Record<string, Float32Array> {
     this.checkWeights(weights);
-    return Object.fromEntries(this.trainableSpecs.map((s) => [s.name, weights.get(s.name)!]));
+    return Object.fromEntries(this.weightSpecs.map((s) => [s.name, weights.get(s.name)!]));
   }
 
   private checkBatch(b: TokenBatch): void {
@@ -313,16 +318,30 @@ export class ModelGraphs {
         if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= count)
           throw new ModelError('INVALID_ARGUMENT', `word feature ${b.feature[i]} at ${i} is not a wordFeature id`);
     }
+    if (b.vector !== undefined) {
+      if (b.vector.length !== b.batch * b.length)
+        throw new ModelError(
+          'INVALID_ARGUMENT',
+          `vector has ${b.vector.length} entries, batch is ${b.batch}×${b.length}`,
+        );
+      const rows = this.config.reader?.wordVectors?.rows ?? 1;
+      for (let i = 0; i < b.vector.length; i++)
+        if (!Number.isInteger(b.vector[i]) || b.vector[i] < 0 || b.vector[i] >= rows)
+          throw new ModelError('INVALID_ARGUMENT', `word vector row ${b.vector[i]} at ${i} is not below ${rows}`);
+    }
   }
 
   private spanFeeds(b: SpanBatch) {
     const { targets: _, ...feeds } = this.batchFeeds({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
     const dims = [b.batch, b.length];
-    const feature =
-      b.feature === undefined
-        ? new BigInt64Array(b.batch * b.length)
-        : BigInt64Array.from(Array.from(b.feature), BigInt);
-    return { ...feeds, match: { data: b.match, dims }, word_feature: { data: feature, dims } };
+    const ids = (values: ArrayLike<number> | undefined) =>
+      values === undefined ? new BigInt64Array(b.batch * b.length) : BigInt64Array.from(Array.from(values), BigInt);
+    return {
+      ...feeds,
+      match: { data: b.match, dims },
+      word_feature: { data: ids(b.feature), dims },
+      word_vector: { data: ids(b.vector), dims },
+    };
   }
 
   /** Start and end logits (B, T) each of the span graphs. */
@@ -374,8 +393,8 @@ export class ModelGraphs {
 
   /**
    * Inputs shared by the full-sequence graphs, and the final hidden states (B, T, hidden). The span graphs also take
-   * `match` (B, T) and `word_feature` (B, T); a reader without the exact-match input or word features takes them
-   * unused, so every reader is fed alike.
+   * `match` (B, T), `word_feature` (B, T) and `word_vector` (B, T); a reader without the exact-match input, word
+   * features or word vectors takes them unused, so every reader is fed alike.
    */
   private sequence(name: string, spans = false) {
     const g = new Graph(name);
@@ -386,16 +405,12 @@ export class ModelGraphs {
     const sin = g.input('rope_sin', 'float32', ['T', d]);
     const match = spans ? g.input('match', 'float32', ['B', 'T']) : undefined;
     const feature = spans ? g.input('word_feature', 'int64', ['B', 'T']) : undefined;
-    const { hidden } = forward(
-      this.config,
-      w,
-      ids,
-      cos,
-      sin,
-      undefined,
-      this.config.reader?.exactMatch ? match : undefined,
-      this.config.reader?.wordFeatures ? feature : undefined,
-    );
+    const vector = spans ? g.input('word_vector', 'int64', ['B', 'T']) : undefined;
+    const { hidden } = forward(this.config, w, ids, cos, sin, undefined, {
+      match: this.config.reader?.exactMatch ? match : undefined,
+      feature: this.config.reader?.wordFeatures ? feature : undefined,
+      vector: this.config.reader?.wordVectors ? vector : undefined,
+    });
     return { g, w, hidden };
   }
 

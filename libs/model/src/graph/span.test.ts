@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHfConfig } from '../config';
-import { initParams, MATCH_EMBEDDING, WORD_FEATURE_EMBEDDING } from '../params';
+import { initParams, MATCH_EMBEDDING, WORD_FEATURE_EMBEDDING, WORD_VECTOR_PROJ, WORD_VECTORS } from '../params';
 import { referenceSpanLogits } from '../reference';
 import { chooseSpan, spanBiases, type SpanCandidates } from '../span-read';
 import { SMALL_HF_CONFIGS } from '../testing/configs';
@@ -35,6 +35,22 @@ function referenceObjective(params: Map<string, Float32Array>, starts: number[],
     total += weights[b] * (lp(0, startBias, starts[b]) + lp(1, endBias, ends[b]));
   }
   return total;
+}
+
+/** The two rows' batch for `spanTrainStep`, spans (4, 5) and the no-answer position, with a reader's extra inputs. */
+function trainBatch(inputs: { feature?: number[]; vector?: number[] }) {
+  const rows = [spanBiases(candidates, length, 4), spanBiases(candidates, length, 6)];
+  return {
+    batch: 2,
+    length,
+    ids,
+    match,
+    ...inputs,
+    startBias: Float32Array.from([...rows[0].startBias, ...rows[1].startBias]),
+    endBias: Float32Array.from([...rows[0].endBias, ...rows[1].endBias]),
+    start: [4, 6],
+    end: [5, 6],
+  };
 }
 
 describe('span head', () => {
@@ -114,27 +130,46 @@ describe('span head', () => {
     const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
     expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
     expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // id 0 is what an absent input feeds
-    const rows = [spanBiases(candidates, length, 4), spanBiases(candidates, length, 6)];
-    const step = await graphs.spanTrainStep(
-      params,
-      {
-        batch: 2,
-        length,
-        ids,
-        match,
-        feature,
-        startBias: Float32Array.from([...rows[0].startBias, ...rows[1].startBias]),
-        endBias: Float32Array.from([...rows[0].endBias, ...rows[1].endBias]),
-        start: [4, 6],
-        end: [5, 6],
-      },
-      Float32Array.from([-1, -1]),
-    );
+    const step = await graphs.spanTrainStep(params, trainBatch({ feature }), Float32Array.from([-1, -1]));
     const g = step.grads.get(WORD_FEATURE_EMBEDDING)!;
     expect(Math.hypot(...g.subarray(23 * featured.hiddenSize, 24 * featured.hiddenSize))).toBeGreaterThan(0);
     await expect(
       graphs.spanLogits(params, { batch: 2, length, ids, match, feature: feature.map(() => 99) }),
     ).rejects.toThrow(/word feature 99/);
+    await graphs.release();
+  });
+
+  it('adds the projected word vectors of a model with word vectors, as the reference does, and never trains them', async () => {
+    const vectored = parseHfConfig({
+      ...SMALL_HF_CONFIGS.llamaGqaUntied,
+      fathom_reader: { exact_match: true, span_head: true, max_span_tokens: 3, word_vectors: { rows: 4, dims: 5 } },
+    });
+    const params = initParams(vectored, 13, 0.3);
+    params.set(
+      WORD_VECTORS,
+      Float32Array.from({ length: 20 }, (_, i) => (i < 5 ? 0 : Math.sin(i))),
+    );
+    const graphs = new ModelGraphs(vectored);
+    expect(graphs.weightSpecs.map((s) => s.name)).toContain(WORD_VECTORS);
+    expect(graphs.trainableSpecs.map((s) => s.name)).not.toContain(WORD_VECTORS);
+    const vector = [0, 3, 1, 0, 2, 2, 0, 0, 1, 0, 3, 0, 0, 0];
+    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, vector });
+    for (let b = 0; b < 2; b++) {
+      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
+      referenceSpanLogits(vectored, params, row(ids), row(match), undefined, row(vector)).forEach(([s, e], t) => {
+        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
+        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
+      });
+    }
+    const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
+    expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
+    expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // row 0 is all zeros, what an absent input feeds
+    const step = await graphs.spanTrainStep(params, trainBatch({ vector }), Float32Array.from([-1, -1]));
+    expect(step.grads.has(WORD_VECTORS)).toBe(false);
+    expect(Math.hypot(...step.grads.get(WORD_VECTOR_PROJ)!)).toBeGreaterThan(0);
+    await expect(
+      graphs.spanLogits(params, { batch: 2, length, ids, match, vector: vector.map(() => 4) }),
+    ).rejects.toThrow(/word vector row 4 at 0 is not below 4/);
     await graphs.release();
   });
 

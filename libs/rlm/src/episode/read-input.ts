@@ -1,5 +1,13 @@
 import type { SpanRead } from '@fathom/contracts';
-import { sentenceMatch, sentenceRecencies, wordFeature, wordShape, type WordShape } from '@fathom/model';
+import {
+  ModelError,
+  sentenceMatch,
+  sentenceRecencies,
+  wordFeature,
+  wordShape,
+  type WordShape,
+  type WordVectors,
+} from '@fathom/model';
 import { renderSubcallPrompt, segmentsText } from '../prompt';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
@@ -41,6 +49,8 @@ export interface ReadInput {
   match: number[];
   /** The word-feature id (`wordFeature`) of each chunk token; 0 elsewhere. */
   feature: number[];
+  /** The word-vector row of each chunk token (its case-folded word's, `WordVectors.index`); 0 elsewhere. */
+  vector: number[];
   words: ChunkWord[];
   /** The prompt's last position, whose start and end logits stand for "the chunk does not say". */
   none: number;
@@ -86,9 +96,13 @@ function scanChunk(chunk: string, asked: ReadonlySet<string>): Scanned[] {
   return words;
 }
 
-/** Which word features a reader takes beyond shape and sentence match (`ReaderHeads` of `@fathom/model`). */
+/**
+ * Which word features a reader takes beyond shape and sentence match, and its word vectors (`ReaderHeads` of
+ * `@fathom/model`).
+ */
 export interface ReadFeatures {
   sentenceRecency?: boolean;
+  wordVectors?: WordVectors;
 }
 
 /**
@@ -96,7 +110,8 @@ export interface ReadFeatures {
  * words on its own), so every word's tokens are known and no token straddles a word edge; for the byte-level
  * tokenizer the ids are exactly those of the rendered prompt. Each chunk token's word feature is its word's shape
  * (a run between words: its own), how many of the question's content words its sentence holds and, with
- * `sentenceRecency`, how late its sentence comes among those holding the most.
+ * `sentenceRecency`, how late its sentence comes among those holding the most; with `wordVectors`, each chunk token
+ * also carries its word's row (a run between words: its visible characters', as GloVe has rows for punctuation).
  */
 export function encodeReadInput(
   question: string,
@@ -109,6 +124,9 @@ export function encodeReadInput(
   const ids = tokenizer.encode(text.slice(0, at));
   const match = ids.map(() => 0);
   const feature = ids.map(() => 0);
+  const vector = ids.map(() => 0);
+  const index = features.wordVectors && wordVectorIndex(features.wordVectors);
+  const rowOf = (piece: string) => index?.get(piece.toLowerCase()) ?? 0;
   const asked = questionWords(question);
   const scanned = scanChunk(chunk, asked);
   // Each sentence's distinct question words.
@@ -119,16 +137,18 @@ export function encodeReadInput(
   const sentenceOf = (sentence: number) =>
     [sentenceMatch(heldBy[sentence] ?? 0, asked.size), recencies[sentence] ?? 'none'] as const;
   const words: ChunkWord[] = [];
-  const push = (piece: string, matched: number, id: number) => {
+  const push = (piece: string, matched: number, id: number, row = 0) => {
     for (const token of tokenizer.encode(piece)) {
       ids.push(token);
       match.push(matched);
       feature.push(id);
+      vector.push(row);
     }
   };
   const between = (piece: string, sentence: number) => {
     const visible = piece.trim();
-    push(piece, 0, visible === '' ? 0 : wordFeature(wordShape(visible, false), ...sentenceOf(sentence)));
+    if (visible === '') push(piece, 0, 0);
+    else push(piece, 0, wordFeature(wordShape(visible, false), ...sentenceOf(sentence)), rowOf(visible));
   };
   let offset = 0;
   let sentence = 0; // a run between words belongs to the sentence it follows (it holds that sentence's full stop)
@@ -136,14 +156,24 @@ export function encodeReadInput(
     if (w.start > offset) between(chunk.slice(offset, w.start), sentence);
     sentence = w.sentence;
     const tokStart = ids.length;
-    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, ...sentenceOf(w.sentence)));
+    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, ...sentenceOf(w.sentence)), rowOf(w.text));
     if (ids.length > tokStart)
       words.push({ charStart: w.start, charEnd: w.start + w.text.length, tokStart, tokEnd: ids.length - 1 });
     offset = w.start + w.text.length;
   }
   if (offset < chunk.length) between(chunk.slice(offset), sentence);
   push(text.slice(at + chunk.length), 0, 0);
-  return { ids, match, feature, words, none: ids.length - 1 };
+  return { ids, match, feature, vector, words, none: ids.length - 1 };
+}
+
+/** The word → row map of a reader's word vectors; a config without one (never loaded from its folder) cannot read. */
+function wordVectorIndex(vectors: WordVectors): ReadonlyMap<string, number> {
+  if (vectors.index === undefined)
+    throw new ModelError(
+      'INVALID_CONFIG',
+      'the reader has word vectors but no word list (word_vectors.txt) was loaded',
+    );
+  return vectors.index;
 }
 
 /**
@@ -155,6 +185,7 @@ export function spanReadInput(input: ReadInput): NonNullable<SpanRead['input']> 
     ids: input.ids,
     match: input.match,
     feature: input.feature,
+    ...(input.vector.some((v) => v > 0) && { vector: input.vector }),
     starts: input.words.map((w) => w.tokStart),
     ends: input.words.map((w) => w.tokEnd),
     none: input.none,
