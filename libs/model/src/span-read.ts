@@ -176,6 +176,11 @@ export class SpanReader {
     const heads = graphs.config.reader;
     if (!heads?.spanHead)
       throw new ModelError('INVALID_CONFIG', 'a span reader needs a model with a span head (fathom_reader)');
+    if (heads.wordVectors && heads.wordVectors.index === undefined)
+      throw new ModelError(
+        'INVALID_CONFIG',
+        'a span reader with word vectors needs its word list (word_vectors.txt, attached by loadCheckpoint)',
+      );
     this.maxSpanTokens = heads.maxSpanTokens;
     this.heads = heads;
   }

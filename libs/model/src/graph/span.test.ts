@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseHfConfig } from '../config';
 import { initParams, MATCH_EMBEDDING, WORD_FEATURE_EMBEDDING, WORD_VECTOR_PROJ, WORD_VECTORS } from '../params';
 import { referenceSpanLogits } from '../reference';
-import { chooseSpan, spanBiases, type SpanCandidates } from '../span-read';
+import { chooseSpan, spanBiases, SpanReader, type SpanCandidates } from '../span-read';
+import { HashedWordTokenizer } from '../tokenizer/hashed-word.tokenizer';
 import { SMALL_HF_CONFIGS } from '../testing/configs';
 import { ModelGraphs } from './model.graphs';
 
@@ -170,6 +171,7 @@ describe('span head', () => {
     await expect(
       graphs.spanLogits(params, { batch: 2, length, ids, match, vector: vector.map(() => 4) }),
     ).rejects.toThrow(/word vector row 4 at 0 is not below 4/);
+    expect(() => new SpanReader(graphs, params, new HashedWordTokenizer(16))).toThrow(/needs its word list/);
     await graphs.release();
   });
 
