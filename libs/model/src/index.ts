@@ -16,6 +16,7 @@ export {
   formatWordList,
   parseWordList,
   readWordVectorSet,
+  wordVectorIndex,
   writeWordVectorSet,
   type WordVectorSet,
 } from './word-vectors';

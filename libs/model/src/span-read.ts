@@ -4,6 +4,7 @@ import { MASKED_LOGIT, type ModelGraphs, type SpanBatch, type SpanTargets } from
 import type { ReaderHeads } from './config';
 import type { ParamMap } from './params';
 import type { Tokenizer } from './tokenizer/tokenizer';
+import { wordVectorIndex } from './word-vectors';
 
 /** Where a read of one prompt may put its span: positions of the prompt's ids. */
 export interface SpanCandidates {
@@ -176,11 +177,7 @@ export class SpanReader {
     const heads = graphs.config.reader;
     if (!heads?.spanHead)
       throw new ModelError('INVALID_CONFIG', 'a span reader needs a model with a span head (fathom_reader)');
-    if (heads.wordVectors && heads.wordVectors.index === undefined)
-      throw new ModelError(
-        'INVALID_CONFIG',
-        'a span reader with word vectors needs its word list (word_vectors.txt, attached by loadCheckpoint)',
-      );
+    if (heads.wordVectors) wordVectorIndex(heads.wordVectors); // fail when built, not at the first read
     this.maxSpanTokens = heads.maxSpanTokens;
     this.heads = heads;
   }

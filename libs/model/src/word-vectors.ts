@@ -47,6 +47,19 @@ export async function readWordList(dir: string, vectors: WordVectors): Promise<W
   return { ...vectors, index: parseWordList(text, vectors.rows, path) };
 }
 
+/**
+ * The word → row map of a reader's word vectors. A config rebuilt from config.json alone (not by `loadCheckpoint`)
+ * has none, and a reader cannot encode a read without it.
+ */
+export function wordVectorIndex(vectors: WordVectors): ReadonlyMap<string, number> {
+  if (vectors.index === undefined)
+    throw new ModelError(
+      'INVALID_CONFIG',
+      'a reader with word vectors needs its word list (word_vectors.txt, attached by loadCheckpoint)',
+    );
+  return vectors.index;
+}
+
 /** Writes a checkpoint's word list; a config whose word vectors have no list cannot be saved. */
 export async function writeWordList(dir: string, vectors: WordVectors): Promise<void> {
   if (vectors.index === undefined)

@@ -98,6 +98,25 @@ export interface TrainResult {
 }
 
 /**
+ * Checks an optional per-position id input of a span batch (`word_feature`, `word_vector`): one entry per position,
+ * each an integer in [0, count); throws `invalid(value, position)` for the first that is not.
+ */
+function checkIdInput(
+  b: SpanBatch,
+  name: string,
+  values: ArrayLike<number> | undefined,
+  count: number,
+  invalid: (value: number, at: number) => string,
+): void {
+  if (values === undefined) return;
+  if (values.length !== b.batch * b.length)
+    throw new ModelError('INVALID_ARGUMENT', `${name} has ${values.length} entries, batch is ${b.batch}×${b.length}`);
+  for (let i = 0; i < values.length; i++)
+    if (!Number.isInteger(values[i]) || values[i] < 0 || values[i] >= count)
+      throw new ModelError('INVALID_ARGUMENT', invalid(values[i], i));
+}
+
+/**
  * The three graphs of one model: training (loss and gradients), log-probs of given tokens, and decoding with
  * a KV cache (plus full logits, for parity checks). Each is built and compiled on first use.
  *
@@ -307,28 +326,15 @@ export class ModelGraphs {
     this.checkBatch({ batch: b.batch, length: b.length, ids: b.ids, targets: b.ids });
     if (b.match.length !== b.batch * b.length)
       throw new ModelError('INVALID_ARGUMENT', `match has ${b.match.length} entries, batch is ${b.batch}×${b.length}`);
-    if (b.feature !== undefined) {
-      if (b.feature.length !== b.batch * b.length)
-        throw new ModelError(
-          'INVALID_ARGUMENT',
-          `feature has ${b.feature.length} entries, batch is ${b.batch}×${b.length}`,
-        );
-      const count = wordFeatureCount(this.config.reader?.sentenceRecency ?? false);
-      for (let i = 0; i < b.feature.length; i++)
-        if (!Number.isInteger(b.feature[i]) || b.feature[i] < 0 || b.feature[i] >= count)
-          throw new ModelError('INVALID_ARGUMENT', `word feature ${b.feature[i]} at ${i} is not a wordFeature id`);
-    }
-    if (b.vector !== undefined) {
-      if (b.vector.length !== b.batch * b.length)
-        throw new ModelError(
-          'INVALID_ARGUMENT',
-          `vector has ${b.vector.length} entries, batch is ${b.batch}×${b.length}`,
-        );
-      const rows = this.config.reader?.wordVectors?.rows ?? 1;
-      for (let i = 0; i < b.vector.length; i++)
-        if (!Number.isInteger(b.vector[i]) || b.vector[i] < 0 || b.vector[i] >= rows)
-          throw new ModelError('INVALID_ARGUMENT', `word vector row ${b.vector[i]} at ${i} is not below ${rows}`);
-    }
+    checkIdInput(
+      b,
+      'feature',
+      b.feature,
+      wordFeatureCount(this.config.reader?.sentenceRecency ?? false),
+      (v, i) => `word feature ${v} at ${i} is not a wordFeature id`,
+    );
+    const rows = this.config.reader?.wordVectors?.rows ?? 1;
+    checkIdInput(b, 'vector', b.vector, rows, (v, i) => `word vector row ${v} at ${i} is not below ${rows}`);
   }
 
   private spanFeeds(b: SpanBatch) {

@@ -1,10 +1,10 @@
 import type { SpanRead } from '@fathom/contracts';
 import {
-  ModelError,
   sentenceMatch,
   sentenceRecencies,
   wordFeature,
   wordShape,
+  wordVectorIndex,
   type WordShape,
   type WordVectors,
 } from '@fathom/model';
@@ -164,16 +164,6 @@ export function encodeReadInput(
   if (offset < chunk.length) between(chunk.slice(offset), sentence);
   push(text.slice(at + chunk.length), 0, 0);
   return { ids, match, feature, vector, words, none: ids.length - 1 };
-}
-
-/** The word → row map of a reader's word vectors; a config without one (never loaded from its folder) cannot read. */
-function wordVectorIndex(vectors: WordVectors): ReadonlyMap<string, number> {
-  if (vectors.index === undefined)
-    throw new ModelError(
-      'INVALID_CONFIG',
-      'the reader has word vectors but no word list (word_vectors.txt) was loaded',
-    );
-  return vectors.index;
 }
 
 /**
