@@ -97,13 +97,15 @@ export interface SpanRead {
   /** exp(logprob). */
   probability: number;
   /**
-   * Kept only when the run trains on sub-calls: the prompt's ids, exact-match, word-feature and word-vector inputs
-   * (`feature`: a `wordFeature` id per id; `vector`: a row of the reader's word vectors per id) and span candidates.
+   * Kept only when the run trains on sub-calls: the prompt's ids, exact-match, word-feature, word-tag and word-vector
+   * inputs (`feature`: a `wordFeature` id per id; `tag`: a part-of-speech tag index per id; `vector`: a row of the
+   * reader's word vectors per id) and span candidates.
    */
   input?: {
     ids: number[];
     match: number[];
     feature?: number[];
+    tag?: number[];
     vector?: number[];
     starts: number[];
     ends: number[];
@@ -185,6 +187,7 @@ export const SpanReadSchema: z.ZodType<SpanRead> = z.strictObject({
       ids: TokenIdsSchema,
       match: z.array(z.union([z.literal(0), z.literal(1)])),
       feature: z.array(z.number().int().nonnegative().max(255)).optional(),
+      tag: z.array(z.number().int().nonnegative().max(255)).optional(),
       vector: z.array(z.number().int().nonnegative()).optional(),
       starts: PositionsSchema,
       ends: PositionsSchema,

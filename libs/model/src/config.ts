@@ -31,6 +31,11 @@ export interface ReaderHeads {
   wordFeatures: boolean;
   /** The word-feature input also says how late its sentence comes among those about the question (`SentenceRecency`). */
   sentenceRecency: boolean;
+  /**
+   * `reader.word_tag_embedding` (`WORD_TAGS`, hidden): the row of each chunk word's part-of-speech tag (`wordTag`, from
+   * a tagger) is added to its tokens.
+   */
+  wordTags: boolean;
   /** `reader.span_head.weight` (2, hidden): start and end logits of every position. */
   spanHead: boolean;
   /** The longest span, in tokens, a read may answer with. */
@@ -116,6 +121,7 @@ const hfConfigSchema = z.looseObject({
       exact_match: z.boolean().default(true),
       word_features: z.boolean().default(false),
       sentence_recency: z.boolean().default(false),
+      word_tags: z.boolean().default(false),
       span_head: z.boolean().default(true),
       max_span_tokens: positiveInt.max(512).default(48),
       word_vectors: z.strictObject({ rows: z.number().int().min(2), dims: positiveInt.max(1024) }).nullish(),
@@ -178,6 +184,7 @@ export function parseHfConfig(json: unknown): ModelConfig {
         exactMatch: c.fathom_reader.exact_match,
         wordFeatures: c.fathom_reader.word_features,
         sentenceRecency: c.fathom_reader.sentence_recency,
+        wordTags: c.fathom_reader.word_tags,
         spanHead: c.fathom_reader.span_head,
         maxSpanTokens: c.fathom_reader.max_span_tokens,
         ...(c.fathom_reader.word_vectors != null && { wordVectors: { ...c.fathom_reader.word_vectors } }),
@@ -240,6 +247,7 @@ export function toHfConfig(config: ModelConfig): Record<string, unknown> {
         exact_match: config.reader.exactMatch,
         word_features: config.reader.wordFeatures,
         sentence_recency: config.reader.sentenceRecency,
+        word_tags: config.reader.wordTags,
         span_head: config.reader.spanHead,
         max_span_tokens: config.reader.maxSpanTokens,
         ...(config.reader.wordVectors && {

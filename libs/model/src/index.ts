@@ -32,6 +32,7 @@ export {
   readerSpecs,
   MATCH_EMBEDDING,
   WORD_FEATURE_EMBEDDING,
+  WORD_TAG_EMBEDDING,
   WORD_VECTORS,
   WORD_VECTOR_PROJ,
   SPAN_HEAD,
@@ -105,12 +106,15 @@ export {
   sentenceMatch,
   sentenceRecencies,
   WORD_SHAPES,
+  WORD_TAGS,
   wordFeature,
   wordFeatureCount,
   wordShape,
+  wordTag,
   type SentenceMatch,
   type SentenceRecency,
   type WordShape,
+  type WordTag,
 } from './word-features';
 export { KvCacheDecoder, KvCacheSession } from './graph/kv-cache.decoder';
 export type { WeightMode } from './graph/model.graph';

@@ -1,7 +1,7 @@
 import type { ModelConfig } from './config';
 import { ModelError } from './errors';
 import { Rng } from '@fathom/contracts';
-import { wordFeatureCount } from './word-features';
+import { WORD_TAGS, wordFeatureCount } from './word-features';
 
 /** A model's weights by Hugging Face tensor name, row-major float32 (Linear weights are (out, in)). */
 export type ParamMap = Map<string, Float32Array>;
@@ -83,6 +83,8 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
       shape: [wordFeatureCount(config.reader.sentenceRecency), config.hiddenSize],
       init: 'normal',
     });
+  if (config.reader?.wordTags)
+    specs.push({ name: WORD_TAG_EMBEDDING, shape: [WORD_TAGS.length, config.hiddenSize], init: 'normal' });
   if (config.reader?.spanHead) specs.push({ name: SPAN_HEAD, shape: [2, config.hiddenSize], init: 'normal' });
   const vectors = config.reader?.wordVectors;
   if (vectors) {
@@ -96,6 +98,8 @@ export function readerSpecs(config: ModelConfig): ParamSpec[] {
 export const MATCH_EMBEDDING = 'reader.match_embedding';
 /** One vector per word-feature id (`wordFeature`), added by each position's word-feature input, (ids, hidden). */
 export const WORD_FEATURE_EMBEDDING = 'reader.word_feature_embedding';
+/** One vector per part-of-speech tag (`WORD_TAGS`), added by each position's word-tag input, (tags, hidden). */
+export const WORD_TAG_EMBEDDING = 'reader.word_tag_embedding';
 /** A reader's frozen pretrained word vectors, (rows, dims), row 0 zeros (`WordVectors`). */
 export const WORD_VECTORS = 'reader.word_vectors';
 /** The learned map of a word vector into the model, (hidden, dims) as a Linear weight. */

@@ -5,6 +5,7 @@ import {
   MATCH_EMBEDDING,
   SPAN_HEAD,
   WORD_FEATURE_EMBEDDING,
+  WORD_TAG_EMBEDDING,
   WORD_VECTOR_PROJ,
   WORD_VECTORS,
   type ParamMap,
@@ -22,8 +23,8 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
 /**
  * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token)
  * and, for a model with word features, the word-feature input `feature` (a `wordFeature` id per token), for a model
- * with word vectors, `vector` (a row of `reader.word_vectors` per token): the oracle of the span graphs. Returns
- * [start, end] per position.
+ * with word vectors, `vector` (a row of `reader.word_vectors` per token), for a model with word tags, `tag` (a
+ * `WORD_TAGS` index per token): the oracle of the span graphs. Returns [start, end] per position.
  */
 export function referenceSpanLogits(
   config: ModelConfig,
@@ -32,10 +33,11 @@ export function referenceSpanLogits(
   match: readonly number[],
   feature?: readonly number[],
   vector?: readonly number[],
+  tag?: readonly number[],
 ): [number, number][] {
   const head = params.get(SPAN_HEAD);
   if (!head) throw new ModelError('INVALID_TENSOR', `'${SPAN_HEAD}' is missing`);
-  return referenceHidden(config, params, tokens, match, feature, vector).map((h) => {
+  return referenceHidden(config, params, tokens, match, feature, vector, tag).map((h) => {
     const y = referenceLinear(h, head, 2);
     return [y[0], y[1]];
   });
@@ -56,7 +58,7 @@ function referenceLinear(x: Float64Array, weight: Float32Array, out: number, bia
 /**
  * The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1, `feature` the
  * word-feature vector of its id (for a model with word features), `vector` its word vector's projection (for a model
- * with word vectors).
+ * with word vectors), `tag` its tag's vector (for a model with word tags).
  */
 function referenceHidden(
   config: ModelConfig,
@@ -65,6 +67,7 @@ function referenceHidden(
   match?: readonly number[],
   feature?: readonly number[],
   vector?: readonly number[],
+  tag?: readonly number[],
 ): Float64Array[] {
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {
@@ -103,6 +106,12 @@ function referenceHidden(
       const id = feature?.[i] ?? 0;
       const row = w(WORD_FEATURE_EMBEDDING).subarray(id * d, (id + 1) * d);
       row.forEach((v, k) => (x[k] += v));
+    }
+    if (config.reader?.wordTags) {
+      const id = tag?.[i] ?? 0;
+      w(WORD_TAG_EMBEDDING)
+        .subarray(id * d, (id + 1) * d)
+        .forEach((v, k) => (x[k] += v));
     }
     const dims = config.reader?.wordVectors?.dims;
     if (dims !== undefined) {

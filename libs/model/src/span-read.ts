@@ -19,13 +19,14 @@ export interface SpanCandidates {
 }
 
 /**
- * One read as the span graphs take it: the prompt's ids, its exact-match input, its word-feature and word-vector
- * inputs (absent: all 0), where a span may start and end.
+ * One read as the span graphs take it: the prompt's ids, its exact-match input, its word-feature, word-tag and
+ * word-vector inputs (absent: all 0), where a span may start and end.
  */
 export interface SpanReadInput {
   ids: readonly number[];
   match: readonly number[];
   feature?: readonly number[];
+  tag?: readonly number[];
   vector?: readonly number[];
   starts: readonly number[];
   ends: readonly number[];
@@ -39,14 +40,16 @@ export function packSpanReads(reads: readonly SpanReadInput[], padId: number, pa
   const ids = new Array<number>(reads.length * length).fill(padId);
   const match = new Float32Array(reads.length * length);
   const feature = new Array<number>(reads.length * length).fill(0);
+  const tag = new Array<number>(reads.length * length).fill(0);
   const vector = new Array<number>(reads.length * length).fill(0);
   reads.forEach((read, b) => {
     read.ids.forEach((id, t) => (ids[b * length + t] = id));
     read.match.forEach((m, t) => (match[b * length + t] = m));
     read.feature?.forEach((f, t) => (feature[b * length + t] = f));
+    read.tag?.forEach((v, t) => (tag[b * length + t] = v));
     read.vector?.forEach((v, t) => (vector[b * length + t] = v));
   });
-  return { batch: reads.length, length, ids, match, feature, vector };
+  return { batch: reads.length, length, ids, match, feature, tag, vector };
 }
 
 /**

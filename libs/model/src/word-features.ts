@@ -92,3 +92,54 @@ export function sentenceRecencies(held: readonly number[]): SentenceRecency[] {
   }
   return recencies;
 }
+
+/**
+ * The part-of-speech tag of a chunk word, the token feature of DrQA (Chen et al. 2017: POS and NER tags from a tagger
+ * beside the exact match), coarse enough to carry over to words never seen in training: a tagger knows that "never"
+ * negates, "would" is modal, "Had" opens a condition and "listed" is past, where a hashed word id is a random bucket.
+ * The first five are the cues that tell a distractor from a fact (negation, modality, condition, tense); `none` marks
+ * every position outside the chunk and the whitespace between words, `punctuation` a visible run between words.
+ */
+export const WORD_TAGS = [
+  'none',
+  'negative',
+  'modal',
+  'condition',
+  'past-verb',
+  'present-verb',
+  'auxiliary',
+  'pronoun',
+  'proper-noun',
+  'noun',
+  'adjective',
+  'adverb',
+  'preposition',
+  'conjunction',
+  'determiner',
+  'value',
+  'date',
+  'punctuation',
+  'other',
+] as const;
+export type WordTag = (typeof WORD_TAGS)[number];
+
+/** The coarse tag of a word from its tagger's tags (compromise's names: "Negative", "PastTense", …), first match wins. */
+export function wordTag(tags: ReadonlySet<string>): WordTag {
+  if (tags.has('Negative')) return 'negative';
+  if (tags.has('Modal')) return 'modal';
+  if (tags.has('Condition')) return 'condition';
+  if (tags.has('Verb') && tags.has('PastTense')) return 'past-verb';
+  if (tags.has('Auxiliary')) return 'auxiliary';
+  if (tags.has('Verb')) return 'present-verb';
+  if (tags.has('Pronoun')) return 'pronoun';
+  if (tags.has('Date')) return 'date';
+  if (tags.has('Value')) return 'value';
+  if (tags.has('ProperNoun')) return 'proper-noun';
+  if (tags.has('Noun')) return 'noun';
+  if (tags.has('Adjective')) return 'adjective';
+  if (tags.has('Adverb')) return 'adverb';
+  if (tags.has('Preposition')) return 'preposition';
+  if (tags.has('Conjunction') || tags.has('Connector')) return 'conjunction';
+  if (tags.has('Determiner')) return 'determiner';
+  return 'other';
+}

@@ -42,6 +42,7 @@ import {
   type ParamMap,
   paramSpecs,
   WORD_FEATURE_EMBEDDING,
+  WORD_TAG_EMBEDDING,
 } from '../params';
 
 /**
@@ -170,6 +171,8 @@ export interface ReadInputs {
   match?: Tensor;
   /** (B, T) int64, for word features: each position's word-feature id (`wordFeature`). */
   feature?: Tensor;
+  /** (B, T) int64, for word tags: each position's part-of-speech tag (an index of `WORD_TAGS`). */
+  tag?: Tensor;
   /** (B, T) int64, for word vectors: each position's row of `reader.word_vectors` (0: none). */
   vector?: Tensor;
 }
@@ -201,9 +204,10 @@ export function forward(
   const r = h / k;
   const [b, t] = ids.shape; // named ('B', 'T'), or static where the graph fixes them (a decode step has T = 1)
   let x = embedding(w.get('model.embed_tokens.weight'), ids); // (B, T, hidden)
-  const { match, feature, vector } = reads;
+  const { match, feature, tag, vector } = reads;
   if (match) x = add(x, mul(unsqueeze(match, [2]), w.get(MATCH_EMBEDDING))); // (B, T, 1) · (hidden)
   if (feature) x = add(x, embedding(w.get(WORD_FEATURE_EMBEDDING), feature)); // (B, T, hidden)
+  if (tag) x = add(x, embedding(w.get(WORD_TAG_EMBEDDING), tag)); // (B, T, hidden)
   if (vector) {
     const vectors = embedding(w.get(WORD_VECTORS), vector); // (B, T, dims)
     x = add(x, matmul(vectors, transpose(w.get(WORD_VECTOR_PROJ), [1, 0]))); // (B, T, hidden)

@@ -19,7 +19,7 @@ import {
 } from '@fathom/tensor';
 import { ropeInverseFrequencies, type ModelConfig } from '../config';
 import { ModelError } from '../errors';
-import { wordFeatureCount } from '../word-features';
+import { WORD_TAGS, wordFeatureCount } from '../word-features';
 import { loraSpecs, mergeLora } from '../lora';
 import { checkParams, type ParamMap, type ParamSpec, paramSpecs, SPAN_HEAD } from '../params';
 import { KvCacheDecoder } from './kv-cache.decoder';
@@ -62,6 +62,8 @@ export interface SpanBatch {
   match: Float32Array;
   /** The word-feature input (B, T): each position's `wordFeature` id (0 outside the chunk); absent: all 0. */
   feature?: ArrayLike<number>;
+  /** The word-tag input (B, T): each position's `WORD_TAGS` index (0 outside the chunk); absent: all 0. */
+  tag?: ArrayLike<number>;
   /** The word-vector input (B, T): each position's row of `reader.word_vectors` (0: none); absent: all 0. */
   vector?: ArrayLike<number>;
 }
@@ -98,7 +100,7 @@ export interface TrainResult {
 }
 
 /**
- * Checks an optional per-position id input of a span batch (`word_feature`, `word_vector`): one entry per position,
+ * Checks an optional per-position id input of a span batch (`word_feature`, `word_tag`, `word_vector`): one entry per position,
  * each an integer in [0, count); throws `invalid(value, position)` for the first that is not.
  */
 function checkIdInput(
@@ -333,6 +335,7 @@ export class ModelGraphs {
       wordFeatureCount(this.config.reader?.sentenceRecency ?? false),
       (v, i) => `word feature ${v} at ${i} is not a wordFeature id`,
     );
+    checkIdInput(b, 'tag', b.tag, WORD_TAGS.length, (v, i) => `word tag ${v} at ${i} is not a WORD_TAGS index`);
     const rows = this.config.reader?.wordVectors?.rows ?? 1;
     checkIdInput(b, 'vector', b.vector, rows, (v, i) => `word vector row ${v} at ${i} is not below ${rows}`);
   }
@@ -346,6 +349,7 @@ export class ModelGraphs {
       ...feeds,
       match: { data: b.match, dims },
       word_feature: { data: ids(b.feature), dims },
+      word_tag: { data: ids(b.tag), dims },
       word_vector: { data: ids(b.vector), dims },
     };
   }
@@ -399,8 +403,8 @@ export class ModelGraphs {
 
   /**
    * Inputs shared by the full-sequence graphs, and the final hidden states (B, T, hidden). The span graphs also take
-   * `match` (B, T), `word_feature` (B, T) and `word_vector` (B, T); a reader without the exact-match input, word
-   * features or word vectors takes them unused, so every reader is fed alike.
+   * `match` (B, T), `word_feature` (B, T), `word_tag` (B, T) and `word_vector` (B, T); a reader without the exact-match
+   * input, word features, word tags or word vectors takes them unused, so every reader is fed alike.
    */
   private sequence(name: string, spans = false) {
     const g = new Graph(name);
@@ -411,10 +415,12 @@ export class ModelGraphs {
     const sin = g.input('rope_sin', 'float32', ['T', d]);
     const match = spans ? g.input('match', 'float32', ['B', 'T']) : undefined;
     const feature = spans ? g.input('word_feature', 'int64', ['B', 'T']) : undefined;
+    const tag = spans ? g.input('word_tag', 'int64', ['B', 'T']) : undefined;
     const vector = spans ? g.input('word_vector', 'int64', ['B', 'T']) : undefined;
     const { hidden } = forward(this.config, w, ids, cos, sin, undefined, {
       match: this.config.reader?.exactMatch ? match : undefined,
       feature: this.config.reader?.wordFeatures ? feature : undefined,
+      tag: this.config.reader?.wordTags ? tag : undefined,
       vector: this.config.reader?.wordVectors ? vector : undefined,
     });
     return { g, w, hidden };

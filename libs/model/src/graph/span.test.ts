@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseHfConfig } from '../config';
-import { initParams, MATCH_EMBEDDING, WORD_FEATURE_EMBEDDING, WORD_VECTOR_PROJ, WORD_VECTORS } from '../params';
+import {
+  initParams,
+  MATCH_EMBEDDING,
+  WORD_FEATURE_EMBEDDING,
+  WORD_TAG_EMBEDDING,
+  WORD_VECTOR_PROJ,
+  WORD_VECTORS,
+} from '../params';
 import { referenceSpanLogits } from '../reference';
 import { chooseSpan, spanBiases, SpanReader, type SpanCandidates } from '../span-read';
 import { HashedWordTokenizer } from '../tokenizer/hashed-word.tokenizer';
@@ -39,7 +46,7 @@ function referenceObjective(params: Map<string, Float32Array>, starts: number[],
 }
 
 /** The two rows' batch for `spanTrainStep`, spans (4, 5) and the no-answer position, with a reader's extra inputs. */
-function trainBatch(inputs: { feature?: number[]; vector?: number[] }) {
+function trainBatch(inputs: { feature?: number[]; tag?: number[]; vector?: number[] }) {
   const rows = [spanBiases(candidates, length, 4), spanBiases(candidates, length, 6)];
   return {
     batch: 2,
@@ -137,6 +144,34 @@ describe('span head', () => {
     await expect(
       graphs.spanLogits(params, { batch: 2, length, ids, match, feature: feature.map(() => 99) }),
     ).rejects.toThrow(/word feature 99/);
+    await graphs.release();
+  });
+
+  it('adds the word-tag input of a model with word tags, as the reference does', async () => {
+    const tagged = parseHfConfig({
+      ...SMALL_HF_CONFIGS.llamaGqaUntied,
+      fathom_reader: { exact_match: true, word_tags: true, span_head: true, max_span_tokens: 3 },
+    });
+    const params = initParams(tagged, 12, 0.3);
+    const graphs = new ModelGraphs(tagged);
+    const tag = [0, 1, 4, 18, 9, 9, 0, 0, 2, 3, 17, 5, 0, 0];
+    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, tag });
+    for (let b = 0; b < 2; b++) {
+      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
+      referenceSpanLogits(tagged, params, row(ids), row(match), undefined, undefined, row(tag)).forEach(([s, e], t) => {
+        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
+        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
+      });
+    }
+    const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
+    expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
+    expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // tag 0 is what an absent input feeds
+    const step = await graphs.spanTrainStep(params, trainBatch({ tag }), Float32Array.from([-1, -1]));
+    const g = step.grads.get(WORD_TAG_EMBEDDING)!;
+    expect(Math.hypot(...g.subarray(18 * tagged.hiddenSize, 19 * tagged.hiddenSize))).toBeGreaterThan(0);
+    await expect(graphs.spanLogits(params, { batch: 2, length, ids, match, tag: tag.map(() => 19) })).rejects.toThrow(
+      /word tag 19 at 0 is not a WORD_TAGS index/,
+    );
     await graphs.release();
   });
 

@@ -3,6 +3,7 @@ import {
   HashedWordTokenizer,
   wordFeature,
   wordFeatureCount,
+  WORD_TAGS,
   type SentenceMatch,
   type WordShape,
 } from '@fathom/model';
@@ -87,6 +88,28 @@ describe('encodeReadInput', () => {
     );
     expect(Math.max(...without.feature)).toBeLessThan(wordFeatureCount(false));
     expect(Math.max(...input.feature)).toBeLessThan(wordFeatureCount(true));
+  });
+
+  it("with word tags, gives each chunk token its word's part-of-speech tag, a contraction's negation included", () => {
+    const text = "Had Vera won, the drum would read K9. It wasn't marked QJ5-QHW. Nobody never listed the drum.";
+    const input = encodeReadInput('How is the drum marked?', text, new HashedWordTokenizer(1024), { wordTags: true });
+    const tagOf = (word: string) => {
+      const at = text.indexOf(word);
+      return WORD_TAGS[input.tag[input.words.find((w) => w.charStart === at)!.tokStart]];
+    };
+    expect(tagOf('Had')).toBe('condition');
+    expect(tagOf('would')).toBe('modal');
+    expect(tagOf('drum')).toBe('noun');
+    expect(tagOf('wasn')).toBe('negative');
+    expect(tagOf('never')).toBe('negative');
+    expect(tagOf('listed')).toBe('past-verb');
+    expect(tagOf('Vera')).toBe('proper-noun');
+    expect(WORD_TAGS[input.tag[input.words[2].tokEnd + 1]]).toBe('punctuation'); // the comma after "won"
+    expect(input.tag.slice(0, input.words[0].tokStart).every((t) => t === 0)).toBe(true);
+    expect(input.tag.at(-1)).toBe(0);
+    expect(input.words.every((w) => input.tag[w.tokStart] > 0)).toBe(true);
+    const untagged = encodeReadInput('How is the drum marked?', text, new HashedWordTokenizer(1024));
+    expect(untagged.tag.every((t) => t === 0)).toBe(true);
   });
 
   it('finds the gold span on word edges, last outside the distractors, and reads it back from the chunk', () => {

@@ -5,12 +5,14 @@ import {
   wordFeature,
   wordShape,
   wordVectorIndex,
+  WORD_TAGS,
   type WordShape,
   type WordVectors,
 } from '@fathom/model';
 import { renderSubcallPrompt, segmentsText } from '../prompt';
 import { SUBCALL_UNKNOWN } from '../teacher/oracle';
 import type { PolicyTokenizer } from './policy';
+import { tagText } from './word-tags';
 
 /**
  * Words that say how a question asks, not what about: they never count as an exact match (DrQA's exact-match feature
@@ -26,6 +28,8 @@ const FUNCTION_WORDS = new Set(
 );
 
 const WORD = /[\p{L}\p{N}]+/gu;
+const OTHER_TAG = WORD_TAGS.indexOf('other');
+const PUNCTUATION_TAG = WORD_TAGS.indexOf('punctuation');
 /** The text between two words when the second opens a sentence. */
 const SENTENCE_END = /[.!?\n]/u;
 
@@ -49,6 +53,8 @@ export interface ReadInput {
   match: number[];
   /** The word-feature id (`wordFeature`) of each chunk token; 0 elsewhere. */
   feature: number[];
+  /** The part-of-speech tag (a `WORD_TAGS` index) of each chunk token, for a reader with word tags; 0 elsewhere. */
+  tag: number[];
   /** The word-vector row of each chunk token (its case-folded word's, `WordVectors.index`); 0 elsewhere. */
   vector: number[];
   words: ChunkWord[];
@@ -102,6 +108,7 @@ function scanChunk(chunk: string, asked: ReadonlySet<string>): Scanned[] {
  */
 export interface ReadFeatures {
   sentenceRecency?: boolean;
+  wordTags?: boolean;
   wordVectors?: WordVectors;
 }
 
@@ -111,7 +118,9 @@ export interface ReadFeatures {
  * tokenizer the ids are exactly those of the rendered prompt. Each chunk token's word feature is its word's shape
  * (a run between words: its own), how many of the question's content words its sentence holds and, with
  * `sentenceRecency`, how late its sentence comes among those holding the most; with `wordVectors`, each chunk token
- * also carries its word's row (a run between words: its visible characters', as GloVe has rows for punctuation).
+ * also carries its word's row (a run between words: its visible characters', as GloVe has rows for punctuation);
+ * with `wordTags`, each chunk token carries its word's part-of-speech tag (`tagText`; a run between words:
+ * `punctuation` where it shows, `none` where it is blank).
  */
 export function encodeReadInput(
   question: string,
@@ -124,9 +133,12 @@ export function encodeReadInput(
   const ids = tokenizer.encode(text.slice(0, at));
   const match = ids.map(() => 0);
   const feature = ids.map(() => 0);
+  const tag = ids.map(() => 0);
   const vector = ids.map(() => 0);
   const index = features.wordVectors && wordVectorIndex(features.wordVectors);
   const rowOf = (piece: string) => index?.get(piece.toLowerCase()) ?? 0;
+  const tagAt = features.wordTags ? tagText(chunk) : undefined;
+  const tagOf = (start: number) => (tagAt === undefined ? 0 : tagAt(start) || OTHER_TAG);
   const asked = questionWords(question);
   const scanned = scanChunk(chunk, asked);
   // Each sentence's distinct question words.
@@ -137,18 +149,22 @@ export function encodeReadInput(
   const sentenceOf = (sentence: number) =>
     [sentenceMatch(heldBy[sentence] ?? 0, asked.size), recencies[sentence] ?? 'none'] as const;
   const words: ChunkWord[] = [];
-  const push = (piece: string, matched: number, id: number, row = 0) => {
+  const push = (piece: string, matched: number, id: number, row = 0, tagged = 0) => {
     for (const token of tokenizer.encode(piece)) {
       ids.push(token);
       match.push(matched);
       feature.push(id);
+      tag.push(tagged);
       vector.push(row);
     }
   };
   const between = (piece: string, sentence: number) => {
     const visible = piece.trim();
     if (visible === '') push(piece, 0, 0);
-    else push(piece, 0, wordFeature(wordShape(visible, false), ...sentenceOf(sentence)), rowOf(visible));
+    else {
+      const id = wordFeature(wordShape(visible, false), ...sentenceOf(sentence));
+      push(piece, 0, id, rowOf(visible), tagAt === undefined ? 0 : PUNCTUATION_TAG);
+    }
   };
   let offset = 0;
   let sentence = 0; // a run between words belongs to the sentence it follows (it holds that sentence's full stop)
@@ -156,14 +172,14 @@ export function encodeReadInput(
     if (w.start > offset) between(chunk.slice(offset, w.start), sentence);
     sentence = w.sentence;
     const tokStart = ids.length;
-    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, ...sentenceOf(w.sentence)), rowOf(w.text));
+    push(w.text, w.matched ? 1 : 0, wordFeature(w.shape, ...sentenceOf(w.sentence)), rowOf(w.text), tagOf(w.start));
     if (ids.length > tokStart)
       words.push({ charStart: w.start, charEnd: w.start + w.text.length, tokStart, tokEnd: ids.length - 1 });
     offset = w.start + w.text.length;
   }
   if (offset < chunk.length) between(chunk.slice(offset), sentence);
   push(text.slice(at + chunk.length), 0, 0);
-  return { ids, match, feature, vector, words, none: ids.length - 1 };
+  return { ids, match, feature, tag, vector, words, none: ids.length - 1 };
 }
 
 /**
@@ -175,6 +191,7 @@ export function spanReadInput(input: ReadInput): NonNullable<SpanRead['input']> 
     ids: input.ids,
     match: input.match,
     feature: input.feature,
+    ...(input.tag.some((t) => t > 0) && { tag: input.tag }),
     ...(input.vector.some((v) => v > 0) && { vector: input.vector }),
     starts: input.words.map((w) => w.tokStart),
     ends: input.words.map((w) => w.tokEnd),
