@@ -2,7 +2,10 @@
 # GRPO of the default root under its frozen GRPO reader (issue 49's "GRPO of the pair"): two runs from the root of
 # data/checkpoints/default on 400 train tasks of all six types (4K–32K tokens), reward = correctness, lr 5e-5,
 # β = 0.04: leaf reads sampled at temperature 1 (grpo/root-sampled-reads.json, 50 steps of 4 tasks × 8 episodes)
-# and read greedily (grpo/root-greedy-reads.json, 25 steps of 8 tasks × 8 episodes), about 30 minutes each here.
+# and read greedily (grpo/root-greedy-reads.json, 25 steps of 8 tasks × 8 episodes), about 30 minutes each here;
+# then two later runs with greedy reads, 4 tasks a step: lr 1e-4 for 80 steps (grpo/root-long.json, stopped at step
+# 32 when its training reward had halved; this script runs it whole) and the sequence-level loss with a symmetric clip
+# for 40 steps (grpo/root-sequence-loss.json, about 20 minutes).
 # Each GRPO root is paired with the default reader in out/checkpoints/<run> and evaluated beside the default pair on
 # 200 heldout tasks of seed 7, greedy, and on its first 100, sampled with seeds 0, 1 and 2.
 set -euo pipefail
@@ -13,7 +16,7 @@ mkdir -p out/grpo out/eval out/checkpoints
   --mix niah=1,extractive=1,tracking=1,counting=1,multi_hop=1,multi_needle=1 --out out/grpo/tasks-root.jsonl
 "$fathom" data generate --split heldout --n 200 --seed 7 --out out/eval/heldout-7.jsonl
 checkpoints=(data/checkpoints/default)
-for run in root-sampled-reads root-greedy-reads; do
+for run in root-sampled-reads root-greedy-reads root-long root-sequence-loss; do
   rm -rf "out/$run" "out/checkpoints/$run"
   "$fathom" train --config "experiments/root-grpo/grpo/$run.json" --out "out/$run"
   mkdir -p "out/checkpoints/$run"
