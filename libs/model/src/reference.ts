@@ -21,23 +21,30 @@ export function referenceForward(config: ModelConfig, params: ParamMap, tokens: 
 }
 
 /**
+ * A reader's per-token inputs beyond the exact match, each read only by a model that takes it: `feature` (a
+ * `wordFeature` id per token), `tag` (a `WORD_TAGS` index per token), `vector` (a row of `reader.word_vectors` per
+ * token); an absent one is all 0.
+ */
+export interface ReferenceReadInputs {
+  feature?: readonly number[];
+  tag?: readonly number[];
+  vector?: readonly number[];
+}
+
+/**
  * Start and end logits of every position under the span head, with the exact-match input `match` (0/1 per token)
- * and, for a model with word features, the word-feature input `feature` (a `wordFeature` id per token), for a model
- * with word vectors, `vector` (a row of `reader.word_vectors` per token), for a model with word tags, `tag` (a
- * `WORD_TAGS` index per token): the oracle of the span graphs. Returns [start, end] per position.
+ * and the reader's other inputs: the oracle of the span graphs. Returns [start, end] per position.
  */
 export function referenceSpanLogits(
   config: ModelConfig,
   params: ParamMap,
   tokens: readonly number[],
   match: readonly number[],
-  feature?: readonly number[],
-  vector?: readonly number[],
-  tag?: readonly number[],
+  inputs: ReferenceReadInputs = {},
 ): [number, number][] {
   const head = params.get(SPAN_HEAD);
   if (!head) throw new ModelError('INVALID_TENSOR', `'${SPAN_HEAD}' is missing`);
-  return referenceHidden(config, params, tokens, match, feature, vector, tag).map((h) => {
+  return referenceHidden(config, params, tokens, match, inputs).map((h) => {
     const y = referenceLinear(h, head, 2);
     return [y[0], y[1]];
   });
@@ -57,17 +64,15 @@ function referenceLinear(x: Float64Array, weight: Float32Array, out: number, bia
 
 /**
  * The final-normed hidden state of every position; `match` adds the exact-match vector where it is 1, `feature` the
- * word-feature vector of its id (for a model with word features), `vector` its word vector's projection (for a model
- * with word vectors), `tag` its tag's vector (for a model with word tags).
+ * word-feature vector of its id (for a model with word features), `tag` its tag's vector (for a model with word tags),
+ * `vector` its word vector's projection (for a model with word vectors).
  */
 function referenceHidden(
   config: ModelConfig,
   params: ParamMap,
   tokens: readonly number[],
   match?: readonly number[],
-  feature?: readonly number[],
-  vector?: readonly number[],
-  tag?: readonly number[],
+  { feature, tag, vector }: ReferenceReadInputs = {},
 ): Float64Array[] {
   const { hiddenSize: d, numHeads, numKvHeads, headDim, numLayers, vocabSize } = config;
   const w = (name: string): Float32Array => {

@@ -45,6 +45,20 @@ function referenceObjective(params: Map<string, Float32Array>, starts: number[],
   return total;
 }
 
+/** Expects both rows of the span graph's logits to be the float64 reference's, `reference(row)` for each row. */
+function expectReference(
+  out: { start: Float32Array; end: Float32Array },
+  reference: (row: (a: ArrayLike<number>) => number[]) => [number, number][],
+) {
+  for (let b = 0; b < 2; b++) {
+    const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
+    reference(row).forEach(([s, e], t) => {
+      expect(out.start[b * length + t]).toBeCloseTo(s, 4);
+      expect(out.end[b * length + t]).toBeCloseTo(e, 4);
+    });
+  }
+}
+
 /** The two rows' batch for `spanTrainStep`, spans (4, 5) and the no-answer position, with a reader's extra inputs. */
 function trainBatch(inputs: { feature?: number[]; tag?: number[]; vector?: number[] }) {
   const rows = [spanBiases(candidates, length, 4), spanBiases(candidates, length, 6)];
@@ -119,59 +133,46 @@ describe('span head', () => {
     await graphs.release();
   });
 
-  it('adds the word-feature input of a model with word features, as the reference does', async () => {
-    const featured = parseHfConfig({
+  it.each([
+    {
+      input: 'feature' as const,
+      reader: { word_features: true },
+      values: [0, 2, 12, 23, 1, 6, 0, 0, 3, 19, 2, 5, 0, 0],
+      table: WORD_FEATURE_EMBEDDING,
+      invalid: 99,
+      refused: /word feature 99 at 0 is not a wordFeature id/,
+    },
+    {
+      input: 'tag' as const,
+      reader: { word_tags: true },
+      values: [0, 1, 4, 18, 9, 9, 0, 0, 2, 3, 17, 5, 0, 0],
+      table: WORD_TAG_EMBEDDING,
+      invalid: 19,
+      refused: /word tag 19 at 0 is not a WORD_TAGS index/,
+    },
+  ])('adds the $input input of a model that takes it, as the reference does', async (c) => {
+    const reader = parseHfConfig({
       ...SMALL_HF_CONFIGS.llamaGqaUntied,
-      fathom_reader: { exact_match: true, word_features: true, span_head: true, max_span_tokens: 3 },
+      fathom_reader: { exact_match: true, ...c.reader, span_head: true, max_span_tokens: 3 },
     });
-    const params = initParams(featured, 11, 0.3);
-    const graphs = new ModelGraphs(featured);
-    const feature = [0, 2, 12, 23, 1, 6, 0, 0, 3, 19, 2, 5, 0, 0];
-    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, feature });
-    for (let b = 0; b < 2; b++) {
-      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
-      referenceSpanLogits(featured, params, row(ids), row(match), row(feature)).forEach(([s, e], t) => {
-        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
-        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
-      });
-    }
+    const params = initParams(reader, 11, 0.3);
+    const graphs = new ModelGraphs(reader);
+    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, [c.input]: c.values });
+    expectReference(out, (row) =>
+      referenceSpanLogits(reader, params, row(ids), row(match), { [c.input]: row(c.values) }),
+    );
     const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
     expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
     expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // id 0 is what an absent input feeds
-    const step = await graphs.spanTrainStep(params, trainBatch({ feature }), Float32Array.from([-1, -1]));
-    const g = step.grads.get(WORD_FEATURE_EMBEDDING)!;
-    expect(Math.hypot(...g.subarray(23 * featured.hiddenSize, 24 * featured.hiddenSize))).toBeGreaterThan(0);
-    await expect(
-      graphs.spanLogits(params, { batch: 2, length, ids, match, feature: feature.map(() => 99) }),
-    ).rejects.toThrow(/word feature 99/);
-    await graphs.release();
-  });
-
-  it('adds the word-tag input of a model with word tags, as the reference does', async () => {
-    const tagged = parseHfConfig({
-      ...SMALL_HF_CONFIGS.llamaGqaUntied,
-      fathom_reader: { exact_match: true, word_tags: true, span_head: true, max_span_tokens: 3 },
-    });
-    const params = initParams(tagged, 12, 0.3);
-    const graphs = new ModelGraphs(tagged);
-    const tag = [0, 1, 4, 18, 9, 9, 0, 0, 2, 3, 17, 5, 0, 0];
-    const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, tag });
-    for (let b = 0; b < 2; b++) {
-      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
-      referenceSpanLogits(tagged, params, row(ids), row(match), undefined, undefined, row(tag)).forEach(([s, e], t) => {
-        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
-        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
-      });
-    }
-    const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
-    expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
-    expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // tag 0 is what an absent input feeds
-    const step = await graphs.spanTrainStep(params, trainBatch({ tag }), Float32Array.from([-1, -1]));
-    const g = step.grads.get(WORD_TAG_EMBEDDING)!;
-    expect(Math.hypot(...g.subarray(18 * tagged.hiddenSize, 19 * tagged.hiddenSize))).toBeGreaterThan(0);
-    await expect(graphs.spanLogits(params, { batch: 2, length, ids, match, tag: tag.map(() => 19) })).rejects.toThrow(
-      /word tag 19 at 0 is not a WORD_TAGS index/,
+    const step = await graphs.spanTrainStep(params, trainBatch({ [c.input]: c.values }), Float32Array.from([-1, -1]));
+    const highest = Math.max(...c.values);
+    const g = step.grads.get(c.table)!;
+    expect(Math.hypot(...g.subarray(highest * reader.hiddenSize, (highest + 1) * reader.hiddenSize))).toBeGreaterThan(
+      0,
     );
+    await expect(
+      graphs.spanLogits(params, { batch: 2, length, ids, match, [c.input]: c.values.map(() => c.invalid) }),
+    ).rejects.toThrow(c.refused);
     await graphs.release();
   });
 
@@ -190,13 +191,7 @@ describe('span head', () => {
     expect(graphs.trainableSpecs.map((s) => s.name)).not.toContain(WORD_VECTORS);
     const vector = [0, 3, 1, 0, 2, 2, 0, 0, 1, 0, 3, 0, 0, 0];
     const out = await graphs.spanLogits(params, { batch: 2, length, ids, match, vector });
-    for (let b = 0; b < 2; b++) {
-      const row = (a: ArrayLike<number>) => Array.from(a).slice(b * length, (b + 1) * length);
-      referenceSpanLogits(vectored, params, row(ids), row(match), undefined, row(vector)).forEach(([s, e], t) => {
-        expect(out.start[b * length + t]).toBeCloseTo(s, 4);
-        expect(out.end[b * length + t]).toBeCloseTo(e, 4);
-      });
-    }
+    expectReference(out, (row) => referenceSpanLogits(vectored, params, row(ids), row(match), { vector: row(vector) }));
     const plain = await graphs.spanLogits(params, { batch: 2, length, ids, match });
     expect(plain.start[1]).not.toBeCloseTo(out.start[1], 3);
     expect(plain.start[0]).toBeCloseTo(out.start[0], 5); // row 0 is all zeros, what an absent input feeds
