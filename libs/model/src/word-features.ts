@@ -97,8 +97,8 @@ export function sentenceRecencies(held: readonly number[]): SentenceRecency[] {
  * The part-of-speech tag of a chunk word, the token feature of DrQA (Chen et al. 2017: POS and NER tags from a tagger
  * beside the exact match), coarse enough to carry over to words never seen in training: a tagger knows that "never"
  * negates, "would" is modal, "Had" opens a condition and "listed" is past, where a hashed word id is a random bucket.
- * The first five are the cues that tell a distractor from a fact (negation, modality, condition, tense); `none` marks
- * every position outside the chunk and the whitespace between words, `punctuation` a visible run between words.
+ * `negative`, `modal`, `condition` and the two verb tenses are the cues that tell a distractor from a fact; `none`
+ * marks every position outside the chunk and the whitespace between words, `punctuation` a visible run between words.
  */
 export const WORD_TAGS = [
   'none',
