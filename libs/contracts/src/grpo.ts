@@ -27,6 +27,12 @@ export const GrpoConfigSchema = z
     scaleRewards: z.enum(['group', 'none']).default('group'),
     advantageEps: z.number().positive().default(1e-4),
     /**
+     * "keep": every completion's advantage trains, as in GRPO. "drop": advantages below 0 become 0, so only the
+     * completions better than their group's mean are reinforced (the filtered self-training of RAFT, Dong et al. 2023,
+     * and ReST, Gulcehre et al. 2023, within GRPO's update): no gradient pushes mass off a failed completion's tokens.
+     */
+    negativeAdvantages: z.enum(['keep', 'drop']).default('keep'),
+    /**
      * "token": sum of per-token losses over all model tokens of the batch divided by their count (DAPO).
      * "sequence": mean over sequences of each sequence's token mean (the original GRPO).
      * "dr_grpo": sum of per-token losses divided by (sequences × maxCompletionTokens), a constant (Dr. GRPO).

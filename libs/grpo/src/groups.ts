@@ -55,7 +55,7 @@ export function selectGroups<G extends ScoredGroup>(
         `group ${group.groupId} claims policy version ${group.policyVersion}, newer than the learner's ${learnerVersion}`,
       );
     }
-    const stats = groupAdvantages(group.rewards, config.scaleRewards, config.advantageEps);
+    const stats = groupAdvantages(group.rewards, config.scaleRewards, config.advantageEps, config.negativeAdvantages);
     if (stats.zeroStd) zeroStd++;
     if (staleness > config.maxStaleness) {
       selection.skipped.push({

@@ -23,6 +23,19 @@ describe('groupAdvantages', () => {
     expect(groupAdvantages([1, 0, 0, 0], 'none', 1e-4).advantages).toEqual([0.75, -0.25, -0.25, -0.25]);
   });
 
+  it("with negative advantages dropped, keeps the better completions' advantages and zeroes the rest", () => {
+    const { advantages, mean } = groupAdvantages([1, 0, 0.5, 0], 'none', 1e-4, 'drop');
+    expect(mean).toBe(0.375);
+    expect(advantages).toEqual([0.625, 0, 0.125, 0]);
+    const selected = selectGroups(
+      [{ groupId: 'g', policyVersion: 0, rewards: [1, 0, 0, 0] }],
+      0,
+      grpoConfig({ negativeAdvantages: 'drop' }),
+    );
+    expect(selected.trainable[0].stats.advantages.slice(1)).toEqual([0, 0, 0]);
+    expect(selected.trainable[0].stats.advantages[0]).toBeGreaterThan(1);
+  });
+
   it('flags a zero-std group and gives it zero advantages', () => {
     const result = groupAdvantages([0.4, 0.4, 0.4], 'group', 1e-4);
     expect(result.zeroStd).toBe(true);
