@@ -106,18 +106,13 @@ function referenceHidden(
   let xs = tokens.map((t, i) => {
     if (!Number.isInteger(t) || t < 0 || t >= vocabSize) throw new ModelError('INVALID_ARGUMENT', `token ${t}`);
     const x = Float64Array.from(embed.subarray(t * d, (t + 1) * d));
-    if (match?.[i]) w(MATCH_EMBEDDING).forEach((v, k) => (x[k] += v));
-    if (config.reader?.wordFeatures) {
-      const id = feature?.[i] ?? 0;
-      const row = w(WORD_FEATURE_EMBEDDING).subarray(id * d, (id + 1) * d);
-      row.forEach((v, k) => (x[k] += v));
-    }
-    if (config.reader?.wordTags) {
-      const id = tag?.[i] ?? 0;
-      w(WORD_TAG_EMBEDDING)
+    const addRow = (table: string, id: number) =>
+      w(table)
         .subarray(id * d, (id + 1) * d)
         .forEach((v, k) => (x[k] += v));
-    }
+    if (match?.[i]) w(MATCH_EMBEDDING).forEach((v, k) => (x[k] += v));
+    if (config.reader?.wordFeatures) addRow(WORD_FEATURE_EMBEDDING, feature?.[i] ?? 0);
+    if (config.reader?.wordTags) addRow(WORD_TAG_EMBEDDING, tag?.[i] ?? 0);
     const dims = config.reader?.wordVectors?.dims;
     if (dims !== undefined) {
       const id = vector?.[i] ?? 0;
